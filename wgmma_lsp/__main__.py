@@ -1,0 +1,3 @@
+from wgmma_lsp.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,38 @@
+"""Findings to diagnostics: rule selection, severities, documentation links, fixes."""
+
+from __future__ import annotations
+
+from wgmma_lsp.analysis import Analysis
+from wgmma_lsp.ide.model import Diagnostic, RelatedInfo, Severity
+from wgmma_lsp.settings import Settings
+
+
+def diagnostics(analysis: Analysis, settings: Settings | None = None) -> list[Diagnostic]:
+    settings = settings or Settings()
+    out: list[Diagnostic] = []
+    seen: set[tuple] = set()
+    for f in analysis.findings:
+        rule = f.rule
+        if not settings.rule_enabled(rule.code, rule.name) or f.key in seen:
+            continue
+        seen.add(f.key)
+        default = Severity.ERROR if f.certain else Severity.WARNING
+        message = f.message if f.certain else f"{f.message} (on some paths)"
+        doc_uri = (f"{settings.docs_base_url}/{rule.code}" if settings.docs_base_url
+                   else (rule.doc_uri if rule.doc_file else None))
+        fixes = rule.fixes(f, analysis.source) if rule.fixes else []
+        out.append(Diagnostic(
+            code=rule.code, name=rule.name, message=message, span=f.span,
+            severity=settings.severity_for(rule.code, rule.name, default),
+            doc_uri=doc_uri,
+            related=[RelatedInfo(r.span, r.message) for r in f.related],
+            fixes=fixes,
+        ))
+    out.sort(key=lambda d: (d.span.line, d.span.col, d.code))
+    return out
+
+
+def merge(static: list[Diagnostic], other: list[Diagnostic]) -> list[Diagnostic]:
+    """Static diagnostics plus others (e.g. trace mode's), the same error on the same line once."""
+    have = {(d.span.line, d.message) for d in static}
+    return static + [d for d in other if (d.span.line, d.message) not in have]

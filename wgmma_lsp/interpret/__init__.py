@@ -1,0 +1,1 @@
+"""The abstract interpreter: walks module code and kernel bodies with abstract values."""

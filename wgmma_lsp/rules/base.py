@@ -1,0 +1,62 @@
+"""What every rule is: a stable code, JAX's message template, its documentation and its fixes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from wgmma_lsp.spans import Span
+
+if TYPE_CHECKING:  # pragma: no cover
+    from wgmma_lsp.ide.model import Fix
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One error class JAX raises, as wgmma-lsp reports it."""
+
+    code: str  # stable: "WG001"
+    name: str  # kebab-case: "accumulator-dtype"
+    summary: str  # one line
+    template: str  # JAX's message template, in JAX's words
+    exception: str  # the Python exception type JAX raises
+    jax_source: str  # the JAX function whose check this rule mirrors
+    stage: str = "trace"  # "trace" (jax.make_jaxpr) or "lower"
+    doc_file: Path | None = None
+    fixes: Callable[["Finding", str], list["Fix"]] | None = field(default=None, compare=False)
+
+    @property
+    def doc(self) -> str:
+        if self.doc_file is None or not self.doc_file.exists():
+            return self.summary
+        return self.doc_file.read_text(encoding="utf-8")
+
+    @property
+    def doc_uri(self) -> str:
+        assert self.doc_file is not None
+        return self.doc_file.resolve().as_uri()
+
+
+@dataclass
+class Related:
+    span: Span
+    message: str
+
+
+@dataclass
+class Finding:
+    """A proven error: what JAX would raise, where, and what the fixes need to know."""
+
+    rule: Rule
+    message: str
+    span: Span  # the offending expression (the stored value, the wrong argument)
+    blame_line: int  # the 0-based line JAX's traceback blames
+    related: list[Related] = field(default_factory=list)
+    certain: bool = True  # False when reached only on some paths: shown as a warning
+    data: dict[str, Any] = field(default_factory=dict)  # facts the fixes use
+    context: str = ""  # the call that made it reachable, e.g. "pallas_call at line 40"
+
+    @property
+    def key(self) -> tuple:
+        return (self.rule.code, self.span, self.message)

@@ -1,0 +1,41 @@
+"""Finds every rule module in this package: adding a rule is adding a module (and its .md)."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from pathlib import Path
+
+from wgmma_lsp import rules as _pkg
+from wgmma_lsp.rules.base import Rule
+
+_SKIP = {"base", "registry", "fixes_common"}
+
+
+def _load() -> dict[str, Rule]:
+    found: dict[str, Rule] = {}
+    for info in sorted(pkgutil.iter_modules(_pkg.__path__), key=lambda i: i.name):
+        if info.name in _SKIP or info.name.startswith("_"):
+            continue
+        mod = importlib.import_module(f"{_pkg.__name__}.{info.name}")
+        rule = getattr(mod, "RULE", None)
+        if not isinstance(rule, Rule):
+            continue
+        if rule.code in found:
+            raise RuntimeError(f"duplicate rule code {rule.code} in {info.name}")
+        found[rule.code] = rule
+    return dict(sorted(found.items()))
+
+
+RULES: dict[str, Rule] = _load()
+_BY_NAME = {r.name: r for r in RULES.values()}
+
+
+def find_rule(code_or_name: str) -> Rule | None:
+    key = code_or_name.strip()
+    return RULES.get(key.upper()) or _BY_NAME.get(key.lower())
+
+
+def doc_path(module_file: str) -> Path:
+    """The Markdown documentation beside a rule module."""
+    return Path(module_file).with_suffix(".md")

@@ -1,0 +1,322 @@
+"""The LSP shell: converts IDE results to lsprotocol, schedules analysis off the event loop.
+
+Analysis runs in a dedicated worker pool (not pygls's `@server.thread` pool, which also reads
+stdin). Every result is tagged with the document version it was computed for; a result for an
+older version is dropped, and requests wait for the version they were asked about.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from lsprotocol import types as lsp
+from pygls.lsp.server import LanguageServer
+from pygls.workspace import TextDocument
+
+from wgmma_lsp import __version__
+from wgmma_lsp.analysis import Analysis, analyze
+from wgmma_lsp.ide import code_actions as ide_actions
+from wgmma_lsp.ide import diagnostics as ide_diagnostics
+from wgmma_lsp.ide import hover as ide_hover
+from wgmma_lsp.ide import inlay_hints as ide_inlay
+from wgmma_lsp.ide.model import Diagnostic, Severity
+from wgmma_lsp.rules.registry import find_rule
+from wgmma_lsp.settings import Settings
+from wgmma_lsp.spans import Span
+from wgmma_lsp.trace import lsp_glue as trace_glue
+
+log = logging.getLogger("wgmma_lsp")
+
+EXPLAIN_COMMAND = "wgmma-lsp.explain"
+MAX_SOURCE_CHARS = 5_000_000  # larger documents get a message instead of an analysis
+
+
+@dataclass
+class _Entry:
+    version: int | None
+    task: "asyncio.Future[Analysis | None]"
+
+
+class WgmmaLanguageServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("wgmma-lsp", __version__)
+        self.settings = Settings()
+        self.pool = ThreadPoolExecutor(max_workers=max(1, min(2, os.cpu_count() or 1)),
+                                       thread_name_prefix="wgmma-analysis")
+        self.entries: dict[str, _Entry] = {}
+        self.pull_diagnostics = False
+        self.extra_diagnostics: dict[str, list[Diagnostic]] = {}  # e.g. trace mode's, by uri
+
+    # -- analysis scheduling ---------------------------------------------------------------
+    def schedule(self, doc: TextDocument) -> "asyncio.Future[Analysis | None]":
+        entry = self.entries.get(doc.uri)
+        if entry is not None and entry.version == doc.version and doc.version is not None:
+            return entry.task
+        loop = asyncio.get_running_loop()
+        source, path = doc.source, doc.path
+        task = loop.run_in_executor(self.pool, _safe_analyze, source, path)
+        self.entries[doc.uri] = _Entry(doc.version, task)
+        return task
+
+    async def analysis_for(self, uri: str) -> Analysis | None:
+        """The analysis of the document's current version (None if never opened or failed)."""
+        doc = self._open_document(uri)
+        if doc is None:
+            return None
+        while True:
+            version = doc.version
+            result = await self.schedule(doc)
+            doc = self._open_document(uri)
+            if doc is None:
+                return None
+            if doc.version == version:  # not changed meanwhile: the result is current
+                return result
+
+    def _open_document(self, uri: str) -> TextDocument | None:
+        docs = self.workspace.text_documents
+        return docs.get(uri)
+
+    def diagnostics_for(self, analysis: Analysis, uri: str) -> list[lsp.Diagnostic]:
+        """LSP diagnostics for a document, with positions in the client's units."""
+        doc = self._open_document(uri)
+        diags = ide_diagnostics.diagnostics(analysis, self.settings)
+        diags = ide_diagnostics.merge(diags, self.extra_diagnostics.get(uri, []))
+        return [to_lsp_diagnostic(d, uri, doc) for d in diags]
+
+    async def publish(self, uri: str) -> None:
+        analysis = await self.analysis_for(uri)
+        doc = self._open_document(uri)
+        if analysis is None or doc is None:
+            return
+        self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
+            uri=uri, version=doc.version, diagnostics=self.diagnostics_for(analysis, uri)))
+
+
+def _safe_analyze(source: str, path: str | None) -> Analysis | None:
+    try:
+        if len(source) > MAX_SOURCE_CHARS:
+            log.warning("document too large to analyse (%d characters)", len(source))
+            return Analysis.empty(source, note=f"wgmma-lsp: file too large to analyse "
+                                  f"({len(source)} characters, limit {MAX_SOURCE_CHARS})")
+        return analyze(source, path)
+    except Exception:  # the server never dies on analysis bugs
+        log.exception("analysis failed for %s", path)
+        return None
+
+
+# -- conversions ---------------------------------------------------------------------------
+
+def to_range(span: Span, doc: TextDocument | None = None) -> lsp.Range:
+    if doc is not None and span.line < len(doc.lines) and span.end_line < len(doc.lines):
+        span = _convert_span_in(doc, span)
+    return lsp.Range(lsp.Position(span.line, span.col), lsp.Position(span.end_line, span.end_col))
+
+
+def to_lsp_diagnostic(d: Diagnostic, uri: str, doc: TextDocument | None = None) -> lsp.Diagnostic:
+    related = [lsp.DiagnosticRelatedInformation(
+        location=lsp.Location(uri=r.uri or uri, range=to_range(r.span, doc if r.uri in (None, uri) else None)),
+        message=r.message)
+        for r in d.related] or None
+    return lsp.Diagnostic(
+        range=to_range(d.span, doc),
+        message=d.message,
+        severity=lsp.DiagnosticSeverity(int(d.severity)),
+        code=d.code,
+        code_description=lsp.CodeDescription(href=d.doc_uri) if d.doc_uri else None,
+        source=d.source,
+        related_information=related,
+        data={"code": d.code},
+    )
+
+
+def _convert_span_in(doc: TextDocument, span: Span) -> Span:
+    """Server spans count code points; the client may count UTF-16 units."""
+    codec = doc.position_codec
+    lines = doc.lines
+    rng = codec.range_to_client_units(lines, lsp.Range(lsp.Position(span.line, span.col),
+                                                       lsp.Position(span.end_line, span.end_col)))
+    return Span(rng.start.line, rng.start.character, rng.end.line, rng.end.character)
+
+
+def create_server() -> WgmmaLanguageServer:
+    server = WgmmaLanguageServer()
+
+    def server_pos(doc: TextDocument, pos: lsp.Position) -> tuple[int, int]:
+        p = doc.position_codec.position_from_client_units(doc.lines, pos)
+        return p.line, p.character
+
+    async def refresh(uri: str) -> None:
+        if server.pull_diagnostics:
+            await server.analysis_for(uri)  # warm the cache for the coming pull
+            return
+        await server.publish(uri)
+
+    @server.feature(lsp.INITIALIZE)
+    def initialize(ls: WgmmaLanguageServer, params: lsp.InitializeParams) -> None:
+        caps = params.capabilities
+        td = caps.text_document if caps else None
+        ls.pull_diagnostics = bool(td and td.diagnostic)
+        opts = params.initialization_options
+        if isinstance(opts, dict):
+            ls.settings = Settings.from_dict(opts.get("settings", opts))
+
+    @server.feature(lsp.INITIALIZED)
+    async def initialized(ls: WgmmaLanguageServer, params: lsp.InitializedParams) -> None:
+        await _load_configuration(ls)
+
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(ls: WgmmaLanguageServer,
+                                       params: lsp.DidChangeConfigurationParams) -> None:
+        settings = params.settings
+        if isinstance(settings, dict) and isinstance(settings.get("wgmmaLsp"), dict):
+            ls.settings = Settings.from_dict(settings["wgmmaLsp"])
+        else:
+            await _load_configuration(ls)
+        _apply_log_level(ls.settings)
+        if ls.pull_diagnostics:
+            try:
+                ls.workspace_diagnostic_refresh(None)
+            except Exception:  # the client may not support refresh
+                log.debug("diagnostic refresh not supported", exc_info=True)
+        else:
+            for uri in list(ls.workspace.text_documents):
+                await ls.publish(uri)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+    async def did_open(ls: WgmmaLanguageServer, params: lsp.DidOpenTextDocumentParams) -> None:
+        await refresh(params.text_document.uri)
+        if ls.settings.trace_enabled:
+            await trace_glue.on_document_saved(ls, params.text_document.uri)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    async def did_change(ls: WgmmaLanguageServer, params: lsp.DidChangeTextDocumentParams) -> None:
+        trace_glue.on_document_changed(ls, params.text_document.uri)
+        await refresh(params.text_document.uri)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
+    async def did_save(ls: WgmmaLanguageServer, params: lsp.DidSaveTextDocumentParams) -> None:
+        await refresh(params.text_document.uri)
+        if ls.settings.trace_enabled:
+            await trace_glue.on_document_saved(ls, params.text_document.uri)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: WgmmaLanguageServer, params: lsp.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        trace_glue.on_document_changed(ls, uri)
+        ls.entries.pop(uri, None)
+        ls.extra_diagnostics.pop(uri, None)
+        if not ls.pull_diagnostics:
+            ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    @server.feature(lsp.TEXT_DOCUMENT_DIAGNOSTIC,
+                    lsp.DiagnosticOptions(identifier="wgmma-lsp", inter_file_dependencies=False,
+                                          workspace_diagnostics=False))
+    async def pull_diagnostic(ls: WgmmaLanguageServer, params: lsp.DocumentDiagnosticParams):
+        analysis = await ls.analysis_for(params.text_document.uri)
+        items = ls.diagnostics_for(analysis, params.text_document.uri) if analysis else []
+        return lsp.RelatedFullDocumentDiagnosticReport(items=items)
+
+    @server.feature(lsp.TEXT_DOCUMENT_HOVER)
+    async def hover(ls: WgmmaLanguageServer, params: lsp.HoverParams) -> lsp.Hover | None:
+        analysis = await ls.analysis_for(params.text_document.uri)
+        doc = ls._open_document(params.text_document.uri)
+        if analysis is None or doc is None:
+            return None
+        line, col = server_pos(doc, params.position)
+        info = ide_hover.hover(analysis, line, col, ls.settings)
+        extra = trace_glue.hover_lines(ls, params.text_document.uri, line, col) if ls.settings.trace_enabled else []
+        if info is None:
+            return None
+        markdown = "\n\n".join([info.markdown, *extra])
+        return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=markdown),
+                         range=to_range(info.span, doc))
+
+    @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION,
+                    lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix]))
+    async def code_action(ls: WgmmaLanguageServer, params: lsp.CodeActionParams):
+        uri = params.text_document.uri
+        analysis = await ls.analysis_for(uri)
+        doc = ls._open_document(uri)
+        if analysis is None or doc is None:
+            return None
+        start = server_pos(doc, params.range.start)
+        end = server_pos(doc, params.range.end)
+        actions = []
+        for diag, fix in ide_actions.code_actions(analysis, ls.settings, Span(*start, *end)):
+            edits = [lsp.TextEdit(range=to_range(e.span, doc), new_text=e.new_text)
+                     for e in fix.edits]
+            actions.append(lsp.CodeAction(
+                title=fix.title, kind=lsp.CodeActionKind.QuickFix, is_preferred=fix.preferred,
+                diagnostics=[to_lsp_diagnostic(diag, uri, doc)],
+                edit=lsp.WorkspaceEdit(changes={uri: edits})))
+        return actions
+
+    @server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT, lsp.InlayHintOptions())
+    async def inlay_hint(ls: WgmmaLanguageServer, params: lsp.InlayHintParams):
+        if not ls.settings.inlay_hints:
+            return []
+        analysis = await ls.analysis_for(params.text_document.uri)
+        doc = ls._open_document(params.text_document.uri)
+        if analysis is None or doc is None:
+            return []
+        start = server_pos(doc, params.range.start)
+        end = server_pos(doc, params.range.end)
+        out = []
+        for h in ide_inlay.inlay_hints(analysis, Span(*start, *end)):
+            pos = to_range(Span(h.line, h.col, h.line, h.col), doc).start
+            out.append(lsp.InlayHint(position=pos, label=h.label,
+                                     kind=lsp.InlayHintKind.Type, padding_left=False,
+                                     tooltip=h.tooltip or None))
+        if ls.settings.trace_enabled:
+            for line in range(start[0], end[0] + 1):
+                for col, label in trace_glue.inlay_labels(ls, params.text_document.uri, line):
+                    pos = to_range(Span(line, col, line, col), doc).start
+                    out.append(lsp.InlayHint(position=pos, label=label, kind=lsp.InlayHintKind.Type))
+        return out
+
+    @server.feature(lsp.WORKSPACE_EXECUTE_COMMAND,
+                    lsp.ExecuteCommandOptions(commands=[EXPLAIN_COMMAND]))
+    def execute_command(ls: WgmmaLanguageServer, params: lsp.ExecuteCommandParams) -> Any:
+        if params.command == EXPLAIN_COMMAND:
+            args = params.arguments or []
+            rule = find_rule(str(args[0])) if args else None
+            if rule is None:
+                return {"error": f"unknown rule: {args[0] if args else '(none given)'}"}
+            return {"code": rule.code, "name": rule.name, "markdown": rule.doc}
+        return None
+
+    return server
+
+
+async def _load_configuration(ls: WgmmaLanguageServer) -> None:
+    caps = ls.client_capabilities
+    if not (caps and caps.workspace and caps.workspace.configuration):
+        return
+    try:
+        result = await ls.workspace_configuration_async(
+            lsp.ConfigurationParams(items=[lsp.ConfigurationItem(section="wgmmaLsp")]))
+    except Exception:
+        log.debug("workspace/configuration failed", exc_info=True)
+        return
+    if result and isinstance(result[0], dict):
+        ls.settings = Settings.from_dict(result[0])
+        _apply_log_level(ls.settings)
+
+
+def _apply_log_level(settings: Settings) -> None:
+    level = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING,
+             "error": logging.ERROR}.get(settings.log_level, logging.INFO)
+    log.setLevel(level)
+
+
+def serve_stdio() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    create_server().start_io()
+
+
+__all__ = ["create_server", "serve_stdio", "Severity"]

@@ -1,0 +1,78 @@
+"""User settings, as read from `workspace/configuration` (section `wgmmaLsp`) or the CLI."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from wgmma_lsp.ide.model import Severity
+
+_SEVERITIES = {"error": Severity.ERROR, "warning": Severity.WARNING,
+               "information": Severity.INFORMATION, "info": Severity.INFORMATION,
+               "hint": Severity.HINT}
+
+
+@dataclass
+class Settings:
+    select: list[str] = field(default_factory=list)  # empty: every rule
+    ignore: list[str] = field(default_factory=list)
+    severity: dict[str, Severity] = field(default_factory=dict)  # code or name -> severity; "off" drops
+    off: set[str] = field(default_factory=set)
+    inlay_hints: bool = True
+    trace_enabled: bool = False
+    trace_timeout: float = 60.0
+    trace_memory_mb: int = 4096
+    trace_interpreter: str | None = None
+    log_level: str = "info"
+    docs_base_url: str | None = None  # if set, rule links point here (`{base}/{code}`) instead of the bundled docs
+
+    def rule_enabled(self, code: str, name: str) -> bool:
+        if code in self.off or name in self.off:
+            return False
+        if self.select and not any(s in (code, name) or code.startswith(s) for s in self.select):
+            return False
+        return not any(s in (code, name) or code.startswith(s) for s in self.ignore)
+
+    def severity_for(self, code: str, name: str, default: Severity) -> Severity:
+        return self.severity.get(code) or self.severity.get(name) or default
+
+    @classmethod
+    def from_dict(cls, raw: Any) -> "Settings":
+        """Build from the client's JSON; anything malformed falls back to the default."""
+        s = cls()
+        if not isinstance(raw, dict):
+            return s
+        rules = raw.get("rules") if isinstance(raw.get("rules"), dict) else {}
+        s.select = _str_list(rules.get("select"))
+        s.ignore = _str_list(rules.get("ignore"))
+        sev = rules.get("severity")
+        if isinstance(sev, dict):
+            for k, v in sev.items():
+                if not isinstance(k, str) or not isinstance(v, str):
+                    continue
+                if v.lower() == "off":
+                    s.off.add(k)
+                elif v.lower() in _SEVERITIES:
+                    s.severity[k] = _SEVERITIES[v.lower()]
+        hints = raw.get("inlayHints")
+        if isinstance(hints, dict) and isinstance(hints.get("enabled"), bool):
+            s.inlay_hints = hints["enabled"]
+        trace = raw.get("trace")
+        if isinstance(trace, dict):
+            if isinstance(trace.get("enabled"), bool):
+                s.trace_enabled = trace["enabled"]
+            if isinstance(trace.get("timeout"), (int, float)) and trace["timeout"] > 0:
+                s.trace_timeout = float(trace["timeout"])
+            if isinstance(trace.get("memoryMb"), int) and trace["memoryMb"] > 0:
+                s.trace_memory_mb = trace["memoryMb"]
+            if isinstance(trace.get("interpreter"), str) and trace["interpreter"]:
+                s.trace_interpreter = trace["interpreter"]
+        if isinstance(raw.get("logLevel"), str):
+            s.log_level = raw["logLevel"].lower()
+        if isinstance(raw.get("docsBaseUrl"), str) and raw["docsBaseUrl"]:
+            s.docs_base_url = raw["docsBaseUrl"].rstrip("/")
+        return s
+
+
+def _str_list(v: Any) -> list[str]:
+    return [x for x in v if isinstance(x, str)] if isinstance(v, list) else []

@@ -1,0 +1,59 @@
+"""Source positions shared by every layer: 0-based lines, columns in code points."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """A range in a document. Lines are 0-based; columns count Unicode code points."""
+
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+
+    def contains(self, line: int, col: int) -> bool:
+        if (line, col) < (self.line, self.col):
+            return False
+        return (line, col) <= (self.end_line, self.end_col)
+
+    def overlaps(self, other: "Span") -> bool:
+        return not ((self.end_line, self.end_col) < (other.line, other.col)
+                    or (other.end_line, other.end_col) < (self.line, self.col))
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return (self.end_line - self.line, self.end_col - self.col)
+
+
+class LineIndex:
+    """Converts the UTF-8 byte columns that `ast` reports into code-point columns."""
+
+    def __init__(self, source: str) -> None:
+        self.lines = source.splitlines()
+        self._ascii = [ln.isascii() for ln in self.lines]
+
+    def col(self, line0: int, byte_col: int) -> int:
+        if line0 >= len(self.lines) or self._ascii[line0]:
+            return byte_col
+        return len(self.lines[line0].encode("utf-8")[:byte_col].decode("utf-8", errors="replace"))
+
+    def span(self, node: ast.AST) -> Span:
+        line = node.lineno - 1  # type: ignore[attr-defined]
+        end_line = (getattr(node, "end_lineno", None) or node.lineno) - 1  # type: ignore[attr-defined]
+        end_byte = getattr(node, "end_col_offset", None)
+        if end_byte is None:
+            end_byte = node.col_offset  # type: ignore[attr-defined]
+        return Span(line, self.col(line, node.col_offset), end_line,  # type: ignore[attr-defined]
+                    self.col(end_line, end_byte))
+
+    def text(self, span: Span) -> str:
+        if span.line == span.end_line:
+            return self.lines[span.line][span.col:span.end_col] if span.line < len(self.lines) else ""
+        parts = [self.lines[span.line][span.col:]]
+        parts.extend(self.lines[span.line + 1:span.end_line])
+        parts.append(self.lines[span.end_line][:span.end_col])
+        return "\n".join(parts)
