@@ -1,0 +1,65 @@
+"""JAX's verdict lands on the line JAX blames, with JAX's message (trace- and lowering-time)."""
+
+from __future__ import annotations
+
+import pytest
+
+from wgmma_lsp.ide.model import Severity
+from wgmma_lsp.trace.report import SOURCE, outcome_diagnostics
+from wgmma_lsp.trace.runner import TraceOutcome
+
+from .conftest import FIXTURES, expected_errors
+
+
+def _by_line(outcome: TraceOutcome) -> dict[int, str]:
+    return {d.span.line: d.message for d in outcome_diagnostics(outcome)}
+
+
+@pytest.mark.parametrize("fixture", ["seed_outcome", "lowering_outcome"])
+def test_errors_land_on_the_blamed_line(fixture: str, request: pytest.FixtureRequest) -> None:
+    outcome: TraceOutcome = request.getfixturevalue(fixture)
+    assert outcome.status == "ok", outcome.stderr
+    path = FIXTURES / ("seed_errors.py" if fixture == "seed_outcome" else "lowering_kernels.py")
+    assert _by_line(outcome) == expected_errors(path)
+
+
+def test_diagnostics_carry_source_severity_and_entry_note(seed_outcome: TraceOutcome) -> None:
+    diags = outcome_diagnostics(seed_outcome)
+    assert len(diags) == 3
+    entry_lines = {e.line: e.call for e in seed_outcome.request.entries}
+    for d in diags:
+        assert d.source == SOURCE
+        assert d.severity == Severity.ERROR
+        assert d.code  # a rule code when a template matches, else TRACE001
+        [note] = d.related
+        assert "raised while tracing entry point" in note.message
+        assert note.span.line in entry_lines
+        assert entry_lines[note.span.line] in note.message
+
+
+def test_lowering_errors_are_reported_as_such(lowering_outcome: TraceOutcome) -> None:
+    diags = outcome_diagnostics(lowering_outcome)
+    assert all("raised while lowering" in d.related[0].message for d in diags)
+    mlir = [d for d in diags if "mosaic_gpu.wgmma" in d.message]
+    assert mlir and mlir[0].span.col == 4  # the MLIR location carries the column
+
+
+def test_clean_entry_points_trace_and_lower(lowering_outcome: TraceOutcome) -> None:
+    results = lowering_outcome.entry_results
+    clean = [i for i, e in enumerate(lowering_outcome.request.entries) if e.call.startswith("matmul(")]
+    assert len(clean) == 2
+    for i in clean:
+        assert results[i]["error"] is None
+        assert results[i]["lowered"] is True
+
+
+def test_cli_check_trace(capsys: pytest.CaptureFixture[str]) -> None:
+    from wgmma_lsp.cli import main
+
+    path = FIXTURES / "lowering_kernels.py"
+    assert main(["check", "--trace", "--format", "json", str(path)]) == 1
+    import json
+
+    records = json.loads(capsys.readouterr().out)
+    trace = {(r["line"] - 1, r["message"]) for r in records if r["source"] == SOURCE}
+    assert trace == set(expected_errors(path).items())

@@ -1,0 +1,78 @@
+"""The sandbox: a time limit that kills the whole process group, a memory limit, cancellation."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+from wgmma_lsp.settings import Settings
+from wgmma_lsp.trace.check import request_for
+from wgmma_lsp.trace.report import MEMORY_LIMIT, TIME_LIMIT, outcome_diagnostics
+from wgmma_lsp.trace.runner import TraceProcess
+
+from .conftest import FIXTURES
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _line_of(path: Path, needle: str) -> int:
+    return next(i for i, ln in enumerate(path.read_text().splitlines()) if needle in ln)
+
+
+def test_infinite_loop_at_import_is_stopped_by_the_time_limit() -> None:
+    path = FIXTURES / "infinite_loop.py"
+    request = request_for(path, path.read_text(), Settings(trace_timeout=4.0))
+    proc = TraceProcess(request)
+    start = time.monotonic()
+    outcome = proc.wait()
+    assert time.monotonic() - start < 10
+    assert outcome.status == "timeout"
+    assert proc.pid is not None and not _alive(proc.pid)
+    [diag] = outcome_diagnostics(outcome)
+    assert (diag.code, diag.name) == TIME_LIMIT
+    assert "time limit of 4 s exceeded while importing the module" in diag.message
+    assert "killed" in diag.message
+    # the stack dumped just before the kill says where it looped
+    assert diag.span.line in (_line_of(path, "for _ in"), _line_of(path, "pass"))
+
+
+def test_memory_limit() -> None:
+    path = FIXTURES / "memory_hog.py"
+    request = request_for(path, path.read_text(), Settings(trace_memory_mb=1024, trace_timeout=30))
+    outcome = TraceProcess(request).wait()
+    [diag] = outcome_diagnostics(outcome)
+    assert (diag.code, diag.name) == MEMORY_LIMIT
+    assert "memory limit of 1024 MB" in diag.message
+    assert diag.span.line == _line_of(path, "HOG = bytearray")
+
+
+def test_kill_cancels_a_running_trace() -> None:
+    path = FIXTURES / "infinite_loop.py"
+    proc = TraceProcess(request_for(path, path.read_text(), Settings(trace_timeout=60)))
+    result = {}
+    thread = threading.Thread(target=lambda: result.setdefault("outcome", proc.wait()))
+    thread.start()
+    time.sleep(1.0)
+    proc.kill()
+    thread.join(timeout=10)
+    assert not thread.is_alive()
+    assert result["outcome"].status == "cancelled"
+    assert outcome_diagnostics(result["outcome"]) == []
+    assert not _alive(proc.pid)
+
+
+def test_missing_interpreter_is_reported() -> None:
+    path = FIXTURES / "marker_module.py"
+    request = request_for(path, path.read_text(), Settings(trace_interpreter="/nonexistent/python"))
+    outcome = TraceProcess(request).wait()
+    assert outcome.status == "failed-to-start"
+    [diag] = outcome_diagnostics(outcome)
+    assert "/nonexistent/python" in diag.message
