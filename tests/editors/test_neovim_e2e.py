@@ -83,13 +83,17 @@ def _nvim_version(nvim: Path) -> str:
     return out.splitlines()[0] if out else "?"
 
 
-def _sandbox(tmp_path: Path) -> dict[str, str]:
-    """An environment where `wgmma-lsp` runs this checkout with this interpreter, and Neovim
-    reads no user config and writes its state/logs under tmp_path."""
+FAKE_SERVER = REPO / "tests" / "editors" / "nvim" / "fake_server.py"
+
+
+def _sandbox(tmp_path: Path, server: str = "-m wgmma_lsp") -> dict[str, str]:
+    """An environment where `wgmma-lsp` runs this checkout with this interpreter (or, for the
+    harness self-test, the fake server), and Neovim reads no user config and writes its
+    state/logs under tmp_path."""
     bindir = tmp_path / "bin"
     bindir.mkdir()
     shim = bindir / "wgmma-lsp"
-    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m wgmma_lsp "$@"\n')
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" {server} "$@"\n')
     shim.chmod(shim.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     env = dict(os.environ)
     env["PATH"] = f"{bindir}{os.pathsep}{env.get('PATH', '')}"
@@ -104,18 +108,20 @@ def _sandbox(tmp_path: Path) -> dict[str, str]:
     return env
 
 
-def _run_harness(nvim: Path, mode: str, tmp_path: Path) -> dict:
+def _run_harness(nvim: Path, mode: str, tmp_path: Path, server: str = "-m wgmma_lsp",
+                 extra_env: dict[str, str] | None = None) -> dict:
     project = tmp_path / "project"
     project.mkdir()
     (project / "pyproject.toml").write_text('[project]\nname = "kernels"\nversion = "0"\n')
     kernel = project / "seed_errors.py"
     shutil.copyfile(KERNEL, kernel)
     out = tmp_path / "report.json"
-    env = _sandbox(tmp_path)
+    env = _sandbox(tmp_path, server)
     env.update({
         "WGMMA_E2E_FILE": str(kernel), "WGMMA_E2E_OUT": str(out), "WGMMA_E2E_REPO": str(REPO),
         "WGMMA_E2E_MODE": mode, "WGMMA_E2E_TIMEOUT": str(STEP_TIMEOUT_MS),
     })
+    env.update(extra_env or {})
     cmd = [str(nvim), "--headless", "--clean", "-n", "-i", "NONE",
            "-c", f"luafile {HARNESS}"]
     wall = 4 * STEP_TIMEOUT_MS / 1000 + 60  # every step is bounded inside; this is the backstop
@@ -135,7 +141,7 @@ def _run_harness(nvim: Path, mode: str, tmp_path: Path) -> dict:
     report["_stderr"] = proc.stderr[-3000:]
     log = report.get("lsp_log")
     if log and Path(log).exists():
-        report["_lsp_log_tail"] = Path(log).read_text(errors="replace")[-4000:]
+        report["_lsp_log_tail"] = Path(log).read_text(errors="replace")[-2500:]
     return report
 
 
@@ -164,6 +170,31 @@ CASES = [
 def test_neovim_e2e(which: str, mode: str, tmp_path: Path) -> None:
     nvim = _nvim_or_skip(which)
     report = _run_harness(nvim, mode, tmp_path)
+    _check(report, which)
+
+
+@pytest.mark.parametrize(("which", "mode"), CASES)
+def test_neovim_harness_selftest(which: str, mode: str, tmp_path: Path) -> None:
+    """The same harness against tests/editors/nvim/fake_server.py, which answers exactly what is
+    expected: if this passes and test_neovim_e2e fails, the real server is at fault."""
+    nvim = _nvim_or_skip(which)
+    report = _run_harness(nvim, mode, tmp_path, server=f'"{FAKE_SERVER}"')
+    _check(report, which)
+
+
+def test_neovim_harness_catches_duplicates(tmp_path: Path) -> None:
+    """A server that pushes to a pulling client (Neovim 0.10+) shows every diagnostic twice; the
+    harness must say so."""
+    nvim = _nvim_or_skip("current")
+    report = _run_harness(nvim, "auto", tmp_path, server=f'"{FAKE_SERVER}"',
+                          extra_env={"FAKE_WGMMA_ALWAYS_PUSH": "1", "WGMMA_E2E_TIMEOUT": "10000"})
+    assert report["client_declares_pull"], _explain(report)
+    errors = "\n".join(report["errors"])
+    assert "WG001 reported 2 times" in errors and "both pushed" in errors, _explain(report)
+    assert report["_returncode"] != 0
+
+
+def _check(report: dict, which: str) -> None:
     print(_explain(report))  # shown by pytest -rA / on failure
     assert not report.get("errors"), "neovim e2e failed:\n" + _explain(report)
     assert report["_returncode"] == 0, _explain(report)
