@@ -322,8 +322,7 @@ def hover_lines_for(avals: list[TracedAval], line: int, col: int) -> list[str]:
     for a in chosen:
         if a.span == span:
             groups[a.entry] = list(a.avals)  # the last equation of the span is its result
-    several = len({a.entry for a in avals}) > 1
-    return _format(groups, several)
+    return _format(groups, several=len(groups) > 1)
 
 
 def inlay_labels_for(avals: list[TracedAval], line: int) -> list[tuple[int, str]]:
