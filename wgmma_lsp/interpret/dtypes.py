@@ -266,7 +266,7 @@ def result_type(*dtypes: DType) -> Optional[DType]:
         node = _least_upper_bound(frozenset(d.name for d in ds))
         if node is None:
             return None
-        out = DType(_node_dtype(node).name, weak=True)
+        out = _node_dtype(node)
     else:
         node = _least_upper_bound(frozenset(_jax_type(d) for d in ds))
         if node is None:

@@ -60,3 +60,8 @@ class Finding:
     @property
     def key(self) -> tuple:
         return (self.rule.code, self.span, self.message)
+
+
+def doc_path(module_file: str) -> Path:
+    """The Markdown documentation beside a rule module."""
+    return Path(module_file).with_suffix(".md")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from pathlib import Path
 
 from wgmma_lsp import rules as _pkg
 from wgmma_lsp.rules.base import Rule
@@ -34,8 +33,3 @@ _BY_NAME = {r.name: r for r in RULES.values()}
 def find_rule(code_or_name: str) -> Rule | None:
     key = code_or_name.strip()
     return RULES.get(key.upper()) or _BY_NAME.get(key.lower())
-
-
-def doc_path(module_file: str) -> Path:
-    """The Markdown documentation beside a rule module."""
-    return Path(module_file).with_suffix(".md")

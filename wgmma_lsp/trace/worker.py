@@ -283,18 +283,39 @@ def collect_avals(jaxpr: Any, blamer: Blamer) -> list[dict]:
 
 # -- running -------------------------------------------------------------------------------
 
+def module_name(path: str) -> tuple[str, str]:
+    """The module's dotted name and the folder to import it from.
+
+    A file inside packages (folders with `__init__.py`) gets its full dotted name, so that its
+    relative imports work; the folder above the outermost package goes on `sys.path`.
+    """
+    folder = os.path.dirname(os.path.abspath(path))
+    stem = os.path.splitext(os.path.basename(path))[0]
+    parts = [stem]
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        name = os.path.basename(folder)
+        if not name.isidentifier():
+            break
+        parts.insert(0, name)
+        folder = os.path.dirname(folder)
+    if not all(p.isidentifier() for p in parts):
+        return "wgmma_trace_module", os.path.dirname(os.path.abspath(path))
+    return ".".join(parts), folder
+
+
 def run_module(path: str, source: str) -> dict:
     """Execute the user's module (under its own name, never `__main__`) and return its namespace."""
     import types
 
-    directory = os.path.dirname(os.path.abspath(path))
-    if directory not in sys.path:
-        sys.path.insert(0, directory)
-    name = os.path.splitext(os.path.basename(path))[0] or "wgmma_trace_module"
-    if not name.isidentifier():
-        name = "wgmma_trace_module"
+    name, root = module_name(path)
+    for folder in {os.path.dirname(os.path.abspath(path)), root}:
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
+    if name in sys.modules:  # a file named like a module already loaded (json.py, ...)
+        name = "wgmma_trace_" + name.replace(".", "_")
     module = types.ModuleType(name)
     module.__file__ = path
+    module.__package__ = name.rpartition(".")[0]
     sys.modules[name] = module
     code = compile(source, path, "exec", dont_inherit=True)
     exec(code, module.__dict__)

@@ -1,0 +1,35 @@
+"""Scopes: a frame's variables, chained to the scope its function closes over."""
+
+from __future__ import annotations
+
+from wgmma_lsp.interpret.values import Value
+
+
+class Env:
+    __slots__ = ("vars", "parent", "star_modules")
+
+    def __init__(self, parent: "Env | None" = None) -> None:
+        self.vars: dict[str, Value] = {}
+        self.parent = parent
+        self.star_modules: list[str] = []  # canonical modules imported with `*` here
+
+    def lookup(self, name: str) -> Value | None:
+        env: Env | None = self
+        while env is not None:
+            v = env.vars.get(name)
+            if v is not None:
+                return v
+            env = env.parent
+        return None
+
+    def module_env(self) -> "Env":
+        env = self
+        while env.parent is not None:
+            env = env.parent
+        return env
+
+    def copy(self) -> "Env":
+        e = Env(self.parent)
+        e.vars = dict(self.vars)
+        e.star_modules = list(self.star_modules)
+        return e

@@ -1,0 +1,1057 @@
+"""The abstract interpreter: runs module code and kernel bodies over abstract values.
+
+It follows calls into user functions (with their closures, defaults, decorators and
+`functools.partial`), records the value of every expression it visits (for hover), and lets
+the models of the JAX API report findings. Control flow it cannot decide is explored on
+every path; a fact that differs between paths is joined away, and findings made on a path
+that may not run are marked uncertain.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+from wgmma_lsp.analysis import ValueRecord
+from wgmma_lsp.interpret import dims as D
+from wgmma_lsp.interpret import resolve
+from wgmma_lsp.interpret.call import Call
+from wgmma_lsp.interpret.env import Env
+from wgmma_lsp.interpret.values import (
+    UNKNOWN, ApiVal, ArrayVal, BoundMethod, ClassVal, Const, DictVal, FuncVal, InstanceVal,
+    ModuleVal, Opaque, PartialVal, RefVal, SliceVal, SymInt, TupleVal, Value, Wrapped,
+    as_dim, dim_value, is_unknown, join,
+)
+from wgmma_lsp.rules.base import Finding, Related, Rule
+from wgmma_lsp.spans import LineIndex, Span
+
+MAX_DEPTH = 24
+MAX_STEPS = 400_000
+MAX_RECORD_VALUES = 6
+MAX_UNROLL = 64
+
+
+class Budget(Exception):
+    """The step budget ran out: the analysis stops with what it has."""
+
+
+class _Return(Exception):
+    pass
+
+
+@dataclass
+class Frame:
+    func: FuncVal | None
+    returns: list[Value] = field(default_factory=list)
+    returned: bool = False
+
+
+_BINOPS: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
+    ast.Div: operator.truediv, ast.LShift: operator.lshift, ast.RShift: operator.rshift,
+    ast.BitAnd: operator.and_, ast.BitOr: operator.or_, ast.BitXor: operator.xor,
+    ast.MatMult: operator.matmul,
+}
+_CMPOPS: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+}
+
+
+class Interpreter:
+    def __init__(self, source: str, tree: ast.Module, lines: LineIndex, path: str | None = None):
+        self.source = source
+        self.tree = tree
+        self.lines = lines
+        self.path = path
+        self.records: dict[Span, ValueRecord] = {}
+        self.findings: list[Finding] = []
+        self._finding_keys: set[tuple] = set()
+        self.module_env = Env()
+        self.stack: list[Frame] = []
+        self.certain = True
+        self.silent = 0
+        self.steps = 0
+        self.entered: set[int] = set()  # id() of function nodes whose bodies ran
+        self.defined: dict[int, FuncVal] = {}  # id() of def node -> last function value made
+        self.context: list[str] = []  # descriptions of the call sites that led here
+        self._span_cache: dict[int, Span] = {}
+        from wgmma_lsp.models import registry  # late: models import this module's types
+
+        self.models = registry.MODELS
+        self.methods = registry.METHODS
+
+    # -- bookkeeping ----------------------------------------------------------------------
+    def span(self, node: ast.AST) -> Span:
+        key = id(node)
+        s = self._span_cache.get(key)
+        if s is None:
+            s = self.lines.span(node)
+            self._span_cache[key] = s
+        return s
+
+    def record(self, node: ast.AST, value: Value, kind: str = "expr", name: str | None = None) -> None:
+        if self.silent:
+            return
+        span = self.span(node)
+        rec = self.records.get(span)
+        if rec is None:
+            rec = self.records[span] = ValueRecord(span, kind, [], name)
+        if value not in rec.values and len(rec.values) < MAX_RECORD_VALUES:
+            rec.values.append(value)
+
+    def report(self, rule: Rule, message: str, span: Span | None, blame_line: int,
+               related: list[Related] | None = None, data: dict[str, Any] | None = None) -> None:
+        """A model proved that JAX raises `message` here."""
+        if self.silent or span is None:
+            return
+        finding = Finding(rule, message, span, blame_line, related or [], self.certain, data or {},
+                          " <- ".join(reversed(self.context[-3:])))
+        key = finding.key
+        if key in self._finding_keys:
+            # Seen already: if this path is certain, upgrade the earlier finding.
+            if self.certain:
+                for f in self.findings:
+                    if f.key == key:
+                        f.certain = True
+            return
+        self._finding_keys.add(key)
+        self.findings.append(finding)
+
+    @contextmanager
+    def uncertain(self, flag: bool = True) -> Iterator[None]:
+        saved = self.certain
+        if flag:
+            self.certain = False
+        try:
+            yield
+        finally:
+            self.certain = saved
+
+    @contextmanager
+    def quiet(self) -> Iterator[None]:
+        self.silent += 1
+        try:
+            yield
+        finally:
+            self.silent -= 1
+
+    def tick(self) -> None:
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise Budget()
+
+    # -- module and functions ---------------------------------------------------------------
+    def run_module(self) -> None:
+        self.exec_block(self.tree.body, self.module_env)
+
+    def call_value(self, func: Value, call: Call) -> Value:
+        """Call any abstract callable."""
+        self.tick()
+        if isinstance(func, FuncVal):
+            return self.call_user(func, call)
+        if isinstance(func, PartialVal):
+            args = list(func.args) + call.args
+            nodes = [None] * len(func.args) + list(call.arg_nodes)
+            kwargs = {**func.kwargs, **call.kwargs}
+            return self.call_value(func.func, Call(self, call.node, args, kwargs, nodes,
+                                                   dict(call.kw_nodes), call.env, call.complete))
+        if isinstance(func, ApiVal):
+            model = self.models.get(func.name)
+            if model is not None:
+                return model(call)
+            return self.unknown_call(call)
+        if isinstance(func, BoundMethod):
+            return self.call_method(func, call)
+        if isinstance(func, Wrapped):
+            model = self.models.get(func.api + "()")
+            if model is not None:
+                call.kwargs.setdefault("__wrapped__", func)  # type: ignore[arg-type]
+                return model(call)
+            return self.unknown_call(call)
+        if isinstance(func, ClassVal):
+            return self.instantiate(func, call)
+        return self.unknown_call(call)
+
+    def unknown_call(self, call: Call) -> Value:
+        """An unmodelled callable: user functions passed to it still get analysed."""
+        for v in list(call.args) + list(call.kwargs.values()):
+            if isinstance(v, FuncVal) and id(v.node) not in self.entered:
+                self.generic_call(v)
+        return UNKNOWN
+
+    def call_method(self, m: BoundMethod, call: Call) -> Value:
+        kind = _value_kind(m.obj)
+        model = self.methods.get(f"{kind}.{m.name}")
+        if model is None:
+            return UNKNOWN
+        return model(m.obj, call)
+
+    def generic_call(self, func: FuncVal) -> Value:
+        """Analyse a function with nothing known about its arguments."""
+        return self.call_user(func, Call(self, None, [], {}, generic=True))
+
+    def call_user(self, func: FuncVal, call: Call) -> Value:
+        node = func.node
+        if len(self.stack) >= MAX_DEPTH or any(f.func is not None and f.func.node is node
+                                                for f in self.stack):
+            return UNKNOWN
+        self.entered.add(id(node))
+        env = Env(func.closure)
+        self.bind_params(func, call, env)
+        frame = Frame(func)
+        self.stack.append(frame)
+        ctx_pushed = False
+        if call.node is not None:
+            self.context.append(f"{func.name}() called at line {call.line + 1}")
+            ctx_pushed = True
+        try:
+            if isinstance(node, ast.Lambda):
+                result = self.eval(node.body, env)
+                return result
+            self.exec_block(node.body, env)
+        finally:
+            self.stack.pop()
+            if ctx_pushed:
+                self.context.pop()
+        if not frame.returns:
+            return Const(None)
+        result = frame.returns[0]
+        for r in frame.returns[1:]:
+            result = join(result, r)
+        return result
+
+    def bind_params(self, func: FuncVal, call: Call, env: Env) -> None:
+        a = func.node.args
+        positional = list(a.posonlyargs) + list(a.args)
+        args = list(call.args)
+        nodes = list(call.arg_nodes)
+        if func.bound_self is not None:
+            args.insert(0, func.bound_self)
+            nodes.insert(0, None)
+        generic = call.generic
+        defaults = list(func.defaults)
+        first_default = len(positional) - len(defaults)
+        kwargs = dict(call.kwargs)
+        kwargs.pop("__wrapped__", None)
+        for i, p in enumerate(positional):
+            if i < len(args):
+                v = args[i]
+            elif p.arg in kwargs:
+                v = kwargs.pop(p.arg)
+            elif i >= first_default and (call.complete or generic):
+                v = defaults[i - first_default]  # defaults of factory functions count
+            else:
+                v = Opaque(p.arg)
+            env.vars[p.arg] = v
+            self.record(p, v, "name", p.arg)
+        if a.vararg is not None:
+            rest = args[len(positional):]
+            env.vars[a.vararg.arg] = TupleVal(tuple(rest)) if call.complete and not generic else UNKNOWN
+        for p, d in zip(a.kwonlyargs, a.kw_defaults):
+            if p.arg in kwargs:
+                v = kwargs.pop(p.arg)
+            elif d is not None and (call.complete or generic):
+                v = func.kw_defaults.get(p.arg, UNKNOWN)
+            else:
+                v = Opaque(p.arg)
+            env.vars[p.arg] = v
+            self.record(p, v, "name", p.arg)
+        if a.kwarg is not None:
+            env.vars[a.kwarg.arg] = (DictVal(tuple(kwargs.items())) if call.complete and not generic
+                                     else UNKNOWN)
+
+    def instantiate(self, cls: ClassVal, call: Call) -> Value:
+        attrs: dict[str, Value] = {}
+        if cls.is_dataclass:
+            for i, (name, default) in enumerate(cls.fields):
+                if i < len(call.args):
+                    attrs[name] = call.args[i]
+                elif name in call.kwargs:
+                    attrs[name] = call.kwargs[name]
+                elif call.complete:
+                    attrs[name] = default
+                else:
+                    attrs[name] = Opaque(name)
+        inst = InstanceVal(cls, attrs)
+        init = cls.methods.get("__init__")
+        if isinstance(init, FuncVal) and not cls.is_dataclass:
+            bound = FuncVal(init.node, init.closure, init.name, init.defaults, init.kw_defaults, inst)
+            self.call_user(bound, call)
+        post = cls.methods.get("__post_init__")
+        if isinstance(post, FuncVal):
+            bound = FuncVal(post.node, post.closure, post.name, post.defaults, post.kw_defaults, inst)
+            self.call_user(bound, Call(self, call.node, [], {}, [], {}, call.env))
+        return inst
+
+    # -- statements -------------------------------------------------------------------------
+    def exec_block(self, stmts: list[ast.stmt], env: Env) -> None:
+        for stmt in stmts:
+            frame = self.stack[-1] if self.stack else None
+            if frame is not None and frame.returned:
+                return
+            try:
+                self.exec_stmt(stmt, env)
+            except (Budget, RecursionError):
+                raise
+            except Exception:  # a bug in a model must not lose the rest of the file
+                import logging
+
+                logging.getLogger("wgmma_lsp").debug("interpreter error at line %s",
+                                                     getattr(stmt, "lineno", "?"), exc_info=True)
+
+    def exec_stmt(self, s: ast.stmt, env: Env) -> None:
+        self.tick()
+        method = getattr(self, "exec_" + type(s).__name__, None)
+        if method is not None:
+            method(s, env)
+
+    def exec_Expr(self, s: ast.Expr, env: Env) -> None:
+        self.eval(s.value, env)
+
+    def exec_Pass(self, s: ast.Pass, env: Env) -> None:
+        pass
+
+    def exec_Return(self, s: ast.Return, env: Env) -> None:
+        value = self.eval(s.value, env) if s.value is not None else Const(None)
+        if self.stack:
+            frame = self.stack[-1]
+            frame.returns.append(value)
+            if self.certain or self._branch_depth == 0:
+                frame.returned = True
+
+    _branch_depth = 0
+
+    def exec_Assign(self, s: ast.Assign, env: Env) -> None:
+        value = self.eval(s.value, env)
+        for target in s.targets:
+            self.assign(target, value, env, s.value)
+
+    def exec_AnnAssign(self, s: ast.AnnAssign, env: Env) -> None:
+        if s.value is not None:
+            self.assign(s.target, self.eval(s.value, env), env, s.value)
+
+    def exec_AugAssign(self, s: ast.AugAssign, env: Env) -> None:
+        current = self.eval(s.target, env) if not isinstance(s.target, ast.Subscript) else None
+        if isinstance(s.target, ast.Subscript):
+            obj = self.eval(s.target.value, env)
+            index = self.eval_index(s.target.slice, env)
+            current = self.getitem(obj, index, s.target)
+            rhs = self.eval(s.value, env)
+            new = self.binop(s.op, current, rhs, s)
+            self.setitem(obj, index, new, s.target, s.value, env, aug=True)
+            return
+        rhs = self.eval(s.value, env)
+        self.assign(s.target, self.binop(s.op, current or UNKNOWN, rhs, s), env, s)
+
+    def assign(self, target: ast.expr, value: Value, env: Env, value_node: ast.AST | None) -> None:
+        if isinstance(target, ast.Name):
+            env.vars[target.id] = value
+            self.record(target, value, "name", target.id)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            items = self.unpack(value, len(target.elts), target)
+            for t, v in zip(target.elts, items):
+                if isinstance(t, ast.Starred):
+                    self.assign(t.value, UNKNOWN, env, None)
+                else:
+                    self.assign(t, v, env, None)
+        elif isinstance(target, ast.Subscript):
+            obj = self.eval(target.value, env)
+            index = self.eval_index(target.slice, env)
+            self.setitem(obj, index, value, target, value_node, env)
+        elif isinstance(target, ast.Attribute):
+            obj = self.eval(target.value, env)
+            if isinstance(obj, InstanceVal):
+                obj.attrs[target.attr] = value
+        elif isinstance(target, ast.Starred):
+            self.assign(target.value, UNKNOWN, env, None)
+
+    def unpack(self, value: Value, n: int, target: ast.AST) -> list[Value]:
+        has_star = isinstance(target, (ast.Tuple, ast.List)) and any(
+            isinstance(e, ast.Starred) for e in target.elts)
+        if isinstance(value, TupleVal) and len(value.items) == n and not has_star:
+            return list(value.items)
+        if isinstance(value, ArrayVal) and value.shape and not has_star and value.shape[0] == n:
+            return [ArrayVal(value.shape[1:], value.dtype)] * n
+        return [UNKNOWN] * n
+
+    def exec_If(self, s: ast.If, env: Env) -> None:
+        test = self.truth(self.eval(s.test, env))
+        if test is True:
+            self.exec_block(s.body, env)
+            return
+        if test is False:
+            self.exec_block(s.orelse, env)
+            return
+        self.branch(env, lambda e: self.exec_block(s.body, e), lambda e: self.exec_block(s.orelse, e))
+
+    def branch(self, env: Env, a: Callable[[Env], None], b: Callable[[Env], None]) -> None:
+        """Run two paths that may each not run; merge what they leave behind."""
+        frame = self.stack[-1] if self.stack else None
+        saved_returned = frame.returned if frame else False
+        e1, e2 = env.copy(), env.copy()
+        self._branch_depth += 1
+        try:
+            with self.uncertain():
+                a(e1)
+                r1 = frame.returned if frame else False
+                if frame:
+                    frame.returned = saved_returned
+                b(e2)
+                r2 = frame.returned if frame else False
+                if frame:
+                    frame.returned = saved_returned
+        finally:
+            self._branch_depth -= 1
+        if frame is not None and r1 and r2:
+            frame.returned = True
+        merge_from = [e for e, r in ((e1, r1), (e2, r2)) if not r] or [e1, e2]
+        self.merge_into(env, merge_from)
+
+    @staticmethod
+    def merge_into(env: Env, envs: list[Env]) -> None:
+        names = set().union(*(e.vars.keys() for e in envs))
+        for name in names:
+            vals = [e.vars.get(name) for e in envs]
+            if any(v is None for v in vals):
+                base = env.vars.get(name)
+                vals = [v if v is not None else base for v in vals]
+            if any(v is None for v in vals):
+                env.vars[name] = UNKNOWN
+                continue
+            out = vals[0]
+            for v in vals[1:]:
+                out = join(out, v)  # type: ignore[arg-type]
+            env.vars[name] = out  # type: ignore[assignment]
+
+    def truth(self, v: Value) -> bool | None:
+        if isinstance(v, Const):
+            try:
+                return bool(v.value)
+            except Exception:
+                return None
+        if isinstance(v, TupleVal):
+            return bool(v.items)
+        if isinstance(v, (FuncVal, ClassVal, ModuleVal, RefVal)):
+            return True
+        return None
+
+    def exec_For(self, s: ast.For, env: Env) -> None:
+        it = self.eval(s.iter, env)
+        items = self.iter_items(it)
+        if items is not None and len(items) <= 8:
+            # Short known iterations are unrolled: each iteration sees its own item.
+            for item in items:
+                self.assign(s.target, item, env, None)
+                self.exec_block(s.body, env)
+            self.exec_block(s.orelse, env)
+            return
+        elem = self.iter_element(it, items)
+        nonempty = bool(items) if items is not None else self.known_nonempty(it)
+        self.loop(env, s.target, elem, s.body, certain=nonempty)
+        self.exec_block(s.orelse, env)
+
+    def loop(self, env: Env, target: ast.expr | None, elem: Value, body: list[ast.stmt],
+             certain: bool) -> None:
+        """A loop body that runs an unknown number of times: reach a joined state, then record."""
+        with self.quiet(), self.uncertain():
+            e1 = env.copy()
+            if target is not None:
+                self.assign(target, elem, e1, None)
+            self.exec_block(body, e1)
+            self.merge_into(env, [env.copy(), e1]) if False else None
+            joined = env.copy()
+            self.merge_into(joined, [env, e1])
+        with self.uncertain(not certain):
+            e2 = joined.copy()
+            if target is not None:
+                self.assign(target, elem, e2, None)
+            self.exec_block(body, e2)
+        self.merge_into(env, [env.copy(), e2] if not certain else [e2])
+
+    def iter_items(self, v: Value) -> list[Value] | None:
+        if isinstance(v, TupleVal):
+            return list(v.items)
+        if isinstance(v, Const) and isinstance(v.value, (range, tuple, list, str)) and len(v.value) <= MAX_UNROLL:
+            return [Const(x) for x in v.value]
+        if isinstance(v, DictVal):
+            return [Const(k) for k, _ in v.items]
+        return None
+
+    def iter_element(self, v: Value, items: list[Value] | None) -> Value:
+        if items:
+            out = items[0]
+            for i in items[1:]:
+                out = join(out, i)
+            return out
+        if isinstance(v, Const) and isinstance(v.value, range):
+            return UNKNOWN
+        if isinstance(v, ArrayVal) and v.shape:
+            return ArrayVal(v.shape[1:], v.dtype)
+        return UNKNOWN
+
+    def known_nonempty(self, v: Value) -> bool:
+        return isinstance(v, Const) and isinstance(v.value, range) and len(v.value) > 0
+
+    def exec_While(self, s: ast.While, env: Env) -> None:
+        self.eval(s.test, env)
+        self.loop(env, None, UNKNOWN, s.body, certain=False)
+        self.exec_block(s.orelse, env)
+
+    def exec_With(self, s: ast.With, env: Env) -> None:
+        for item in s.items:
+            v = self.eval(item.context_expr, env)
+            if item.optional_vars is not None:
+                self.assign(item.optional_vars, UNKNOWN if not isinstance(v, RefVal) else v, env, None)
+        self.exec_block(s.body, env)
+
+    exec_AsyncWith = exec_With
+
+    def exec_Try(self, s: ast.Try, env: Env) -> None:
+        # An error inside `try` may be caught: nothing in it is certain.
+        with self.uncertain():
+            self.exec_block(s.body, env)
+            for h in s.handlers:
+                if h.name:
+                    env.vars[h.name] = UNKNOWN
+                self.exec_block(h.body, env)
+            self.exec_block(s.orelse, env)
+        self.exec_block(s.finalbody, env)
+
+    exec_TryStar = exec_Try
+
+    def exec_FunctionDef(self, s: ast.FunctionDef, env: Env) -> None:
+        defaults = tuple(self.eval(d, env) for d in s.args.defaults)
+        kw_defaults = {p.arg: self.eval(d, env) for p, d in zip(s.args.kwonlyargs, s.args.kw_defaults)
+                       if d is not None}
+        func: Value = FuncVal(s, env, s.name, defaults, kw_defaults)
+        self.defined[id(s)] = func  # type: ignore[assignment]
+        for dec in reversed(s.decorator_list):
+            decorator = self.eval(dec, env)
+            func = self.apply_decorator(decorator, func, dec)
+        env.vars[s.name] = func
+        self.record_def_name(s, func)
+
+    exec_AsyncFunctionDef = exec_FunctionDef
+
+    def record_def_name(self, s: ast.FunctionDef | ast.ClassDef, value: Value) -> None:
+        if self.silent:
+            return
+        line = s.lineno - 1
+        text = self.lines.lines[line] if line < len(self.lines.lines) else ""
+        col = text.find(s.name, text.find("def ") if isinstance(s, ast.FunctionDef) else text.find("class "))
+        if col >= 0:
+            span = Span(line, col, line, col + len(s.name))
+            rec = self.records.setdefault(span, ValueRecord(span, "def", [], s.name))
+            if value not in rec.values and len(rec.values) < MAX_RECORD_VALUES:
+                rec.values.append(value)
+
+    def apply_decorator(self, decorator: Value, func: Value, node: ast.expr) -> Value:
+        if isinstance(decorator, ApiVal) and decorator.name in ("dataclasses.dataclass",):
+            return func
+        call = Call(self, node, [func], {}, [None], {}, None)
+        if is_unknown(decorator):
+            return UNKNOWN
+        return self.call_value(decorator, call)
+
+    def exec_ClassDef(self, s: ast.ClassDef, env: Env) -> None:
+        cls_env = Env(env)
+        is_dc = False
+        for dec in s.decorator_list:
+            d = self.eval(dec, env)
+            name = d.name if isinstance(d, ApiVal) else (d.api if isinstance(d, Wrapped) else "")
+            if name.endswith("dataclass") or (isinstance(d, PartialVal) and isinstance(d.func, ApiVal)
+                                              and d.func.name.endswith("dataclass")):
+                is_dc = True
+        fields: list[tuple[str, Value]] = []
+        for stmt in s.body:
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                default = self.eval(stmt.value, cls_env) if stmt.value is not None else UNKNOWN
+                if isinstance(default, Wrapped) and default.api == "dataclasses.field":
+                    default = default.kwargs.get("default", UNKNOWN)
+                fields.append((stmt.target.id, default))
+                cls_env.vars[stmt.target.id] = default
+            else:
+                self.exec_stmt(stmt, cls_env)
+        methods = {k: v for k, v in cls_env.vars.items() if isinstance(v, FuncVal)}
+        cls = ClassVal(s, s.name, fields, methods, is_dc)
+        for k, v in cls_env.vars.items():
+            if not isinstance(v, FuncVal):
+                cls.methods.setdefault(k, v)
+        env.vars[s.name] = cls
+        self.record_def_name(s, cls)
+
+    def exec_Import(self, s: ast.Import, env: Env) -> None:
+        for alias in s.names:
+            canon = resolve.canonical_module(alias.name)
+            if alias.asname:
+                env.vars[alias.asname] = ModuleVal(canon) if canon else UNKNOWN
+            else:
+                top = alias.name.split(".")[0]
+                c = resolve.canonical_module(top)
+                env.vars[top] = ModuleVal(c) if c else UNKNOWN
+
+    def exec_ImportFrom(self, s: ast.ImportFrom, env: Env) -> None:
+        if s.level or not s.module:
+            for alias in s.names:
+                if alias.name != "*":
+                    env.vars[alias.asname or alias.name] = UNKNOWN
+            return
+        canon = resolve.canonical_module(s.module)
+        for alias in s.names:
+            if alias.name == "*":
+                if canon:
+                    env.star_modules.append(canon)
+                continue
+            bound = alias.asname or alias.name
+            if canon is None:
+                env.vars[bound] = UNKNOWN
+                continue
+            sub = resolve.canonical_module(f"{s.module}.{alias.name}")
+            if sub is not None and resolve.is_module_name(sub):
+                env.vars[bound] = ModuleVal(sub)
+            else:
+                env.vars[bound] = self.module_attr(canon, alias.name)
+
+    def exec_Global(self, s: ast.Global, env: Env) -> None:
+        pass
+
+    def exec_Delete(self, s: ast.Delete, env: Env) -> None:
+        for t in s.targets:
+            if isinstance(t, ast.Name):
+                env.vars[t.id] = UNKNOWN
+
+    # -- expressions ------------------------------------------------------------------------
+    def eval(self, node: ast.expr | None, env: Env) -> Value:
+        if node is None:
+            return Const(None)
+        self.tick()
+        method = getattr(self, "eval_" + type(node).__name__, None)
+        value = method(node, env) if method is not None else UNKNOWN
+        return value
+
+    def eval_Constant(self, n: ast.Constant, env: Env) -> Value:
+        return Const(n.value)
+
+    def eval_Name(self, n: ast.Name, env: Env) -> Value:
+        v = env.lookup(n.id)
+        if v is None:
+            v = self.builtin_or_star(n.id, env)
+        self.record(n, v, "name", n.id)
+        return v
+
+    def builtin_or_star(self, name: str, env: Env) -> Value:
+        for mod in env.module_env().star_modules:
+            v = self.module_attr(mod, name)
+            if not is_unknown(v):
+                return v
+        from wgmma_lsp.models.python import BUILTINS
+
+        if name in BUILTINS:
+            return ApiVal(f"builtins.{name}")
+        return UNKNOWN
+
+    def module_attr(self, module: str, attr: str) -> Value:
+        full = f"{module}.{attr}"
+        sub = resolve.SUBMODULES.get(full)
+        if sub is not None:
+            return ModuleVal(sub)
+        canon = resolve.canonical_name(module, attr)
+        from wgmma_lsp.models.registry import CONSTANTS
+
+        const = CONSTANTS.get(canon)
+        if const is not None:
+            return const
+        return ApiVal(canon)
+
+    def eval_Attribute(self, n: ast.Attribute, env: Env) -> Value:
+        obj = self.eval(n.value, env)
+        v = self.getattr(obj, n.attr, n)
+        self.record(n, v, "attr", n.attr)
+        return v
+
+    def getattr(self, obj: Value, attr: str, node: ast.AST | None = None) -> Value:
+        if isinstance(obj, ModuleVal):
+            return self.module_attr(obj.name, attr)
+        if isinstance(obj, ApiVal):
+            from wgmma_lsp.models.registry import CONSTANTS
+
+            name = resolve.ALIASES.get(f"{obj.name}.{attr}", f"{obj.name}.{attr}")
+            return CONSTANTS.get(name) or ApiVal(name)
+        if isinstance(obj, InstanceVal):
+            if attr in obj.attrs:
+                return obj.attrs[attr]
+            m = obj.cls.methods.get(attr)
+            if isinstance(m, FuncVal):
+                node_ = m.node
+                is_prop = isinstance(node_, ast.FunctionDef) and any(
+                    isinstance(d, ast.Name) and d.id == "property" for d in node_.decorator_list)
+                bound = FuncVal(m.node, m.closure, m.name, m.defaults, m.kw_defaults, obj)
+                if is_prop:
+                    return self.call_user(bound, Call(self, None, [], {}, [], {}, None))
+                return bound
+            if m is not None:
+                return m
+            return UNKNOWN
+        if isinstance(obj, ClassVal):
+            return obj.methods.get(attr) or dict(obj.fields).get(attr) or UNKNOWN
+        if isinstance(obj, Opaque):
+            if attr == "shape":
+                return Opaque(f"{obj.name}.shape")
+            if attr in ("at",):
+                return UNKNOWN
+            if attr.startswith("_") or attr in ("dtype", "T", "ndim", "size", "astype", "reshape"):
+                return UNKNOWN
+            return Opaque(f"{obj.name}.{attr}")
+        from wgmma_lsp.models.registry import ATTRIBUTES
+
+        kind = _value_kind(obj)
+        getter = ATTRIBUTES.get(f"{kind}.{attr}")
+        if getter is not None:
+            return getter(obj)
+        if f"{kind}.{attr}" in self.methods:
+            return BoundMethod(obj, attr)
+        return UNKNOWN
+
+    def eval_Subscript(self, n: ast.Subscript, env: Env) -> Value:
+        obj = self.eval(n.value, env)
+        index = self.eval_index(n.slice, env)
+        v = self.getitem(obj, index, n)
+        self.record(n, v, "subscript")
+        return v
+
+    def eval_index(self, node: ast.expr, env: Env) -> Value:
+        return self.eval(node, env)
+
+    def getitem(self, obj: Value, index: Value, node: ast.AST | None) -> Value:
+        from wgmma_lsp.models.registry import GETITEM
+
+        if isinstance(obj, TupleVal):
+            i = index.value if isinstance(index, Const) else None
+            if isinstance(i, int) and not isinstance(i, bool) and -len(obj.items) <= i < len(obj.items):
+                return obj.items[i]
+            if isinstance(index, SliceVal):
+                s = _const_slice(index)
+                if s is not None:
+                    return TupleVal(obj.items[s], obj.is_list)
+            return UNKNOWN
+        if isinstance(obj, DictVal) and isinstance(index, Const):
+            for k, v in obj.items:
+                if k == index.value:
+                    return v
+            return UNKNOWN
+        if isinstance(obj, Opaque):
+            i = index.value if isinstance(index, Const) else None
+            if isinstance(i, int) and obj.name.endswith(".shape"):
+                return SymInt(D.Sym.var(f"{obj.name}[{i}]"))
+            return UNKNOWN
+        kind = _value_kind(obj)
+        model = GETITEM.get(kind)
+        if model is not None:
+            return model(self, obj, index, node)
+        return UNKNOWN
+
+    def setitem(self, obj: Value, index: Value, value: Value, target: ast.Subscript,
+                value_node: ast.AST | None, env: Env, aug: bool = False) -> None:
+        from wgmma_lsp.models.registry import SETITEM
+
+        self.record(target, self.getitem(obj, index, None) if isinstance(obj, RefVal) else UNKNOWN,
+                    "subscript")
+        self.record(target.value, obj, "name" if isinstance(target.value, ast.Name) else "expr",
+                    target.value.id if isinstance(target.value, ast.Name) else None)
+        kind = _value_kind(obj)
+        model = SETITEM.get(kind)
+        if model is not None:
+            model(self, obj, index, value, target, value_node, aug)
+        elif isinstance(obj, InstanceVal) or isinstance(obj, DictVal):
+            pass
+
+    def eval_Call(self, n: ast.Call, env: Env) -> Value:
+        func = self.eval(n.func, env)
+        args: list[Value] = []
+        arg_nodes: list[ast.expr | None] = []
+        complete = True
+        for a in n.args:
+            if isinstance(a, ast.Starred):
+                v = self.eval(a.value, env)
+                if isinstance(v, TupleVal):
+                    args.extend(v.items)
+                    arg_nodes.extend([None] * len(v.items))
+                else:
+                    complete = False
+            else:
+                args.append(self.eval(a, env))
+                arg_nodes.append(a)
+        kwargs: dict[str, Value] = {}
+        kw_nodes: dict[str, ast.expr] = {}
+        for k in n.keywords:
+            v = self.eval(k.value, env)
+            if k.arg is None:
+                if isinstance(v, DictVal):
+                    for key, val in v.items:
+                        if isinstance(key, str):
+                            kwargs[key] = val
+                else:
+                    complete = False
+            else:
+                kwargs[k.arg] = v
+                kw_nodes[k.arg] = k.value
+        call = Call(self, n, args, kwargs, arg_nodes, kw_nodes, env, complete)
+        result = self.call_value(func, call)
+        self.record(n, result, "call")
+        return result
+
+    def eval_BinOp(self, n: ast.BinOp, env: Env) -> Value:
+        left = self.eval(n.left, env)
+        right = self.eval(n.right, env)
+        v = self.binop(n.op, left, right, n)
+        self.record(n, v)
+        return v
+
+    def binop(self, op: ast.operator, left: Value, right: Value, node: ast.AST) -> Value:
+        if isinstance(left, Const) and isinstance(right, Const):
+            fn = _BINOPS.get(type(op))
+            if fn is not None:
+                try:
+                    return Const(fn(left.value, right.value))
+                except Exception:
+                    return UNKNOWN
+        ld, rd = _int_dim(left), _int_dim(right)
+        if ld is not None and rd is not None:
+            if isinstance(op, ast.Add):
+                return dim_value(D.add(ld, rd))
+            if isinstance(op, ast.Sub):
+                return dim_value(D.sub(ld, rd))
+            if isinstance(op, ast.Mult):
+                return dim_value(D.mul(ld, rd))
+            if isinstance(op, ast.FloorDiv):
+                return dim_value(D.floordiv(ld, rd))
+            return UNKNOWN
+        if isinstance(left, TupleVal) and isinstance(right, TupleVal) and isinstance(op, ast.Add):
+            return TupleVal(left.items + right.items, left.is_list)
+        if isinstance(left, TupleVal) and isinstance(op, ast.Mult) and isinstance(right, Const) \
+                and isinstance(right.value, int) and 0 <= right.value <= MAX_UNROLL:
+            return TupleVal(left.items * right.value, left.is_list)
+        from wgmma_lsp.models.arrays import array_binop
+
+        return array_binop(self, op, left, right, node)
+
+    def eval_UnaryOp(self, n: ast.UnaryOp, env: Env) -> Value:
+        v = self.eval(n.operand, env)
+        if isinstance(v, Const):
+            try:
+                if isinstance(n.op, ast.USub):
+                    return Const(-v.value)
+                if isinstance(n.op, ast.UAdd):
+                    return Const(+v.value)
+                if isinstance(n.op, ast.Not):
+                    return Const(not v.value)
+                if isinstance(n.op, ast.Invert):
+                    return Const(~v.value)
+            except Exception:
+                return UNKNOWN
+        if isinstance(n.op, ast.USub) and isinstance(v, SymInt):
+            return dim_value(D.neg(v.dim))
+        if isinstance(n.op, ast.Not):
+            t = self.truth(v)
+            return Const(not t) if t is not None else UNKNOWN
+        if isinstance(v, ArrayVal):
+            return v
+        return UNKNOWN
+
+    def eval_BoolOp(self, n: ast.BoolOp, env: Env) -> Value:
+        values = []
+        for e in n.values:
+            v = self.eval(e, env)
+            t = self.truth(v)
+            if isinstance(n.op, ast.And) and t is False:
+                return v
+            if isinstance(n.op, ast.Or) and t is True:
+                return v
+            values.append((v, t))
+        if all(t is not None for _, t in values):
+            return values[-1][0]
+        return UNKNOWN
+
+    def eval_Compare(self, n: ast.Compare, env: Env) -> Value:
+        left = self.eval(n.left, env)
+        result: Value = Const(True)
+        for op, comp in zip(n.ops, n.comparators):
+            right = self.eval(comp, env)
+            r = self.compare(op, left, right)
+            if isinstance(r, ArrayVal):
+                result = r
+            elif isinstance(r, Const) and isinstance(result, Const):
+                result = Const(bool(result.value) and bool(r.value))
+            else:
+                result = UNKNOWN
+            left = right
+        return result
+
+    def compare(self, op: ast.cmpop, left: Value, right: Value) -> Value:
+        if isinstance(left, Const) and isinstance(right, Const):
+            fn = _CMPOPS.get(type(op))
+            try:
+                return Const(fn(left.value, right.value)) if fn else UNKNOWN
+            except Exception:
+                return UNKNOWN
+        if isinstance(op, (ast.Is, ast.IsNot)) and (isinstance(left, Const) and left.value is None
+                                                     or isinstance(right, Const) and right.value is None):
+            other = right if isinstance(left, Const) and left.value is None else left
+            if isinstance(other, (ArrayVal, RefVal, FuncVal, TupleVal, ApiVal, ModuleVal, InstanceVal)):
+                return Const(isinstance(op, ast.IsNot))
+            return UNKNOWN
+        if isinstance(op, (ast.Eq, ast.NotEq)):
+            ld, rd = _int_dim(left), _int_dim(right)
+            if ld is not None and rd is not None:
+                e = D.equal(ld, rd)
+                if e is not None:
+                    return Const(e if isinstance(op, ast.Eq) else not e)
+                return UNKNOWN
+        from wgmma_lsp.models.arrays import array_compare
+
+        return array_compare(self, op, left, right)
+
+    def eval_IfExp(self, n: ast.IfExp, env: Env) -> Value:
+        t = self.truth(self.eval(n.test, env))
+        if t is True:
+            return self.eval(n.body, env)
+        if t is False:
+            return self.eval(n.orelse, env)
+        with self.uncertain():
+            a = self.eval(n.body, env)
+            b = self.eval(n.orelse, env)
+        return join(a, b)
+
+    def eval_Tuple(self, n: ast.Tuple, env: Env) -> Value:
+        return self._seq(n.elts, env, False)
+
+    def eval_List(self, n: ast.List, env: Env) -> Value:
+        return self._seq(n.elts, env, True)
+
+    def _seq(self, elts: list[ast.expr], env: Env, is_list: bool) -> Value:
+        items: list[Value] = []
+        for e in elts:
+            if isinstance(e, ast.Starred):
+                v = self.eval(e.value, env)
+                if isinstance(v, TupleVal):
+                    items.extend(v.items)
+                    continue
+                return UNKNOWN
+            items.append(self.eval(e, env))
+        return TupleVal(tuple(items), is_list)
+
+    def eval_Dict(self, n: ast.Dict, env: Env) -> Value:
+        items = []
+        for k, v in zip(n.keys, n.values):
+            if k is None:
+                return UNKNOWN
+            kv = self.eval(k, env)
+            vv = self.eval(v, env)
+            if not isinstance(kv, Const):
+                return UNKNOWN
+            items.append((kv.value, vv))
+        return DictVal(tuple(items))
+
+    def eval_Slice(self, n: ast.Slice, env: Env) -> Value:
+        return SliceVal(self.eval(n.lower, env), self.eval(n.upper, env), self.eval(n.step, env))
+
+    def eval_Lambda(self, n: ast.Lambda, env: Env) -> Value:
+        defaults = tuple(self.eval(d, env) for d in n.args.defaults)
+        f = FuncVal(n, env, "<lambda>", defaults)
+        self.defined[id(n)] = f
+        return f
+
+    def eval_JoinedStr(self, n: ast.JoinedStr, env: Env) -> Value:
+        for v in n.values:
+            if isinstance(v, ast.FormattedValue):
+                self.eval(v.value, env)
+        return UNKNOWN
+
+    def eval_NamedExpr(self, n: ast.NamedExpr, env: Env) -> Value:
+        v = self.eval(n.value, env)
+        self.assign(n.target, v, env, n.value)
+        return v
+
+    def eval_Starred(self, n: ast.Starred, env: Env) -> Value:
+        self.eval(n.value, env)
+        return UNKNOWN
+
+    def _comprehension(self, n: ast.ListComp | ast.GeneratorExp | ast.SetComp, env: Env,
+                       elt: Callable[[Env], Value]) -> Value:
+        if len(n.generators) != 1 or n.generators[0].ifs or n.generators[0].is_async:
+            return UNKNOWN
+        gen = n.generators[0]
+        items = self.iter_items(self.eval(gen.iter, env))
+        if items is None or len(items) > MAX_UNROLL:
+            inner = Env(env)
+            with self.uncertain():
+                self.assign(gen.target, UNKNOWN, inner, None)
+                elt(inner)
+            return UNKNOWN
+        out = []
+        for item in items:
+            inner = Env(env)
+            self.assign(gen.target, item, inner, None)
+            out.append(elt(inner))
+        return TupleVal(tuple(out), True)
+
+    def eval_ListComp(self, n: ast.ListComp, env: Env) -> Value:
+        return self._comprehension(n, env, lambda e: self.eval(n.elt, e))
+
+    eval_GeneratorExp = eval_ListComp
+
+    def eval_DictComp(self, n: ast.DictComp, env: Env) -> Value:
+        return UNKNOWN
+
+    def eval_Await(self, n: ast.Await, env: Env) -> Value:
+        self.eval(n.value, env)
+        return UNKNOWN
+
+
+def _const_slice(s: SliceVal) -> slice | None:
+    parts = []
+    for v in (s.start, s.stop, s.step):
+        if isinstance(v, Const) and (v.value is None or isinstance(v.value, int)):
+            parts.append(v.value)
+        else:
+            return None
+    return slice(*parts)
+
+
+def _int_dim(v: Value) -> D.Dim:
+    if isinstance(v, Const) and isinstance(v.value, bool):
+        return None
+    if isinstance(v, (Const, SymInt)):
+        return as_dim(v)
+    if isinstance(v, Opaque):
+        return D.Sym.var(v.name)
+    return None
+
+
+def _value_kind(v: Value) -> str:
+    """The key models are registered under for methods, attributes and indexing."""
+    if isinstance(v, ArrayVal):
+        return "array"
+    if isinstance(v, RefVal):
+        return "ref"
+    if isinstance(v, TupleVal):
+        return "tuple"
+    from wgmma_lsp.interpret.values import AllocSpec, DTypeVal, ShapeDtypeVal
+
+    if isinstance(v, AllocSpec):
+        return "alloc"
+    if isinstance(v, ShapeDtypeVal):
+        return "sds"
+    if isinstance(v, DTypeVal):
+        return "dtype"
+    if isinstance(v, Wrapped):
+        return f"wrapped:{v.api}"
+    if isinstance(v, Const):
+        return type(v.value).__name__
+    return type(v).__name__

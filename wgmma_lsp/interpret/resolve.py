@@ -1,0 +1,97 @@
+"""Which names mean which JAX API objects, through any import spelling.
+
+Every module path a kernel author can import the Mosaic GPU API from is mapped to a short
+canonical prefix (`plgpu.`, `pl.`, `jnp.`, `lax.`), and a few aliases to one canonical name
+(`plgpu.WGMMAAccumulatorRef` is `plgpu.ACC`). Models are registered under canonical names.
+"""
+
+from __future__ import annotations
+
+# Longest prefix first. Private module paths appear in real kernels and in JAX's own docs.
+MODULE_PREFIXES: list[tuple[str, str]] = sorted([
+    ("jax.experimental.pallas.mosaic_gpu", "plgpu"),
+    ("jax._src.pallas.mosaic_gpu.primitives", "plgpu"),
+    ("jax._src.pallas.mosaic_gpu.core", "plgpu"),
+    ("jax._src.pallas.mosaic_gpu.helpers", "plgpu"),
+    ("jax._src.pallas.mosaic_gpu.pipeline", "plgpu"),
+    ("jax._src.pallas.mosaic_gpu", "plgpu_private"),
+    ("jax.experimental.pallas.tpu", "pltpu"),
+    ("jax.experimental.pallas.triton", "plgpu_triton"),
+    ("jax.experimental.pallas", "pl"),
+    ("jax._src.pallas.primitives", "pl"),
+    ("jax._src.pallas.pallas_call", "pl"),
+    ("jax._src.pallas.core", "pl"),
+    ("jax._src.pallas.helpers", "pl"),
+    ("jax._src.state.discharge", "pl"),
+    ("jax._src.pallas", "pl_private"),
+    ("jax.numpy", "jnp"),
+    ("jax._src.numpy.lax_numpy", "jnp"),
+    ("jax.lax", "lax"),
+    ("jax._src.lax.lax", "lax"),
+    ("jax.experimental.mosaic.gpu", "mgpu"),
+    ("jax", "jax"),
+    ("numpy", "np"),
+    ("ml_dtypes", "ml_dtypes"),
+    ("functools", "functools"),
+    ("dataclasses", "dataclasses"),
+    ("math", "math"),
+    ("itertools", "itertools"),
+    ("typing", "typing"),
+], key=lambda p: -len(p[0]))
+
+ALIASES: dict[str, str] = {
+    "plgpu.WGMMAAccumulatorRef": "plgpu.ACC",
+    "plgpu.GPUMemorySpace": "plgpu.MemorySpace",
+    "jax.numpy": "jnp",
+    "jax.lax": "lax",
+    "jax.experimental.pallas": "pl",
+    "jax.ShapeDtypeStruct": "jax.ShapeDtypeStruct",
+    "plgpu.ShapeDtypeStruct": "jax.ShapeDtypeStruct",
+    "pl.run_state": "pl.run_state",
+    "jnp.array": "jnp.asarray",
+    "functools.partial": "functools.partial",
+    "jnp.transpose": "jnp.transpose",
+    "jnp.matmul": "jnp.matmul",
+    "jax.lax.fori_loop": "lax.fori_loop",
+}
+
+
+def canonical_module(dotted: str) -> str | None:
+    """`jax.experimental.pallas.mosaic_gpu` -> `plgpu`; unknown modules -> None."""
+    for prefix, short in MODULE_PREFIXES:
+        if dotted == prefix:
+            return short
+        if dotted.startswith(prefix + "."):
+            rest = dotted[len(prefix) + 1:]
+            if short in ("jax",):
+                sub = canonical_module_exact(dotted)
+                if sub:
+                    return sub
+            return f"{short}.{rest}"
+    return None
+
+
+def canonical_module_exact(dotted: str) -> str | None:
+    for prefix, short in MODULE_PREFIXES:
+        if dotted == prefix:
+            return short
+    return None
+
+
+def canonical_name(module: str, attr: str) -> str:
+    """The canonical name of `module.attr`, where `module` is already canonical."""
+    full = f"{module}.{attr}"
+    # A submodule reached by attribute (`jax.numpy`, `pl.mosaic_gpu`) is a module.
+    return ALIASES.get(full, full)
+
+
+def is_module_name(canonical: str) -> bool:
+    return canonical in _KNOWN_MODULES
+
+
+_KNOWN_MODULES = {short for _, short in MODULE_PREFIXES} | {"jax.experimental", "jax._src"}
+SUBMODULES: dict[str, str] = {
+    "jax.numpy": "jnp", "jax.lax": "lax", "jax.experimental": "jax.experimental",
+    "jax.experimental.pallas": "pl", "pl.mosaic_gpu": "plgpu", "pl.tpu": "pltpu",
+    "jax.nn": "jax.nn", "jax.random": "jax.random", "jax.dtypes": "jax.dtypes",
+}

@@ -1,0 +1,358 @@
+"""Abstract values: what the interpreter knows about each Python and JAX value.
+
+Arrays are like `jax.core.ShapedArray` (shape and dtype, either possibly unknown); refs carry
+their inner array, memory space, kind (plain ref, WGMMA accumulator, TMEM, barrier) and the
+transforms applied through `.at[...]` / `transpose_ref`. `UNKNOWN` silences every check.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from wgmma_lsp.interpret import dims as D
+from wgmma_lsp.interpret.dims import Dim, Sym
+from wgmma_lsp.interpret.dtypes import DType
+from wgmma_lsp.spans import Span
+
+
+class Value:
+    """Base of every abstract value."""
+
+    def describe(self) -> str:
+        return "unknown"
+
+
+@dataclass(frozen=True)
+class Unknown(Value):
+    def describe(self) -> str:
+        return "unknown"
+
+
+UNKNOWN = Unknown()
+
+
+@dataclass(frozen=True)
+class Opaque(Value):
+    """An unknown value with a name (an unbound parameter, `cfg.tile_m`): sizes print by name."""
+
+    name: str
+
+    def describe(self) -> str:
+        return f"unknown ({self.name})"
+
+
+@dataclass(frozen=True)
+class Const(Value):
+    """A Python constant: int, float, bool, str, None, Ellipsis, or a slice of constants."""
+
+    value: Any
+
+    def describe(self) -> str:
+        return repr(self.value)
+
+
+@dataclass(frozen=True)
+class SymInt(Value):
+    """A Python int known only symbolically."""
+
+    dim: Sym
+
+    def describe(self) -> str:
+        return f"int ({self.dim})"
+
+
+@dataclass(frozen=True)
+class SliceVal(Value):
+    start: Value
+    stop: Value
+    step: Value
+
+
+@dataclass(frozen=True)
+class TupleVal(Value):
+    items: tuple[Value, ...]
+    is_list: bool = False
+
+    def describe(self) -> str:
+        inner = ", ".join(i.describe() for i in self.items)
+        return f"[{inner}]" if self.is_list else f"({inner}{',' if len(self.items) == 1 else ''})"
+
+
+@dataclass(frozen=True)
+class DictVal(Value):
+    items: tuple[tuple[Any, Value], ...]
+
+
+@dataclass(frozen=True)
+class DTypeVal(Value):
+    dtype: DType
+
+    def describe(self) -> str:
+        return f"dtype {self.dtype}"
+
+
+@dataclass(frozen=True)
+class ArrayVal(Value):
+    """An array value (a traced `jax.Array`): shape and dtype, each possibly unknown."""
+
+    shape: tuple[Dim, ...] | None
+    dtype: DType | None
+    layout: str | None = None  # e.g. "WGMMA" after layout_cast; None: unknown
+
+    @property
+    def ndim(self) -> int | None:
+        return None if self.shape is None else len(self.shape)
+
+    def aval(self) -> str:
+        """JAX's short spelling: `float32[64,128]`."""
+        dt = str(self.dtype) if self.dtype is not None else "?"
+        if self.shape is None:
+            return f"{dt}[...]"
+        return f"{dt}[{D.format_dims(self.shape)}]"
+
+    def describe(self) -> str:
+        return self.aval()
+
+
+@dataclass(frozen=True)
+class RefVal(Value):
+    """A Pallas ref. `base` is the un-transformed ref when this is a view made by `.at[...]`."""
+
+    inner: ArrayVal
+    space: str | None  # "smem", "gmem", "regs", "tmem", "default"; None: unknown
+    kind: str = "plain"  # "plain", "acc" (WGMMA accumulator), "tmem", "barrier"
+    transforms: tuple[str, ...] = ()
+    base: "RefVal | None" = None
+    origin: Span | None = field(default=None, compare=False)
+    origin_desc: str = field(default="", compare=False)
+
+    @property
+    def shape(self) -> tuple[Dim, ...] | None:
+        return self.inner.shape
+
+    @property
+    def dtype(self) -> DType | None:
+        return self.inner.dtype
+
+    @property
+    def is_accumulator(self) -> bool:
+        return self.kind == "acc"
+
+    def root(self) -> "RefVal":
+        return self.base.root() if self.base is not None else self
+
+    def aval(self) -> str:
+        """The aval JAX prints for the (un-transformed) ref: `Ref<smem>{bfloat16[64,64]}`."""
+        r = self.root()
+        if r.kind == "acc":
+            return f"Accumulator{{{r.inner.aval()}}}"
+        space = r.space or "?"
+        return f"Ref<{space}>{{{r.inner.aval()}}}"
+
+    def describe(self) -> str:
+        if self.base is None:
+            return self.aval()
+        view = f"Ref<{self.space or '?'}>{{{self.inner.aval()}}}"
+        if self.kind == "acc":
+            view = f"Accumulator{{{self.inner.aval()}}}"
+        return f"{view} (view of {self.root().aval()} through {', '.join(self.transforms)})"
+
+
+@dataclass(frozen=True)
+class AllocSpec(Value):
+    """What `run_scoped` allocates: `plgpu.ACC(...)`, `plgpu.SMEM(...)`, `plgpu.TMEM(...)`, ..."""
+
+    kind: str  # "acc", "smem", "gmem", "tmem", "barrier"
+    inner: ArrayVal
+    init: Value | None = None  # `plgpu.ACC.init(x)`
+    span: Span | None = field(default=None, compare=False)
+    transforms: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        names = {"acc": "plgpu.ACC", "smem": "plgpu.SMEM", "gmem": "plgpu.GMEM",
+                 "tmem": "plgpu.TMEM", "barrier": "plgpu.Barrier"}
+        return f"{names.get(self.kind, self.kind)}({self.inner.aval()})"
+
+    def to_ref(self, origin: Span | None, desc: str) -> RefVal:
+        if self.kind == "acc":
+            return RefVal(self.inner, "regs", "acc", origin=origin, origin_desc=desc)
+        kind = self.kind if self.kind in ("tmem", "barrier") else "plain"
+        return RefVal(self.inner, self.kind, kind, transforms=self.transforms, origin=origin,
+                      origin_desc=desc)
+
+
+@dataclass(frozen=True)
+class ShapeDtypeVal(Value):
+    """`jax.ShapeDtypeStruct(shape, dtype)` (and Pallas' variants)."""
+
+    array: ArrayVal
+
+    def describe(self) -> str:
+        return f"ShapeDtypeStruct({self.array.aval()})"
+
+
+@dataclass(frozen=True)
+class BlockSpecVal(Value):
+    block_shape: tuple[Value, ...] | None
+    memory_space: str | None
+    transforms: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ApiVal(Value):
+    """A JAX API object by canonical name, e.g. `plgpu.wgmma`, `pl.run_scoped`, `jnp.float32`."""
+
+    name: str
+
+    def describe(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class ModuleVal(Value):
+    name: str  # canonical module name, e.g. "plgpu", "jnp", "functools"
+
+    def describe(self) -> str:
+        return f"module {self.name}"
+
+
+@dataclass(eq=False)
+class FuncVal(Value):
+    """A user function with the environment it closes over."""
+
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+    closure: Any  # interpret.env.Env
+    name: str
+    defaults: tuple[Value, ...] = ()
+    kw_defaults: dict[str, Value] = field(default_factory=dict)
+    bound_self: Value | None = None
+
+    def describe(self) -> str:
+        return f"function {self.name}"
+
+
+@dataclass(eq=False)
+class PartialVal(Value):
+    func: Value
+    args: tuple[Value, ...]
+    kwargs: dict[str, Value]
+    arg_spans: tuple[Span | None, ...] = ()
+
+    def describe(self) -> str:
+        return f"partial({self.func.describe()})"
+
+
+@dataclass(eq=False)
+class BoundMethod(Value):
+    """`obj.name` for a method the models know (`x.astype`, `x.reshape`, `ref.at`)."""
+
+    obj: Value
+    name: str
+
+
+@dataclass(eq=False)
+class ClassVal(Value):
+    node: ast.ClassDef
+    name: str
+    fields: list[tuple[str, Value]]  # dataclass fields with their defaults (UNKNOWN if none)
+    methods: dict[str, Value]
+    is_dataclass: bool = False
+
+    def describe(self) -> str:
+        return f"class {self.name}"
+
+
+@dataclass(eq=False)
+class InstanceVal(Value):
+    cls: ClassVal
+    attrs: dict[str, Value]
+
+    def describe(self) -> str:
+        return f"{self.cls.name} instance"
+
+
+@dataclass(eq=False)
+class Wrapped(Value):
+    """An API call result that is itself callable, e.g. `pl.pallas_call(kernel, ...)`."""
+
+    api: str
+    func: Value
+    kwargs: dict[str, Value]
+    call_span: Span | None = None
+
+
+def is_unknown(v: Value) -> bool:
+    return isinstance(v, (Unknown, Opaque))
+
+
+def as_int(v: Value) -> int | None:
+    if isinstance(v, Const) and isinstance(v.value, int) and not isinstance(v.value, bool):
+        return v.value
+    return None
+
+
+def as_dim(v: Value) -> Dim:
+    """A value used as an array dimension: an int, a symbol, or None (unknown)."""
+    if isinstance(v, Const) and isinstance(v.value, int) and not isinstance(v.value, bool):
+        return v.value
+    if isinstance(v, SymInt):
+        return v.dim
+    if isinstance(v, Opaque):
+        return Sym.var(v.name)
+    if isinstance(v, ArrayVal) and v.shape == () and v.dtype is not None:
+        return None
+    return None
+
+
+def dim_value(d: Dim) -> Value:
+    if d is None:
+        return UNKNOWN
+    if isinstance(d, int):
+        return Const(d)
+    return SymInt(d)
+
+
+def as_shape(v: Value) -> tuple[Dim, ...] | None:
+    """A value used as a shape: a tuple/list of dims, or a single int."""
+    if isinstance(v, TupleVal):
+        return tuple(as_dim(i) for i in v.items)
+    d = as_dim(v)
+    if d is not None:
+        return (d,)
+    return None
+
+
+def join(a: Value, b: Value) -> Value:
+    """The least precise value that covers both (used where control flow merges)."""
+    if a is b or a == b:
+        return a
+    if isinstance(a, ArrayVal) and isinstance(b, ArrayVal):
+        shape = None
+        if a.shape is not None and b.shape is not None and len(a.shape) == len(b.shape):
+            shape = tuple(x if D.equal(x, y) else None for x, y in zip(a.shape, b.shape))
+        dtype = a.dtype if a.dtype == b.dtype else None
+        return ArrayVal(shape, dtype, a.layout if a.layout == b.layout else None)
+    if isinstance(a, RefVal) and isinstance(b, RefVal) and a.kind == b.kind:
+        inner = join(a.inner, b.inner)
+        assert isinstance(inner, ArrayVal)
+        return replace(a, inner=inner, space=a.space if a.space == b.space else None,
+                       transforms=a.transforms if a.transforms == b.transforms else ("?",),
+                       base=a.base if a.base == b.base else None)
+    if isinstance(a, TupleVal) and isinstance(b, TupleVal) and len(a.items) == len(b.items):
+        return TupleVal(tuple(join(x, y) for x, y in zip(a.items, b.items)), a.is_list)
+    if isinstance(a, Opaque) and isinstance(b, Opaque) and a.name == b.name:
+        return a
+    return UNKNOWN
+
+
+@dataclass(frozen=True)
+class DSliceVal(Value):
+    """`pl.ds(start, size)` / `pl.Slice`: a dynamic slice of static size."""
+
+    start: Value
+    size: Value
+
+    def describe(self) -> str:
+        return f"pl.ds({self.start.describe()}, {self.size.describe()})"

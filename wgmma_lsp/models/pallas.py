@@ -1,0 +1,428 @@
+"""Pallas and Mosaic GPU structure: allocations, scopes, kernels, loops and specs.
+
+Mirrors `jax._src.pallas.primitives` (run_scoped), `jax._src.state.discharge` (run_state),
+`jax._src.pallas.pallas_call`, and `jax._src.pallas.mosaic_gpu.core` (kernel, ACC, SMEM, ...).
+"""
+
+from __future__ import annotations
+
+from wgmma_lsp.interpret.call import Call
+from wgmma_lsp.interpret.dtypes import DType
+from wgmma_lsp.interpret.values import (
+    UNKNOWN, AllocSpec, ApiVal, ArrayVal, BlockSpecVal, Const, DSliceVal, FuncVal, RefVal,
+    ShapeDtypeVal, TupleVal, Value, Wrapped, as_shape, is_unknown,
+)
+from wgmma_lsp.models.arrays import FLOAT32, INT32, as_array, to_dtype
+from wgmma_lsp.models.registry import CONSTANTS, model
+
+_SPACES = {"plgpu.SMEM": "smem", "plgpu.GMEM": "gmem", "plgpu.TMEM": "tmem", "plgpu.REGS": "regs",
+           "plgpu.MemorySpace.SMEM": "smem", "plgpu.MemorySpace.GMEM": "gmem",
+           "plgpu.MemorySpace.TMEM": "tmem", "plgpu.MemorySpace.REGS": "regs",
+           "pl.ANY": "any"}
+
+
+def _arg_text(call: Call, i: int, name: str | None) -> str:
+    node = call.node_of(i, name)
+    if node is None:
+        return "?"
+    return call.interp.lines.text(call.interp.span(node))
+
+
+# -- allocations ----------------------------------------------------------------------------
+@model("plgpu.ACC")
+def _acc(call: Call) -> Value:
+    """`plgpu.ACC(shape, dtype=jnp.float32)`: a WGMMA accumulator (core.WGMMAAccumulatorRef)."""
+    shape = as_shape(call.get(0, "shape"))
+    dt = call.get(1, "dtype", Const(None))
+    dtype = FLOAT32 if isinstance(dt, Const) and dt.value is None else to_dtype(dt)
+    return AllocSpec("acc", ArrayVal(shape, dtype), span=call.span)
+
+
+@model("plgpu.ACC.init")
+def _acc_init(call: Call) -> Value:
+    """`plgpu.ACC.init(x)`: an accumulator initialised with x (only valid in `pl.run_state`)."""
+    x = as_array(call.get(0, "array"))
+    inner = x if x is not None else ArrayVal(None, None)
+    return AllocSpec("acc", ArrayVal(inner.shape, inner.dtype), init=call.get(0, "array"), span=call.span)
+
+
+def _mem_alloc(kind: str):
+    def fn(call: Call) -> Value:
+        shape = as_shape(call.get(0, "shape"))
+        dtype = to_dtype(call.get(1, "dtype"))
+        transforms: tuple[str, ...] = ()
+        t = call.get(2, "transforms", Const(()))
+        if isinstance(t, TupleVal) and t.items:
+            transforms = tuple(x.describe() for x in t.items)
+        elif not isinstance(t, (Const, TupleVal)):
+            transforms = ("?",)
+        return AllocSpec(kind, ArrayVal(shape, dtype), span=call.span, transforms=transforms)
+    return fn
+
+
+for _name, _kind in _SPACES.items():
+    if _kind in ("smem", "gmem", "tmem"):
+        model(_name)(_mem_alloc(_kind))
+    CONSTANTS.setdefault(_name, ApiVal(_name))
+
+
+@model("plgpu.Barrier", "plgpu.ClusterBarrier")
+def _barrier(call: Call) -> Value:
+    return AllocSpec("barrier", ArrayVal(None, None), span=call.span)
+
+
+def _allocate(call: Call, spec: Value, span, desc: str) -> Value:
+    """The ref `run_scoped` hands to its body for one allocation (pytrees of them too)."""
+    if isinstance(spec, AllocSpec):
+        return spec.to_ref(spec.span or span, desc)
+    if isinstance(spec, TupleVal):
+        return TupleVal(tuple(_allocate(call, s, span, desc) for s in spec.items), spec.is_list)
+    return UNKNOWN
+
+
+@model("pl.run_scoped")
+def _run_scoped(call: Call) -> Value:
+    """`pl.run_scoped(f, *types, collective_axes=None, **kw_types)` (pallas/primitives.py)."""
+    from wgmma_lsp.rules import accumulator_init_scope
+
+    interp = call.interp
+    if not call.args:
+        return UNKNOWN
+    body = call.args[0]
+    refs: list[Value] = []
+    kwrefs: dict[str, Value] = {}
+    positions = [(i, None) for i in range(1, len(call.args))] + \
+        [(None, k) for k in call.kwargs if k not in ("collective_axes", "__wrapped__")]
+    for i, k in positions:
+        spec = call.args[i] if i is not None else call.kwargs[k]  # type: ignore[index]
+        node_span = call.span_of(i if i is not None else -1, k)
+        if isinstance(spec, AllocSpec) and spec.kind == "acc" and spec.init is not None:
+            interp.report(accumulator_init_scope.RULE, accumulator_init_scope.MESSAGE,
+                          spec.span or node_span, call.line,
+                          data={"init_span": spec.span, "run_scoped_span": call.span})
+            return UNKNOWN  # JAX raises here: the body is never traced
+        name = k or f"argument {i}"
+        ref = _allocate(call, spec, node_span, f"run_scoped ({name})")
+        if i is not None:
+            refs.append(ref)
+        else:
+            kwrefs[k] = ref  # type: ignore[index]
+    arg_nodes = [None] * len(refs)
+    return interp.call_value(body, Call(interp, call.node, refs, kwrefs, arg_nodes, {}, call.env,
+                                        call.complete))
+
+
+@model("pl.run_state")
+def _run_state(call: Call) -> Value:
+    return Wrapped("pl.run_state", call.get(0), {}, call.span)
+
+
+@model("pl.run_state()")
+def _run_state_apply(call: Call) -> Value:
+    """`pl.run_state(f)(init)`: f gets refs initialised from init; returns their final values."""
+    wrapped = call.kwargs.pop("__wrapped__")
+    assert isinstance(wrapped, Wrapped)
+    interp = call.interp
+
+    def to_ref(v: Value, span) -> Value:
+        if isinstance(v, AllocSpec) and v.kind == "acc":
+            return RefVal(v.inner, "regs", "acc", origin=v.span or span, origin_desc="run_state (ACC.init)")
+        if isinstance(v, ArrayVal):
+            return RefVal(v, None, "plain", origin=span, origin_desc="run_state")
+        if isinstance(v, TupleVal):
+            return TupleVal(tuple(to_ref(x, span) for x in v.items), v.is_list)
+        return UNKNOWN
+
+    def final(v: Value) -> Value:
+        if isinstance(v, AllocSpec):
+            return v.inner
+        if isinstance(v, TupleVal):
+            return TupleVal(tuple(final(x) for x in v.items), v.is_list)
+        return v if isinstance(v, ArrayVal) else UNKNOWN
+
+    init = call.get(0)
+    refs = to_ref(init, call.span_of(0))
+    interp.call_value(wrapped.func, Call(interp, call.node, [refs], {}, [None], {}, call.env))
+    return final(init)
+
+
+# -- specs ----------------------------------------------------------------------------------
+def _space(v: Value) -> str | None:
+    if isinstance(v, ApiVal):
+        return _SPACES.get(v.name)
+    return None
+
+
+@model("pl.BlockSpec", "plgpu.BlockSpec")
+def _blockspec(call: Call) -> Value:
+    bs = call.get(0, "block_shape", Const(None))
+    block: tuple[Value, ...] | None
+    if isinstance(bs, TupleVal):
+        block = bs.items
+    elif isinstance(bs, Const) and bs.value is None:
+        block = None
+    else:
+        block = ("?",)  # type: ignore[assignment]
+    ms = call.get(99, "memory_space", Const(None))
+    space = "default" if isinstance(ms, Const) and ms.value is None else _space(ms)
+    t = call.get(99, "transforms", Const(()))
+    transforms = tuple(x.describe() for x in t.items) if isinstance(t, TupleVal) else ()
+    return BlockSpecVal(block, space, transforms)
+
+
+def _block_ref(array: Value, spec: Value, default_space: str, origin, desc: str) -> RefVal:
+    arr = as_array(array) if not isinstance(array, ShapeDtypeVal) else array.array
+    shape = arr.shape if arr is not None else None
+    dtype = arr.dtype if arr is not None else None
+    space = default_space
+    transforms: tuple[str, ...] = ()
+    if isinstance(spec, BlockSpecVal):
+        space = spec.memory_space or "?"
+        transforms = spec.transforms
+        if spec.block_shape is not None:
+            if spec.block_shape == ("?",):
+                shape = None
+            else:
+                dims = []
+                for d in spec.block_shape:
+                    if isinstance(d, Const) and d.value is None:
+                        continue  # squeezed
+                    if isinstance(d, ApiVal) and d.name in ("pl.Squeezed", "pl.squeezed"):
+                        continue
+                    dims.append(as_shape(d)[0] if as_shape(d) else None)  # type: ignore[index]
+                shape = tuple(dims)
+    elif not (isinstance(spec, Const) and spec.value is None):
+        shape, space = None, None  # type: ignore[assignment]
+    return RefVal(ArrayVal(shape, dtype), space, "plain", transforms, origin=origin, origin_desc=desc)
+
+
+def _specs_list(v: Value, n: int) -> list[Value]:
+    if isinstance(v, TupleVal):
+        items = list(v.items)
+        return items + [UNKNOWN] * (n - len(items))
+    if isinstance(v, BlockSpecVal):
+        return [v] * n
+    if isinstance(v, Const) and v.value is None:
+        return [Const(None)] * n
+    return [UNKNOWN] * n
+
+
+def _leaves(v: Value) -> list[Value] | None:
+    if isinstance(v, TupleVal):
+        out: list[Value] = []
+        for x in v.items:
+            sub = _leaves(x)
+            if sub is None:
+                return None
+            out.extend(sub)
+        return out
+    if isinstance(v, (ShapeDtypeVal, ArrayVal)):
+        return [v]
+    return None
+
+
+@model("pl.pallas_call")
+def _pallas_call(call: Call) -> Value:
+    kwargs = dict(call.kwargs)
+    if len(call.args) > 1:
+        kwargs["out_shape"] = call.args[1]
+    return Wrapped("pl.pallas_call", call.get(0, "kernel"), kwargs, call.span)
+
+
+@model("pl.pallas_call()")
+def _pallas_call_apply(call: Call) -> Value:
+    """Calls the kernel with one ref per input, output and scratch buffer (pallas_call.py)."""
+    wrapped = call.kwargs.pop("__wrapped__")
+    assert isinstance(wrapped, Wrapped)
+    interp = call.interp
+    kw = wrapped.kwargs
+    outs = _leaves(kw.get("out_shape", UNKNOWN))
+    if not call.complete or outs is None or "grid_spec" in kw:
+        _analyse_kernel_generically(call, wrapped.func)
+        return UNKNOWN
+    args = list(call.args)
+    in_specs = _specs_list(kw.get("in_specs", Const(None)), len(args))
+    out_spec_v = kw.get("out_specs", Const(None))
+    out_specs = _specs_list(out_spec_v if not isinstance(out_spec_v, BlockSpecVal) or len(outs) == 1
+                            else TupleVal((out_spec_v,) * len(outs)), len(outs))
+    origin = wrapped.call_span
+    refs: list[Value] = []
+    for i, (a, s) in enumerate(zip(args, in_specs)):
+        refs.append(_block_ref(a, s, "default", origin, f"pallas_call input {i}"))
+    for i, (o, s) in enumerate(zip(outs, out_specs)):
+        refs.append(_block_ref(o, s, "default", origin, f"pallas_call output {i}"))
+    scratch = kw.get("scratch_shapes", TupleVal(()))
+    if isinstance(scratch, TupleVal):
+        for s in scratch.items:
+            refs.append(_allocate(call, s, origin, "pallas_call scratch"))
+    elif not (isinstance(scratch, Const) and scratch.value is None):
+        _analyse_kernel_generically(call, wrapped.func)
+        return _outputs(kw.get("out_shape", UNKNOWN))
+    interp.context.append(f"pallas_call at line {call.line + 1}")
+    try:
+        interp.call_value(wrapped.func, Call(interp, call.node, refs, {}, [None] * len(refs), {}, call.env))
+    finally:
+        interp.context.pop()
+    return _outputs(kw.get("out_shape", UNKNOWN))
+
+
+def _outputs(v: Value) -> Value:
+    if isinstance(v, ShapeDtypeVal):
+        return v.array
+    if isinstance(v, TupleVal):
+        return TupleVal(tuple(_outputs(x) for x in v.items), v.is_list)
+    return UNKNOWN
+
+
+def _analyse_kernel_generically(call: Call, func: Value) -> None:
+    if isinstance(func, FuncVal) and id(func.node) not in call.interp.entered:
+        call.interp.generic_call(func)
+
+
+@model("plgpu.kernel")
+def _kernel(call: Call) -> Value:
+    kwargs = dict(call.kwargs)
+    if len(call.args) > 1:
+        kwargs["out_shape"] = call.args[1]
+    if "out_type" in kwargs:
+        kwargs["out_shape"] = kwargs["out_type"]
+    if "scratch_types" in kwargs:
+        kwargs["scratch_shapes"] = kwargs["scratch_types"]
+    if not call.args and "body" not in kwargs:
+        return Wrapped("plgpu.kernel_decorator", UNKNOWN, kwargs, call.span)
+    return Wrapped("plgpu.kernel", call.get(0, "body"), kwargs, call.span)
+
+
+@model("plgpu.kernel_decorator()")
+def _kernel_decorator(call: Call) -> Value:
+    wrapped = call.kwargs.pop("__wrapped__")
+    assert isinstance(wrapped, Wrapped)
+    return Wrapped("plgpu.kernel", call.get(0), wrapped.kwargs, wrapped.call_span)
+
+
+@model("plgpu.kernel()")
+def _kernel_apply(call: Call) -> Value:
+    """`plgpu.kernel(body, out_shape=...)(*args)`: body(*in_refs, *out_refs, *scratch) in GMEM."""
+    wrapped = call.kwargs.pop("__wrapped__")
+    assert isinstance(wrapped, Wrapped)
+    interp = call.interp
+    kw = wrapped.kwargs
+    outs = _leaves(kw.get("out_shape", UNKNOWN))
+    if not call.complete or outs is None:
+        _analyse_kernel_generically(call, wrapped.func)
+        return UNKNOWN
+    origin = wrapped.call_span
+    refs: list[Value] = [_block_ref(a, Const(None), "gmem", origin, f"kernel input {i}")
+                         for i, a in enumerate(call.args)]
+    refs += [_block_ref(o, Const(None), "gmem", origin, f"kernel output {i}") for i, o in enumerate(outs)]
+    scratch = kw.get("scratch_shapes", TupleVal(()))
+    if isinstance(scratch, TupleVal):
+        refs += [_allocate(call, s, origin, "kernel scratch") for s in scratch.items]
+    else:
+        _analyse_kernel_generically(call, wrapped.func)
+        return _outputs(kw.get("out_shape", UNKNOWN))
+    interp.context.append(f"plgpu.kernel at line {call.line + 1}")
+    try:
+        interp.call_value(wrapped.func, Call(interp, call.node, refs, {}, [None] * len(refs), {}, call.env))
+    finally:
+        interp.context.pop()
+    return _outputs(kw.get("out_shape", UNKNOWN))
+
+
+# -- control flow inside kernels -------------------------------------------------------------
+@model("pl.when")
+def _when(call: Call) -> Value:
+    return Wrapped("pl.when", UNKNOWN, {}, call.span)
+
+
+@model("pl.when()")
+def _when_apply(call: Call) -> Value:
+    """The body of `pl.when` is traced whatever the condition (it becomes a `cond`)."""
+    call.kwargs.pop("__wrapped__", None)
+    f = call.get(0)
+    call.interp.call_value(f, Call(call.interp, call.node, [], {}, [], {}, call.env))
+    return Const(None)
+
+
+def _loop_decorator(name: str):
+    def make(call: Call) -> Value:
+        return Wrapped(name, UNKNOWN, dict(call.kwargs), call.span)
+
+    def apply(call: Call) -> Value:
+        """Loop bodies are traced once, with a traced index."""
+        call.kwargs.pop("__wrapped__", None)
+        f = call.get(0)
+        if isinstance(f, FuncVal):
+            n = len(f.node.args.args) + len(f.node.args.posonlyargs)
+            args: list[Value] = [ArrayVal((), INT32)] + [UNKNOWN] * max(0, n - 1)
+            if n == 0:
+                args = []
+            call.interp.call_value(f, Call(call.interp, call.node, args, {}, [None] * len(args), {},
+                                           call.env))
+        return Const(None)
+    model(name)(make)
+    model(name + "()")(apply)
+
+
+for _loop in ("pl.loop", "plgpu.nd_loop", "plgpu.dynamic_scheduling_loop", "pl.core_map"):
+    _loop_decorator(_loop)
+
+
+@model("jax.jit", "jax.named_call", "jax.named_scope", "jax.checkpoint", "jax.remat")
+def _jit(call: Call) -> Value:
+    if call.args and not is_unknown(call.args[0]):
+        return Wrapped("jax.jit", call.args[0], {}, call.span)
+    return Wrapped("jax.jit_decorator", UNKNOWN, dict(call.kwargs), call.span)
+
+
+@model("jax.jit_decorator()")
+def _jit_decorator(call: Call) -> Value:
+    call.kwargs.pop("__wrapped__", None)
+    return Wrapped("jax.jit", call.get(0), {}, call.span)
+
+
+@model("jax.jit()")
+def _jit_apply(call: Call) -> Value:
+    wrapped = call.kwargs.pop("__wrapped__")
+    assert isinstance(wrapped, Wrapped)
+    return call.interp.call_value(wrapped.func, call)
+
+
+@model("pl.program_id", "pl.num_programs", "lax.axis_index", "jax.lax.axis_index")
+def _program_id(call: Call) -> Value:
+    return ArrayVal((), INT32)
+
+
+@model("pl.ds", "pl.dslice", "pl.Slice")
+def _ds(call: Call) -> Value:
+    start = call.get(0, "start")
+    size = call.get(1, "size", Const(None))
+    if isinstance(size, Const) and size.value is None and call.has(0):
+        return DSliceVal(Const(0), start)
+    return DSliceVal(start, size)
+
+
+@model("plgpu.layout_cast")
+def _layout_cast(call: Call) -> Value:
+    x = call.get(0)
+    if isinstance(x, ArrayVal):
+        lay = call.get(1, "new_layout")
+        return ArrayVal(x.shape, x.dtype, lay.describe() if not is_unknown(lay) else None)
+    return UNKNOWN
+
+
+@model("plgpu.SwizzleTransform", "plgpu.TilingTransform", "plgpu.TransposeTransform")
+def _transform(call: Call) -> Value:
+    args = ", ".join(_arg_text(call, i, None) for i in range(len(call.args)))
+    return ApiVal(f"{call.interp.lines.text(call.interp.span(call.node.func))}({args})"  # type: ignore[union-attr]
+                  if call.node is not None else "transform")
+
+
+_NOOP = ["plgpu.wgmma_wait", "plgpu.barrier_wait", "plgpu.barrier_arrive", "plgpu.commit_smem",
+         "plgpu.copy_gmem_to_smem", "plgpu.copy_smem_to_gmem", "plgpu.wait_smem_to_gmem",
+         "plgpu.set_max_registers", "plgpu.commit_smem_to_gmem_group", "plgpu.semaphore_signal",
+         "plgpu.tcgen05_commit_arrive", "plgpu.async_prefetch", "pl.debug_print"]
+for _n in _NOOP:
+    model(_n)(lambda call: Const(None))
+
+__all__ = ["DType"]

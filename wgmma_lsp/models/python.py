@@ -1,0 +1,211 @@
+"""Python builtins and standard-library helpers kernels use to compute shapes and configs."""
+
+from __future__ import annotations
+
+import math
+
+from wgmma_lsp.interpret import dims as D
+from wgmma_lsp.interpret.call import Call
+from wgmma_lsp.interpret.values import (
+    UNKNOWN, ArrayVal, ClassVal, Const, DictVal, FuncVal, InstanceVal, Opaque, PartialVal, SymInt,
+    TupleVal, Value, Wrapped, as_dim, dim_value,
+)
+from wgmma_lsp.models.registry import model
+
+BUILTINS = {"range", "len", "int", "float", "bool", "min", "max", "tuple", "list", "zip",
+            "enumerate", "abs", "sum", "print", "isinstance", "property", "staticmethod",
+            "classmethod", "divmod", "reversed", "sorted", "str", "repr", "all", "any", "dict",
+            "getattr", "hasattr", "type", "round", "pow"}
+
+
+def _consts(values: list[Value]) -> list | None:
+    out = []
+    for v in values:
+        if not isinstance(v, Const):
+            return None
+        out.append(v.value)
+    return out
+
+
+def _pure(fn):  # a builtin on constants, evaluated for real
+    def run(call: Call) -> Value:
+        args = _consts(call.args)
+        kwargs = _consts(list(call.kwargs.values()))
+        if args is None or kwargs is None or not call.complete:
+            return UNKNOWN
+        try:
+            return Const(fn(*args, **dict(zip(call.kwargs, kwargs))))
+        except Exception:
+            return UNKNOWN
+    return run
+
+
+for _name, _fn in {"abs": abs, "int": int, "float": float, "bool": bool, "divmod": divmod,
+                   "round": round, "pow": pow, "str": str, "repr": repr,
+                   "math.ceil": math.ceil, "math.floor": math.floor, "math.gcd": math.gcd,
+                   "math.lcm": math.lcm, "math.log2": math.log2, "math.sqrt": math.sqrt,
+                   "math.isqrt": math.isqrt, "math.exp": math.exp, "math.log": math.log,
+                   "jax.cdiv": lambda a, b: -(-a // b), "pl.cdiv": lambda a, b: -(-a // b)}.items():
+    key = _name if "." in _name else f"builtins.{_name}"
+    model(key)(_pure(_fn))
+
+
+@model("builtins.range")
+def _range(call: Call) -> Value:
+    args = _consts(call.args)
+    if args is not None and all(isinstance(a, int) for a in args) and 1 <= len(args) <= 3:
+        try:
+            return Const(range(*args))
+        except Exception:
+            return UNKNOWN
+    return UNKNOWN
+
+
+@model("builtins.len")
+def _len(call: Call) -> Value:
+    v = call.get(0)
+    if isinstance(v, TupleVal):
+        return Const(len(v.items))
+    if isinstance(v, Const) and isinstance(v.value, (str, tuple, list, range)):
+        return Const(len(v.value))
+    if isinstance(v, ArrayVal) and v.shape:
+        return dim_value(v.shape[0])
+    return UNKNOWN
+
+
+def _minmax(fn):
+    def run(call: Call) -> Value:
+        values = list(call.args)
+        if len(values) == 1 and isinstance(values[0], TupleVal):
+            values = list(values[0].items)
+        c = _consts(values)
+        if c is not None and c:
+            try:
+                return Const(fn(c))
+            except Exception:
+                return UNKNOWN
+        return UNKNOWN
+    return run
+
+
+model("builtins.min")(_minmax(min))
+model("builtins.max")(_minmax(max))
+
+
+@model("builtins.sum")
+def _sum(call: Call) -> Value:
+    v = call.get(0)
+    if isinstance(v, TupleVal):
+        total: D.Dim = 0
+        for item in v.items:
+            total = D.add(total, as_dim(item))
+        return dim_value(total)
+    return UNKNOWN
+
+
+@model("math.prod")
+def _prod(call: Call) -> Value:
+    v = call.get(0)
+    if isinstance(v, TupleVal):
+        total: D.Dim = 1
+        for item in v.items:
+            total = D.mul(total, as_dim(item))
+        return dim_value(total)
+    return UNKNOWN
+
+
+@model("builtins.tuple", "builtins.list")
+def _tuple(call: Call) -> Value:
+    v = call.get(0) if call.args else TupleVal(())
+    if isinstance(v, TupleVal):
+        return v
+    if isinstance(v, Const) and isinstance(v.value, (tuple, list, range)):
+        return TupleVal(tuple(Const(x) for x in v.value))
+    return UNKNOWN
+
+
+@model("builtins.zip")
+def _zip(call: Call) -> Value:
+    seqs = [a for a in call.args]
+    if seqs and all(isinstance(s, TupleVal) for s in seqs):
+        n = min(len(s.items) for s in seqs)  # type: ignore[union-attr]
+        return TupleVal(tuple(TupleVal(tuple(s.items[i] for s in seqs)) for i in range(n)))  # type: ignore[union-attr]
+    return UNKNOWN
+
+
+@model("builtins.enumerate")
+def _enumerate(call: Call) -> Value:
+    v = call.get(0)
+    if isinstance(v, TupleVal):
+        return TupleVal(tuple(TupleVal((Const(i), x)) for i, x in enumerate(v.items)))
+    return UNKNOWN
+
+
+@model("builtins.reversed")
+def _reversed(call: Call) -> Value:
+    v = call.get(0)
+    return TupleVal(tuple(reversed(v.items))) if isinstance(v, TupleVal) else UNKNOWN
+
+
+@model("builtins.print", "builtins.isinstance", "builtins.hasattr", "builtins.type",
+       "builtins.sorted", "builtins.all", "builtins.any", "builtins.dict")
+def _opaque(call: Call) -> Value:
+    return call.interp.unknown_call(call)
+
+
+@model("builtins.getattr")
+def _getattr(call: Call) -> Value:
+    obj, name = call.get(0), call.get(1)
+    if isinstance(name, Const) and isinstance(name.value, str):
+        v = call.interp.getattr(obj, name.value)
+        if v is UNKNOWN and call.has(2):
+            return UNKNOWN
+        return v
+    return UNKNOWN
+
+
+@model("builtins.property", "builtins.staticmethod", "builtins.classmethod")
+def _identity_decorator(call: Call) -> Value:
+    return call.get(0)
+
+
+@model("functools.partial")
+def _partial(call: Call) -> Value:
+    if not call.args or not call.complete:
+        return UNKNOWN
+    func = call.args[0]
+    return PartialVal(func, tuple(call.args[1:]), dict(call.kwargs),
+                      tuple(call.span_of(i) for i in range(1, len(call.args))))
+
+
+@model("functools.wraps", "functools.cache", "functools.lru_cache")
+def _wraps(call: Call) -> Value:
+    return Wrapped("identity_decorator", UNKNOWN, {})
+
+
+@model("identity_decorator()")
+def _identity_apply(call: Call) -> Value:
+    return call.get(0)
+
+
+@model("dataclasses.dataclass")
+def _dataclass(call: Call) -> Value:
+    if call.args:
+        return call.args[0]
+    return Wrapped("identity_decorator", UNKNOWN, {})
+
+
+@model("dataclasses.field")
+def _field(call: Call) -> Value:
+    return Wrapped("dataclasses.field", UNKNOWN, dict(call.kwargs))
+
+
+@model("dataclasses.replace")
+def _replace(call: Call) -> Value:
+    obj = call.get(0)
+    if isinstance(obj, InstanceVal):
+        return InstanceVal(obj.cls, {**obj.attrs, **call.kwargs})
+    return UNKNOWN
+
+
+__all__ = ["BUILTINS", "ClassVal", "DictVal", "FuncVal", "Opaque", "SymInt"]

@@ -1,0 +1,87 @@
+"""Pallas refs: loads (`ref[idx]`), views (`ref.at[idx]`, `plgpu.transpose_ref`), attributes.
+
+Mirrors `jax._src.state.types` (AbstractRef, TransformedRef) and the Mosaic GPU ref
+transforms in `jax._src.pallas.mosaic_gpu.core`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from wgmma_lsp.interpret.call import Call
+from wgmma_lsp.interpret.values import (
+    UNKNOWN, ArrayVal, Const, DTypeVal, RefVal, TupleVal, Value, Wrapped, dim_value,
+)
+from wgmma_lsp.models.indexing import index_shape
+from wgmma_lsp.models.registry import ATTRIBUTES, GETITEM, SETITEM, model
+
+
+def ref_view(ref: RefVal, index: Value, desc: str) -> RefVal:
+    """`ref.at[index]`: a view with the indexed shape; JAX keeps the base ref's aval for messages."""
+    shape = index_shape(ref.shape, index)
+    return RefVal(ArrayVal(shape, ref.dtype), ref.space, ref.kind, ref.transforms + (desc,),
+                  base=ref.root() if ref.base is None else ref.base, origin=ref.origin,
+                  origin_desc=ref.origin_desc)
+
+
+ATTRIBUTES["ref.shape"] = lambda r: TupleVal(tuple(dim_value(d) for d in r.shape)) if r.shape is not None else UNKNOWN
+ATTRIBUTES["ref.dtype"] = lambda r: DTypeVal(r.dtype) if r.dtype is not None else UNKNOWN
+ATTRIBUTES["ref.ndim"] = lambda r: Const(len(r.shape)) if r.shape is not None else UNKNOWN
+ATTRIBUTES["ref.at"] = lambda r: Wrapped("ref.at", r, {})
+
+
+def _at_getitem(interp, obj: Wrapped, index: Value, node) -> Value:
+    ref = obj.func
+    assert isinstance(ref, RefVal)
+    return ref_view(ref, index, "at[...]")
+
+
+GETITEM["wrapped:ref.at"] = _at_getitem
+
+
+def ref_getitem(interp, ref: RefVal, index: Value, node) -> Value:
+    """Loading through a ref: the inner array, indexed (accumulators load their value first)."""
+    if ref.kind in ("barrier",):
+        return UNKNOWN
+    if ref.kind == "tmem":
+        return UNKNOWN
+    return ArrayVal(index_shape(ref.shape, index), ref.dtype)
+
+
+GETITEM["ref"] = ref_getitem
+
+
+def plain_setitem(interp, ref: RefVal, index, value, target, value_node, aug) -> None:
+    """Stores into non-accumulator refs are not checked yet (no rule claims them)."""
+    if ref.kind == "acc":
+        from wgmma_lsp.models.wgmma import accumulator_setitem
+
+        accumulator_setitem(interp, ref, index, value, target, value_node, aug)
+
+
+SETITEM["ref"] = plain_setitem
+
+
+@model("plgpu.transpose_ref")
+def _transpose_ref(call: Call) -> Value:
+    ref = call.get(0)
+    perm = call.get(1, "permutation")
+    if not isinstance(ref, RefVal):
+        return UNKNOWN
+    shape = ref.shape
+    if shape is not None and isinstance(perm, TupleVal):
+        p = [x.value if isinstance(x, Const) else None for x in perm.items]
+        if all(isinstance(i, int) for i in p) and sorted(p) == list(range(len(shape))):  # type: ignore[type-var]
+            return replace(ref, inner=ArrayVal(tuple(shape[i] for i in p), ref.dtype),  # type: ignore[index]
+                           transforms=ref.transforms + ("transpose",), base=ref.root())
+    return replace(ref, inner=ArrayVal(None, ref.dtype), transforms=ref.transforms + ("transpose",),
+                   base=ref.root())
+
+
+@model("plgpu.load", "pl.load")
+def _load(call: Call) -> Value:
+    ref = call.get(0)
+    idx = call.get(1, "idx")
+    if isinstance(ref, RefVal) and ref.kind == "plain":
+        return ArrayVal(index_shape(ref.shape, idx), ref.dtype)
+    return UNKNOWN

@@ -1,0 +1,45 @@
+"""Where models register. Import order: the model modules fill these tables at import."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from wgmma_lsp.interpret.values import Value
+
+MODELS: dict[str, Callable[..., Value]] = {}  # canonical name -> fn(call)
+METHODS: dict[str, Callable[..., Value]] = {}  # "array.astype" -> fn(obj, call)
+ATTRIBUTES: dict[str, Callable[[Any], Value]] = {}  # "array.shape" -> fn(obj)
+GETITEM: dict[str, Callable[..., Value]] = {}  # "ref" -> fn(interp, obj, index, node)
+SETITEM: dict[str, Callable[..., None]] = {}  # "ref" -> fn(interp, obj, index, value, target, value_node, aug)
+CONSTANTS: dict[str, Value] = {}  # canonical name -> value (dtypes, memory spaces)
+
+
+def model(*names: str) -> Callable[[Callable[..., Value]], Callable[..., Value]]:
+    def deco(fn: Callable[..., Value]) -> Callable[..., Value]:
+        for n in names:
+            MODELS[n] = fn
+        return fn
+    return deco
+
+
+def method(*names: str) -> Callable[[Callable[..., Value]], Callable[..., Value]]:
+    def deco(fn: Callable[..., Value]) -> Callable[..., Value]:
+        for n in names:
+            METHODS[n] = fn
+        return fn
+    return deco
+
+
+def attribute(*names: str) -> Callable[[Callable[[Any], Value]], Callable[[Any], Value]]:
+    def deco(fn: Callable[[Any], Value]) -> Callable[[Any], Value]:
+        for n in names:
+            ATTRIBUTES[n] = fn
+        return fn
+    return deco
+
+
+def _load_all() -> None:
+    from wgmma_lsp.models import arrays, pallas, python, refs, wgmma  # noqa: F401
+
+
+_load_all()

@@ -1,0 +1,31 @@
+"""Small helpers the rules' fixes share: reading and rewriting expression text."""
+
+from __future__ import annotations
+
+import ast
+
+from wgmma_lsp.ide.model import Fix, TextEdit
+from wgmma_lsp.spans import LineIndex, Span
+
+
+def text_of(source: str, span: Span) -> str:
+    return LineIndex(source).text(span)
+
+
+def needs_parens(expr_text: str) -> bool:
+    """Would `expr_text.method()` bind to less than the whole expression?"""
+    try:
+        node = ast.parse(expr_text.strip(), mode="eval").body
+    except SyntaxError:
+        return True
+    return not isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant,
+                                 ast.List, ast.Tuple, ast.Dict))
+
+
+def method_call(expr_text: str, call: str) -> str:
+    base = f"({expr_text})" if needs_parens(expr_text) else expr_text
+    return f"{base}.{call}"
+
+
+def replace(title: str, span: Span, new_text: str, preferred: bool = False) -> Fix:
+    return Fix(title, (TextEdit(span, new_text),), preferred)

@@ -1,0 +1,44 @@
+"""WG003 wgmma-accumulator-ref-type: `plgpu.wgmma`'s first argument is not a WGMMA accumulator."""
+
+from __future__ import annotations
+
+from wgmma_lsp.ide.model import Fix
+from wgmma_lsp.rules.base import Finding, Rule
+from wgmma_lsp.rules.fixes_common import text_of
+from wgmma_lsp.rules.base import doc_path
+
+
+def allocate_as_acc(finding: Finding, source: str) -> list[Fix]:
+    """Rewrite `X.SMEM(shape, dtype)` at the allocation site to `X.ACC(shape, dtype)`."""
+    import ast
+
+    from wgmma_lsp.ide.model import TextEdit
+
+    d = finding.data
+    span = d.get("alloc_span")
+    if span is None or d.get("alloc_kind") not in ("smem", "gmem"):
+        return []
+    text = text_of(source, span)
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return []
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute) \
+            or node.func.attr not in ("SMEM", "GMEM") or node.keywords or not (1 <= len(node.args) <= 2):
+        return []
+    owner = ast.get_source_segment(text.strip(), node.func.value)
+    args = ", ".join(ast.get_source_segment(text.strip(), a) or "" for a in node.args)
+    return [Fix(f"Allocate it as a WGMMA accumulator: {owner}.ACC({args})",
+                (TextEdit(span, f"{owner}.ACC({args})"),), True)]
+
+
+RULE = Rule(
+    code="WG003",
+    name="wgmma-accumulator-ref-type",
+    summary="plgpu.wgmma needs a WGMMA accumulator ref (plgpu.ACC) as its first argument.",
+    template="Expected WGMMAAbstractAccumulatorRef got {acc_aval}",
+    exception="TypeError",
+    jax_source="jax/_src/pallas/mosaic_gpu/primitives.py: _wgmma_ref_effectful_abstract_eval",
+    doc_file=doc_path(__file__),
+    fixes=allocate_as_acc,
+)
