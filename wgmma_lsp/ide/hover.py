@@ -1,9 +1,120 @@
+"""Hover: the abstract value under the cursor, in JAX's spelling, and where refs were allocated.
+
+On a diagnostic, the hover also explains the rule and lists its fixes.
+"""
+
 from __future__ import annotations
 
-from wgmma_lsp.analysis import Analysis
+from wgmma_lsp.analysis import Analysis, ValueRecord
+from wgmma_lsp.ide.diagnostics import diagnostics
 from wgmma_lsp.ide.model import HoverInfo
+from wgmma_lsp.interpret.values import (
+    AllocSpec, ApiVal, ArrayVal, ClassVal, Const, DTypeVal, FuncVal, ModuleVal, Opaque, RefVal,
+    ShapeDtypeVal, SymInt, TupleVal, Unknown, Value,
+)
 from wgmma_lsp.settings import Settings
+from wgmma_lsp.spans import Span
+
+_KIND_ORDER = {"name": 0, "store": 0, "attr": 1, "subscript": 2, "call": 3, "expr": 4, "def": 0}
+
+
+def record_at(analysis: Analysis, line: int, col: int) -> ValueRecord | None:
+    """The innermost recorded expression containing the position."""
+    best: ValueRecord | None = None
+    for span, rec in analysis.records.items():
+        if span.line > line or span.end_line < line or not span.contains(line, col):
+            continue
+        if best is None or _smaller(span, best.span) or (
+                span == best.span and _KIND_ORDER.get(rec.kind, 9) < _KIND_ORDER.get(best.kind, 9)):
+            best = rec
+    return best
+
+
+def _smaller(a: Span, b: Span) -> bool:
+    return (a.end_line - a.line, a.end_col - a.col if a.line == a.end_line else 10**6) < \
+        (b.end_line - b.line, b.end_col - b.col if b.line == b.end_line else 10**6)
+
+
+def describe(v: Value) -> str | None:
+    """A value in JAX's spelling, or None when nothing is known."""
+    if isinstance(v, (ArrayVal, RefVal)):
+        return v.describe()
+    if isinstance(v, AllocSpec):
+        return v.describe()
+    if isinstance(v, ShapeDtypeVal):
+        return v.describe()
+    if isinstance(v, DTypeVal):
+        return f"dtype {v.dtype.name}"
+    if isinstance(v, Const):
+        return repr(v.value) if not isinstance(v.value, range) else str(v.value)
+    if isinstance(v, SymInt):
+        return f"int = {v.dim}"
+    if isinstance(v, TupleVal):
+        parts = [describe(i) or "?" for i in v.items]
+        if len(parts) > 8:
+            parts = parts[:8] + ["…"]
+        inner = ", ".join(parts)
+        return f"[{inner}]" if v.is_list else f"({inner}{',' if len(parts) == 1 else ''})"
+    if isinstance(v, FuncVal):
+        return f"def {v.name}(…)" if v.name != "<lambda>" else "lambda"
+    if isinstance(v, ClassVal):
+        return f"class {v.name}"
+    if isinstance(v, ApiVal):
+        return v.name
+    if isinstance(v, ModuleVal):
+        return f"module {v.name}"
+    if isinstance(v, (Unknown, Opaque)):
+        return None
+    return None
+
+
+def _allocation(v: Value, analysis: Analysis) -> str | None:
+    if not isinstance(v, RefVal):
+        return None
+    root = v.root()
+    if root.origin is None:
+        return None
+    text = analysis.lines.text(root.origin) if analysis.lines else ""
+    text = " ".join(text.split())
+    if len(text) > 80:
+        text = text[:77] + "…"
+    where = f"line {root.origin.line + 1}"
+    return f"allocated at {where} by {root.origin_desc}" + (f": `{text}`" if text else "")
 
 
 def hover(analysis: Analysis, line: int, col: int, settings: Settings | None = None) -> HoverInfo | None:
-    return None
+    parts: list[str] = []
+    span: Span | None = None
+    rec = record_at(analysis, line, col)
+    if rec is not None:
+        shown = []
+        for v in rec.values:
+            d = describe(v)
+            if d is not None and d not in shown:
+                shown.append(d)
+        if shown:
+            span = rec.span
+            label = f"**{rec.name}**: " if rec.name else ""
+            if len(shown) == 1:
+                parts.append(f"{label}`{shown[0]}`")
+            else:
+                parts.append(f"{label}one of (depending on the call):\n" + "\n".join(f"- `{s}`" for s in shown))
+            allocs = {a for a in (_allocation(v, analysis) for v in rec.values) if a}
+            parts.extend(sorted(allocs))
+    for d in diagnostics(analysis, settings):
+        if d.span.contains(line, col):
+            span = span or d.span
+            from wgmma_lsp.rules.registry import find_rule
+
+            rule = find_rule(d.code)
+            text = [f"---\n**{d.code} {d.name}** — {d.message}"]
+            if rule is not None:
+                text.append(rule.summary)
+            if d.fixes:
+                text.append("Fixes: " + "; ".join(f"*{f.title}*" for f in d.fixes))
+            if d.doc_uri:
+                text.append(f"[Documentation]({d.doc_uri})")
+            parts.append("\n\n".join(text))
+    if not parts or span is None:
+        return None
+    return HoverInfo("\n\n".join(parts), span)

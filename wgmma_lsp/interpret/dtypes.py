@@ -225,7 +225,7 @@ def _jax_type(dtype: DType) -> str:
     """``_jax_type``: the lattice node a (dtype, weak_type) pair promotes as."""
     if not dtype.weak or dtype.name == "bool":
         return dtype.name
-    if dtype.name in FLOAT_NAMES:
+    if dtype.name in FLOAT_NAMES[-3:]:
         return _PY_FLOAT
     if dtype.name in COMPLEX_NAMES:
         return _PY_COMPLEX
@@ -266,7 +266,7 @@ def result_type(*dtypes: DType) -> Optional[DType]:
         node = _least_upper_bound(frozenset(d.name for d in ds))
         if node is None:
             return None
-        out = _node_dtype(node)
+        out = DType(_node_dtype(node).name, weak=True)
     else:
         node = _least_upper_bound(frozenset(_jax_type(d) for d in ds))
         if node is None:

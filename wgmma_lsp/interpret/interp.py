@@ -352,7 +352,7 @@ class Interpreter:
     def assign(self, target: ast.expr, value: Value, env: Env, value_node: ast.AST | None) -> None:
         if isinstance(target, ast.Name):
             env.vars[target.id] = value
-            self.record(target, value, "name", target.id)
+            self.record(target, value, "store", target.id)
         elif isinstance(target, (ast.Tuple, ast.List)):
             items = self.unpack(value, len(target.elts), target)
             for t, v in zip(target.elts, items):
