@@ -238,3 +238,47 @@ def test_helix_languages_toml() -> None:
     assert "wgmmaLsp" in server.get("config", {})
     python = [lang for lang in data["language"] if lang["name"] == "python"]
     assert python and "wgmma-lsp" in python[0]["language-servers"]
+
+
+# -- Emacs/Eglot (skips without emacs + eglot: CI does not install them) ----------------------
+
+def _emacs_with_eglot() -> str | None:
+    emacs = shutil.which("emacs")
+    if emacs is None:
+        return None
+    probe = subprocess.run([emacs, "--batch", "--eval", "(require 'eglot)"], capture_output=True,
+                           text=True, timeout=60, stdin=subprocess.DEVNULL)
+    return emacs if probe.returncode == 0 else None
+
+
+@pytest.mark.parametrize("server", [
+    pytest.param("-m wgmma_lsp", id="eglot-wgmma-lsp"),
+    pytest.param(f'"{FAKE_SERVER}"', id="eglot-selftest"),
+])
+def test_eglot_diagnostics(server: str, tmp_path: Path) -> None:
+    emacs = _emacs_with_eglot()
+    if emacs is None:
+        pytest.skip("no emacs with eglot (apt-get install emacs-nox elpa-eglot)")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text('[project]\nname = "kernels"\nversion = "0"\n')
+    (project / ".git").mkdir()  # project root for project.el
+    kernel = project / "seed_errors.py"
+    shutil.copyfile(KERNEL, kernel)
+    out = tmp_path / "report.json"
+    env = _sandbox(tmp_path, server)
+    env.update({"WGMMA_E2E_FILE": str(kernel), "WGMMA_E2E_OUT": str(out),
+                "WGMMA_E2E_REPO": str(REPO), "WGMMA_E2E_TIMEOUT": str(STEP_TIMEOUT_MS),
+                "HOME": str(tmp_path)})
+    proc = subprocess.run([emacs, "--batch", "-l", str(HARNESS.parent / "eglot_e2e.el")],
+                          cwd=project, env=env, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=STEP_TIMEOUT_MS / 1000 + 60)
+    assert out.exists(), (proc.returncode, proc.stdout[-2000:], proc.stderr[-3000:])
+    report = json.loads(out.read_text())
+    why = json.dumps(report, indent=1) + "\n" + proc.stderr[-3000:]
+    assert not report["errors"], why
+    for code, (line, message) in EXPECTED.items():
+        hits = [d for d in report["diagnostics"] if f"[{code}]" in d["text"]]
+        assert len(hits) == 1, f"{code} x{len(hits)}\n" + why
+        assert hits[0]["line"] == line and message in hits[0]["text"], why
+        assert hits[0]["type"] == "eglot-error", why
