@@ -63,3 +63,23 @@ def test_cli_check_trace(capsys: pytest.CaptureFixture[str]) -> None:
     records = json.loads(capsys.readouterr().out)
     trace = {(r["line"] - 1, r["message"]) for r in records if r["source"] == SOURCE}
     assert trace == set(expected_errors(path).items())
+
+
+def test_messages_map_to_registry_rules_and_dedupe_against_static(seed_outcome: TraceOutcome) -> None:
+    from wgmma_lsp.ide.model import Diagnostic
+    from wgmma_lsp.rules.registry import RULES
+    from wgmma_lsp.spans import Span
+    from wgmma_lsp.trace.report import dedupe_against_static, template_regex
+
+    diags = outcome_diagnostics(seed_outcome)
+    for d in diags:
+        matching = [r.code for r in RULES.values()
+                    if (rx := template_regex(r.template)) is not None and rx.match(d.message)]
+        assert d.code == (matching[0] if matching else "TRACE001")
+    first = diags[0]
+    same_code = Diagnostic(first.code, first.name, "worded differently", Span(first.span.line, 0, first.span.line, 1))
+    same_text = Diagnostic("WG999", "x", first.message, Span(first.span.line, 3, first.span.line, 4))
+    other_line = Diagnostic(first.code, first.name, first.message, Span(first.span.line + 1, 0, first.span.line + 1, 1))
+    for static in ([same_code], [same_text]):
+        assert first not in dedupe_against_static(diags, static)
+    assert first in dedupe_against_static(diags, [other_line])
