@@ -1,0 +1,84 @@
+"""Ground truth: what real JAX says about a kernel file, traced on the CPU with `jax.make_jaxpr`.
+
+Each `# wgmma-lsp: trace f(specs)` entry point of the file is traced; the verdict is the
+exception message and the line of the file that JAX's traceback blames (its last frame in the
+file), or a clean trace.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import itertools
+import re
+import sys
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+from wgmma_lsp.trace.entries import parse_entry_points
+
+_counter = itertools.count()
+
+
+@dataclass(frozen=True)
+class Verdict:
+    entry: str
+    line: int | None  # 1-based line JAX blames, None for a clean trace
+    message: str | None
+    exc_type: str | None = None
+
+
+def _load(path: Path):
+    name = f"_wgmma_fixture_{next(_counter)}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def trace_file(path: Path) -> list[Verdict]:
+    import jax
+    import jax.numpy as jnp
+
+    source = path.read_text()
+    module = _load(path)
+    ns = dict(vars(module))
+    ns["__wgmma_spec__"] = lambda dtype, shape: jax.ShapeDtypeStruct(shape, jnp.dtype(dtype))
+    out = []
+    for entry in parse_entry_points(source):
+        call = ast.parse(entry.expression, mode="eval").body
+        assert isinstance(call, ast.Call), entry
+        fn = eval(compile(ast.Expression(call.func), "<entry>", "eval"), ns)
+        args = [eval(compile(ast.Expression(a), "<entry>", "eval"), ns) for a in call.args]
+        try:
+            jax.make_jaxpr(fn)(*args)
+        except Exception as e:  # the verdict we compare against
+            frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == str(path)]
+            out.append(Verdict(entry.call, frames[-1].lineno if frames else None, str(e), type(e).__name__))
+        else:
+            out.append(Verdict(entry.call, None, None))
+    return out
+
+
+_EXPECT = re.compile(r"(?P<kind>[ES]): (?P<code>WG\d{3}) (?P<msg>.*?)(?=\s+[ES]: WG\d{3} |$)")
+
+
+def expectations(source: str, kind: str = "E") -> set[tuple[int, str, str]]:
+    """`# E: WG001 message` comments: (1-based line, code, message)."""
+    out = set()
+    for i, line in enumerate(source.splitlines(), 1):
+        if "#" not in line:
+            continue
+        comment = line[line.index("#") + 1:]
+        for m in _EXPECT.finditer(comment.strip()):
+            if m.group("kind") == kind:
+                out.add((i, m.group("code"), m.group("msg").strip()))
+    return out
+
+
+def strip_entry_points(source: str) -> str:
+    return "\n".join("" if re.match(r"^\s*#\s*wgmma-lsp:\s*trace", ln) else ln
+                     for ln in source.splitlines()) + "\n"

@@ -1,0 +1,54 @@
+"""Every fixture kernel goes through the analyzer and through real JAX; both must agree.
+
+Fixtures under tests/fixtures/errors carry `# E: CODE message` on the line that must get the
+diagnostic; JAX must raise exactly that message from exactly that line. Fixtures under
+tests/fixtures/clean must get no error and must trace cleanly. `# S:` lines give the message
+the analyzer must produce when no entry point supplies concrete sizes (symbolic sizes).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from jax_oracle import expectations, strip_entry_points, trace_file
+from wgmma_lsp.analysis import analyze
+from wgmma_lsp.ide.diagnostics import diagnostics
+from wgmma_lsp.ide.model import Severity
+
+FIXTURES = Path(__file__).parent / "fixtures"
+ERROR_FIXTURES = sorted((FIXTURES / "errors").glob("*.py"))
+CLEAN_FIXTURES = sorted((FIXTURES / "clean").glob("*.py"))
+
+
+def static_errors(source: str, path: str) -> set[tuple[int, str, str]]:
+    return {(d.span.line + 1, d.code, d.message) for d in diagnostics(analyze(source, path))
+            if d.severity == Severity.ERROR}
+
+
+@pytest.mark.parametrize("path", ERROR_FIXTURES, ids=lambda p: p.stem)
+def test_error_fixture(path: Path) -> None:
+    source = path.read_text()
+    expected = expectations(source)
+    assert expected, "an error fixture must declare its expected diagnostics"
+    assert static_errors(source, str(path)) == expected
+    verdicts = trace_file(path)
+    raised = {(v.line, v.message) for v in verdicts if v.message is not None}
+    assert raised == {(line, msg) for line, _, msg in expected}, verdicts
+
+
+@pytest.mark.parametrize("path", CLEAN_FIXTURES, ids=lambda p: p.stem)
+def test_clean_fixture(path: Path) -> None:
+    source = path.read_text()
+    assert static_errors(source, str(path)) == set()
+    assert static_errors(strip_entry_points(source), str(path)) == set()
+    verdicts = trace_file(path)
+    assert verdicts and all(v.message is None for v in verdicts), verdicts
+
+
+@pytest.mark.parametrize("path", [p for p in ERROR_FIXTURES if expectations(p.read_text(), "S")],
+                         ids=lambda p: p.stem)
+def test_symbolic_sizes_print_by_name(path: Path) -> None:
+    source = strip_entry_points(path.read_text())
+    assert static_errors(source, str(path)) == expectations(source, "S")
