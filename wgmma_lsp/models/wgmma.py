@@ -172,7 +172,7 @@ def check_store(interp, ref: RefVal, value: Value, value_node: ast.AST | None, b
                       f"Accumulator shape {D.format_shape(inner.shape)} does not match value shape "
                       f"{D.format_shape(val.shape)}", span, blame, related=allocated_here(ref),
                       data={"value_span": span, "acc_shape": inner.shape, "value_shape": val.shape,
-                            "value_node": value_node, "ref_text": ref_text,
+                            "value_node": value_node, "ref_text": ref_text, "jnp": _jnp_alias(interp),
                             "operand_shapes": _operand_shapes(interp, value_node)})
         return
     if eq is not True or inner.dtype is None or val.dtype is None:

@@ -31,7 +31,22 @@ def fixes(finding: Finding, source: str) -> list[Fix]:
         out.append(replace(f"Reshape back to the accumulator shape {D.format_shape(acc_shape)}", span,
                            method_call(text_of(source, span), f"reshape({dims})"),
                            preferred=not out))
+    jnp = d.get("jnp")
+    if jnp and _broadcastable(value_shape, acc_shape):
+        dims = ", ".join(str(x) for x in acc_shape)
+        out.append(replace(f"Broadcast to the accumulator shape {D.format_shape(acc_shape)}", span,
+                           f"{jnp}.broadcast_to({text_of(source, span)}, ({dims}))",
+                           preferred=not out))
     return out
+
+
+def _broadcastable(src: tuple, dst: tuple) -> bool:
+    if len(src) > len(dst):
+        return False
+    for a, b in zip(reversed(src), reversed(dst)):
+        if not (D.equal(a, 1) is True or D.equal(a, b) is True):
+            return False
+    return True
 
 
 RULE = Rule(
