@@ -225,7 +225,7 @@ def _jax_type(dtype: DType) -> str:
     """``_jax_type``: the lattice node a (dtype, weak_type) pair promotes as."""
     if not dtype.weak or dtype.name == "bool":
         return dtype.name
-    if dtype.name in FLOAT_NAMES[-3:]:
+    if dtype.name in FLOAT_NAMES:
         return _PY_FLOAT
     if dtype.name in COMPLEX_NAMES:
         return _PY_COMPLEX
