@@ -40,3 +40,8 @@ def seed_outcome() -> TraceOutcome:
 @pytest.fixture(scope="session")
 def lowering_outcome() -> TraceOutcome:
     return _trace("lowering_kernels.py")
+
+
+@pytest.fixture(scope="session")
+def construct_outcome() -> TraceOutcome:
+    return _trace("construct_error.py")

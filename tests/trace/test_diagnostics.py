@@ -15,12 +15,19 @@ def _by_line(outcome: TraceOutcome) -> dict[int, str]:
     return {d.span.line: d.message for d in outcome_diagnostics(outcome)}
 
 
-@pytest.mark.parametrize("fixture", ["seed_outcome", "lowering_outcome"])
-def test_errors_land_on_the_blamed_line(fixture: str, request: pytest.FixtureRequest) -> None:
+@pytest.mark.parametrize("fixture, name", [("seed_outcome", "seed_errors.py"),
+                                           ("lowering_outcome", "lowering_kernels.py"),
+                                           ("construct_outcome", "construct_error.py")])
+def test_errors_land_on_the_blamed_line(fixture: str, name: str, request: pytest.FixtureRequest) -> None:
     outcome: TraceOutcome = request.getfixturevalue(fixture)
     assert outcome.status == "ok", outcome.stderr
-    path = FIXTURES / ("seed_errors.py" if fixture == "seed_outcome" else "lowering_kernels.py")
-    assert _by_line(outcome) == expected_errors(path)
+    assert _by_line(outcome) == expected_errors(FIXTURES / name)
+
+
+def test_import_time_jax_error_names_the_import(construct_outcome: TraceOutcome) -> None:
+    [d] = outcome_diagnostics(construct_outcome)
+    assert d.span.col > 0  # the frame's columns: the offending call, not the whole line
+    assert "imported the module" in d.related[0].message
 
 
 def test_diagnostics_carry_source_severity_and_entry_note(seed_outcome: TraceOutcome) -> None:
