@@ -279,16 +279,14 @@ def create_server() -> WgmmaLanguageServer:
                     out.append(lsp.InlayHint(position=pos, label=label, kind=lsp.InlayHintKind.Type))
         return out
 
-    @server.feature(lsp.WORKSPACE_EXECUTE_COMMAND,
-                    lsp.ExecuteCommandOptions(commands=[EXPLAIN_COMMAND]))
-    def execute_command(ls: WgmmaLanguageServer, params: lsp.ExecuteCommandParams) -> Any:
-        if params.command == EXPLAIN_COMMAND:
-            args = params.arguments or []
-            rule = find_rule(str(args[0])) if args else None
-            if rule is None:
-                return {"error": f"unknown rule: {args[0] if args else '(none given)'}"}
-            return {"code": rule.code, "name": rule.name, "markdown": rule.doc}
-        return None
+    @server.command(EXPLAIN_COMMAND)
+    def explain(ls: WgmmaLanguageServer, *args: Any) -> Any:
+        """`wgmma-lsp.explain CODE`: a rule's documentation, for the editor to show."""
+        flat = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else list(args)
+        rule = find_rule(str(flat[0])) if flat else None
+        if rule is None:
+            return {"error": f"unknown rule: {flat[0] if flat else '(none given)'}"}
+        return {"code": rule.code, "name": rule.name, "markdown": rule.doc}
 
     return server
 
@@ -316,6 +314,7 @@ def _apply_log_level(settings: Settings) -> None:
 
 def serve_stdio() -> None:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("pygls").setLevel(logging.WARNING)
     create_server().start_io()
 
 
