@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# One command to set up everything the tests need, from scratch, on a fresh Debian machine:
+#   .venv with wgmma-lsp and its test extra (jax included), then the editors the
+#   end-to-end tests drive (neovim, VS Code via code-server + Chromium).
+# Idempotent: re-running only installs what is missing.
+# Usage: scripts/setup-dev.sh [--no-editors]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+VENV=.venv
+PYTHON="${PYTHON:-python3}"
+if [[ ! -x "$VENV/bin/python" ]]; then
+  echo "setup-dev: creating $VENV with $($PYTHON --version)"
+  "$PYTHON" -m venv "$VENV"
+fi
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check -e '.[test]'
+echo "setup-dev: $("$VENV/bin/python" -c 'import jax, pygls; print("jax", jax.__version__, "pygls", pygls.__version__ if hasattr(pygls, "__version__") else "")')"
+
+if [[ "${1:-}" == "--no-editors" ]]; then
+  exit 0
+fi
+for s in scripts/setup-neovim.sh scripts/setup-vscode.sh; do
+  if [[ -f "$s" ]]; then
+    echo "setup-dev: running $s"
+    bash "$s" "$VENV"
+  fi
+done
