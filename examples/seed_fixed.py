@@ -1,0 +1,72 @@
+"""The three kernels of seed_errors.py with the fixes wgmma-lsp offers applied.
+
+Run `wgmma-lsp check examples/seed_errors.py` to see them, or open this file in an editor
+with wgmma-lsp enabled. `examples/seed_fixed.py` is the same file with the fixes applied.
+"""
+
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+TILE_M, TILE_N, TILE_K = 64, 128, 64
+
+
+def scaled_matmul_kernel(a_ref, b_ref, o_ref):
+  """acc <- (a @ b) * 0.5, with the scaling done in bfloat16 by mistake."""
+
+  def body(acc_ref):
+    plgpu.wgmma(acc_ref, a_ref, b_ref)
+    half = acc_ref[...].astype(jnp.bfloat16) * 0.5
+    acc_ref[...] = half.astype(jnp.float32)  # fixed: cast back to the accumulator dtype
+    o_ref[...] = acc_ref[...].astype(o_ref.dtype)
+
+  pl.run_scoped(body, plgpu.ACC((TILE_M, TILE_N), jnp.float32))
+
+
+def transposed_update_kernel(a_ref, b_ref, o_ref):
+  """Writes the transposed product back into the accumulator: the shapes no longer agree."""
+
+  @functools.partial(pl.run_scoped, acc_ref=plgpu.ACC((TILE_M, TILE_N)))
+  def _(acc_ref):
+    plgpu.wgmma(acc_ref, a_ref, b_ref)
+    acc_ref[...] = acc_ref[...]  # fixed: no transpose between load and store
+    o_ref[...] = acc_ref[...].astype(o_ref.dtype)
+
+
+def smem_accumulator_kernel(a_ref, b_ref, o_ref):
+  """Allocates the accumulator as plain shared memory instead of a WGMMA accumulator."""
+
+  def body(acc_ref):
+    plgpu.wgmma(acc_ref, a_ref, b_ref)  # fixed: acc_ref is allocated with plgpu.ACC
+    o_ref[...] = acc_ref[...].astype(o_ref.dtype)
+
+  pl.run_scoped(body, plgpu.ACC((TILE_M, TILE_N), jnp.float32))
+
+
+def matmul(kernel, a, b):
+  return pl.pallas_call(
+      kernel,
+      out_shape=jax.ShapeDtypeStruct((TILE_M, TILE_N), jnp.bfloat16),
+      in_specs=[pl.BlockSpec(memory_space=plgpu.SMEM)] * 2,
+      out_specs=pl.BlockSpec(memory_space=plgpu.SMEM),
+  )(a, b)
+
+
+def scaled_matmul(a, b):
+  return matmul(scaled_matmul_kernel, a, b)
+
+
+def transposed_update(a, b):
+  return matmul(transposed_update_kernel, a, b)
+
+
+def smem_accumulator(a, b):
+  return matmul(smem_accumulator_kernel, a, b)
+
+
+# wgmma-lsp: trace scaled_matmul(bf16[64,64], bf16[64,128])
+# wgmma-lsp: trace transposed_update(bf16[64,64], bf16[64,128])
+# wgmma-lsp: trace smem_accumulator(bf16[64,64], bf16[64,128])

@@ -1,0 +1,46 @@
+"""The bundled examples say what they claim: seed_errors.py has the three seed errors (as JAX
+raises them), seed_fixed.py has none."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from jax_oracle import trace_file
+from wgmma_lsp.analysis import analyze
+from wgmma_lsp.cli import main
+from wgmma_lsp.ide.diagnostics import diagnostics
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+
+
+def test_seed_errors_agree_with_jax() -> None:
+    path = EXAMPLES / "seed_errors.py"
+    static = {(d.span.line + 1, d.message) for d in diagnostics(analyze(path.read_text(), str(path)))}
+    jax_says = {(v.line, v.message) for v in trace_file(path)}
+    assert len(static) == 3
+    assert static == jax_says
+
+
+def test_seed_fixed_is_clean() -> None:
+    path = EXAMPLES / "seed_fixed.py"
+    assert diagnostics(analyze(path.read_text(), str(path))) == []
+    assert all(v.message is None for v in trace_file(path))
+
+
+def test_cli_check_and_explain(capsys) -> None:
+    assert main(["check", str(EXAMPLES / "seed_errors.py")]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].endswith(":23:20: WG001 Accumulator dtype float32 does not match value dtype bfloat16")
+    assert main(["check", "--format", "json", str(EXAMPLES / "seed_fixed.py")]) == 0
+    assert capsys.readouterr().out.strip() == "[]"
+    assert main(["explain", "WG002"]) == 0
+    assert "# WG002 accumulator-shape" in capsys.readouterr().out
+    assert main(["explain", "accumulator-dtype"]) == 0
+    assert main(["explain", "WG999"]) == 2
+
+
+def test_cli_survives_bad_input(tmp_path: Path, capsys) -> None:
+    (tmp_path / "latin1.py").write_bytes(b"# caf\xe9\nx = (\n")
+    (tmp_path / "empty.py").write_text("")
+    assert main(["check", str(tmp_path)]) == 0
+    assert main(["check", str(tmp_path / "missing.py")]) == 2
