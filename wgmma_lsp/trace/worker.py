@@ -7,7 +7,8 @@ plus JAX. The language server never imports it.
 Protocol. The request is one JSON object on stdin:
 
     {"path": "/abs/kernel.py", "source": "...", "entries": [{"id": 0, "call": "...",
-     "expression": "..."}], "lower": true, "memory_mb": 4096, "dump_after": 54.0}
+     "expression": "..."}], "lower": true, "memory_mb": 4096, "dump_after": 54.0,
+     "hard_deadline": 70.0}
 
 Events are JSON objects, one per line, on the *original* stdout (fd 1 is redirected to stderr
 before user code runs, so a `print` in the user's module cannot corrupt the protocol):
@@ -392,6 +393,36 @@ def trace_entry(entry: dict, namespace: dict, blamer: Blamer, lower: bool) -> di
     return result
 
 
+def watch_parent(hard_deadline: float | None) -> None:
+    """Exit if the server that started this process dies, or long after the time limit.
+
+    The server kills the worker's process group at the time limit; this is the backstop for a
+    server that died first (the worker must never outlive it, looping forever).
+    """
+    import threading
+    import time
+
+    parent = os.getppid()
+    start = time.monotonic()
+
+    def loop() -> None:
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent or (hard_deadline and time.monotonic() - start > hard_deadline):
+                os._exit(4)
+
+    threading.Thread(target=loop, name="wgmma-lsp-watchdog", daemon=True).start()
+    try:
+        import resource
+        if hard_deadline:  # CPU-bound loops that never release the GIL: SIGXCPU
+            cpu = int(hard_deadline) + 1
+            _soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+            if hard == resource.RLIM_INFINITY or hard > cpu:
+                resource.setrlimit(resource.RLIMIT_CPU, (cpu, hard))
+    except (ImportError, ValueError, OSError):
+        pass
+
+
 def main() -> int:
     isolate_stdout()
     request = json.loads(sys.stdin.read())
@@ -401,6 +432,7 @@ def main() -> int:
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
     if request.get("memory_mb"):
         limit_memory(int(request["memory_mb"]))
+    watch_parent(request.get("hard_deadline"))
     if request.get("dump_after"):
         # Just before the time limit, dump the stacks so the runner can say where it hung.
         faulthandler.dump_traceback_later(float(request["dump_after"]), exit=False, file=sys.stderr)
