@@ -341,10 +341,15 @@ async function explainRule(code?: string): Promise<Explanation | undefined> {
     });
     return undefined;
   }
-  const result = (await c.sendRequest(ExecuteCommandRequest.type, {
-    command: EXPLAIN_COMMAND,
-    arguments: [code],
-  })) as Explanation | null;
+  let result: Explanation | null;
+  try {
+    result = (await c.sendRequest(ExecuteCommandRequest.type, {
+      command: EXPLAIN_COMMAND,
+      arguments: [code],
+    })) as Explanation | null;
+  } catch (err) {
+    result = { code, error: `${EXPLAIN_COMMAND} failed: ${err instanceof Error ? err.message : String(err)}` };
+  }
   if (!result || result.error || !result.markdown) {
     void vscode.window.showWarningMessage(`wgmma-lsp: ${result?.error ?? `no explanation for ${code}`}`);
     return result ?? undefined;
