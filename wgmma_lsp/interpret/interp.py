@@ -646,10 +646,12 @@ class Interpreter:
         return v
 
     def builtin_or_star(self, name: str, env: Env) -> Value:
-        for mod in env.module_env().star_modules:
-            v = self.module_attr(mod, name)
-            if not is_unknown(v):
-                return v
+        from wgmma_lsp.models.registry import CONSTANTS
+
+        for mod in reversed(env.module_env().star_modules):  # the last `import *` wins
+            canon = resolve.canonical_name(mod, name)
+            if canon in self.models or canon in CONSTANTS or f"{mod}.{name}" in resolve.SUBMODULES:
+                return self.module_attr(mod, name)
         from wgmma_lsp.models.python import BUILTINS
 
         if name in BUILTINS:
