@@ -8,6 +8,7 @@ older version is dropped, and requests wait for the version they were asked abou
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 from concurrent.futures import ThreadPoolExecutor
@@ -34,6 +35,7 @@ log = logging.getLogger("wgmma_lsp")
 
 EXPLAIN_COMMAND = "wgmma-lsp.explain"
 MAX_SOURCE_CHARS = 5_000_000  # larger documents get a message instead of an analysis
+DEBOUNCE_SECONDS = 0.015  # edits closer together than this are analysed once
 
 
 @dataclass
@@ -54,28 +56,41 @@ class WgmmaLanguageServer(LanguageServer):
 
     # -- analysis scheduling ---------------------------------------------------------------
     def schedule(self, doc: TextDocument) -> "asyncio.Future[Analysis | None]":
+        """The analysis task for this version; a pending task for an older version is cancelled."""
         entry = self.entries.get(doc.uri)
         if entry is not None and entry.version == doc.version and doc.version is not None:
             return entry.task
-        loop = asyncio.get_running_loop()
-        source, path = doc.source, doc.path
-        task = loop.run_in_executor(self.pool, _safe_analyze, source, path)
+        if entry is not None and not entry.task.done():
+            entry.task.cancel()  # superseded: keystroke bursts coalesce into one analysis
+        task = asyncio.ensure_future(self._analyse(doc.source, doc.path))
         self.entries[doc.uri] = _Entry(doc.version, task)
         return task
 
+    async def _analyse(self, source: str, path: str | None) -> Analysis | None:
+        await asyncio.sleep(DEBOUNCE_SECONDS)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.pool, _safe_analyze, source, path)
+
     async def analysis_for(self, uri: str) -> Analysis | None:
         """The analysis of the document's current version (None if never opened or failed)."""
-        doc = self._open_document(uri)
-        if doc is None:
-            return None
-        while True:
+        for _ in range(1000):
+            doc = self._open_document(uri)
+            if doc is None:
+                return None
             version = doc.version
-            result = await self.schedule(doc)
+            task = self.schedule(doc)
+            try:
+                result = await asyncio.shield(task)
+            except asyncio.CancelledError:
+                if task.cancelled():
+                    continue  # superseded by a newer version: wait for that one
+                raise
             doc = self._open_document(uri)
             if doc is None:
                 return None
             if doc.version == version:  # not changed meanwhile: the result is current
                 return result
+        return None
 
     def _open_document(self, uri: str) -> TextDocument | None:
         docs = self.workspace.text_documents
@@ -95,6 +110,33 @@ class WgmmaLanguageServer(LanguageServer):
             return
         self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
             uri=uri, version=doc.version, diagnostics=self.diagnostics_for(analysis, uri)))
+
+
+def _never_fail(default: Any = None):
+    """A request handler that logs its exceptions and answers `default` instead of failing."""
+
+    def deco(fn):
+        if asyncio.iscoroutinefunction(fn):
+            @functools.wraps(fn)
+            async def run_async(*args: Any, **kwargs: Any) -> Any:
+                try:
+                    return await fn(*args, **kwargs)
+                except asyncio.CancelledError:
+                    raise
+                except Exception:
+                    log.exception("%s failed", fn.__name__)
+                    return default() if callable(default) else default
+            return run_async
+
+        @functools.wraps(fn)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except Exception:
+                log.exception("%s failed", fn.__name__)
+                return default() if callable(default) else default
+        return run
+    return deco
 
 
 def _safe_analyze(source: str, path: str | None) -> Analysis | None:
@@ -157,6 +199,7 @@ def create_server() -> WgmmaLanguageServer:
         await server.publish(uri)
 
     @server.feature(lsp.INITIALIZE)
+    @_never_fail(None)
     def initialize(ls: WgmmaLanguageServer, params: lsp.InitializeParams) -> None:
         caps = params.capabilities
         td = caps.text_document if caps else None
@@ -166,10 +209,12 @@ def create_server() -> WgmmaLanguageServer:
             ls.settings = Settings.from_dict(opts.get("settings", opts))
 
     @server.feature(lsp.INITIALIZED)
+    @_never_fail(None)
     async def initialized(ls: WgmmaLanguageServer, params: lsp.InitializedParams) -> None:
         await _load_configuration(ls)
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    @_never_fail(None)
     async def did_change_configuration(ls: WgmmaLanguageServer,
                                        params: lsp.DidChangeConfigurationParams) -> None:
         settings = params.settings
@@ -188,23 +233,27 @@ def create_server() -> WgmmaLanguageServer:
                 await ls.publish(uri)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+    @_never_fail(None)
     async def did_open(ls: WgmmaLanguageServer, params: lsp.DidOpenTextDocumentParams) -> None:
         await refresh(params.text_document.uri)
         if ls.settings.trace_enabled:
             await trace_glue.on_document_saved(ls, params.text_document.uri)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    @_never_fail(None)
     async def did_change(ls: WgmmaLanguageServer, params: lsp.DidChangeTextDocumentParams) -> None:
         trace_glue.on_document_changed(ls, params.text_document.uri)
         await refresh(params.text_document.uri)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
+    @_never_fail(None)
     async def did_save(ls: WgmmaLanguageServer, params: lsp.DidSaveTextDocumentParams) -> None:
         await refresh(params.text_document.uri)
         if ls.settings.trace_enabled:
             await trace_glue.on_document_saved(ls, params.text_document.uri)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+    @_never_fail(None)
     def did_close(ls: WgmmaLanguageServer, params: lsp.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         trace_glue.on_document_changed(ls, uri)
@@ -216,12 +265,14 @@ def create_server() -> WgmmaLanguageServer:
     @server.feature(lsp.TEXT_DOCUMENT_DIAGNOSTIC,
                     lsp.DiagnosticOptions(identifier="wgmma-lsp", inter_file_dependencies=False,
                                           workspace_diagnostics=False))
+    @_never_fail(lambda: lsp.RelatedFullDocumentDiagnosticReport(items=[]))
     async def pull_diagnostic(ls: WgmmaLanguageServer, params: lsp.DocumentDiagnosticParams):
         analysis = await ls.analysis_for(params.text_document.uri)
         items = ls.diagnostics_for(analysis, params.text_document.uri) if analysis else []
         return lsp.RelatedFullDocumentDiagnosticReport(items=items)
 
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
+    @_never_fail(None)
     async def hover(ls: WgmmaLanguageServer, params: lsp.HoverParams) -> lsp.Hover | None:
         analysis = await ls.analysis_for(params.text_document.uri)
         doc = ls._open_document(params.text_document.uri)
@@ -238,6 +289,7 @@ def create_server() -> WgmmaLanguageServer:
 
     @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION,
                     lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix]))
+    @_never_fail(list)
     async def code_action(ls: WgmmaLanguageServer, params: lsp.CodeActionParams):
         uri = params.text_document.uri
         analysis = await ls.analysis_for(uri)
@@ -257,6 +309,7 @@ def create_server() -> WgmmaLanguageServer:
         return actions
 
     @server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT, lsp.InlayHintOptions())
+    @_never_fail(list)
     async def inlay_hint(ls: WgmmaLanguageServer, params: lsp.InlayHintParams):
         if not ls.settings.inlay_hints:
             return []
@@ -280,6 +333,7 @@ def create_server() -> WgmmaLanguageServer:
         return out
 
     @server.command(EXPLAIN_COMMAND)
+    @_never_fail(None)
     def explain(ls: WgmmaLanguageServer, *args: Any) -> Any:
         """`wgmma-lsp.explain CODE`: a rule's documentation, for the editor to show."""
         flat = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else list(args)
