@@ -16,11 +16,16 @@ from .conftest import FIXTURES
 
 
 def _alive(pid: int) -> bool:
+    """Whether a process still runs (a zombie waiting for its reaper does not)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    return True
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as f:
+            return not any(ln.startswith("State:") and "Z" in ln.split()[1] for ln in f)
+    except OSError:
+        return False
 
 
 def _line_of(path: Path, needle: str) -> int:
@@ -76,3 +81,30 @@ def test_missing_interpreter_is_reported() -> None:
     assert outcome.status == "failed-to-start"
     [diag] = outcome_diagnostics(outcome)
     assert "/nonexistent/python" in diag.message
+
+
+def test_worker_never_outlives_the_server() -> None:
+    """A worker whose parent (the server) dies exits by itself, even inside an endless loop."""
+    import subprocess
+    import sys
+
+    path = FIXTURES / "infinite_loop.py"
+    parent = (  # a stand-in server: starts a worker the way the runner does, then dies
+        "import json, subprocess, sys\n"
+        "from pathlib import Path\n"
+        "from wgmma_lsp.settings import Settings\n"
+        "from wgmma_lsp.trace.check import request_for\n"
+        "from wgmma_lsp.trace.runner import WORKER, worker_env\n"
+        f"path = Path({str(path)!r})\n"
+        "req = request_for(path, path.read_text(), Settings(trace_timeout=60))\n"
+        "p = subprocess.Popen([sys.executable, str(WORKER)], stdin=subprocess.PIPE,\n"
+        "                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,\n"
+        "                     env=worker_env(), start_new_session=True)\n"
+        "p.stdin.write(json.dumps(req.payload()).encode()); p.stdin.close()\n"
+        "print(p.pid, flush=True)\n")
+    out = subprocess.run([sys.executable, "-c", parent], capture_output=True, text=True, timeout=30)
+    pid = int(out.stdout.strip())
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _alive(pid)

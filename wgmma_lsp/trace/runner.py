@@ -47,6 +47,7 @@ class TraceRequest:
             "dump_after": max(self.timeout - max(0.5, min(2.0, self.timeout * 0.1)), 0.1),
             # the worker's own backstop, should this process die before it can kill the worker
             "hard_deadline": self.timeout + 10.0,
+            "parent_pid": os.getpid(),
             "entries": [{"id": i, "call": e.call, "expression": e.expression}
                         for i, e in enumerate(self.entries)],
         }

@@ -8,7 +8,7 @@ Protocol. The request is one JSON object on stdin:
 
     {"path": "/abs/kernel.py", "source": "...", "entries": [{"id": 0, "call": "...",
      "expression": "..."}], "lower": true, "memory_mb": 4096, "dump_after": 54.0,
-     "hard_deadline": 70.0}
+     "hard_deadline": 70.0, "parent_pid": 1234}
 
 Events are JSON objects, one per line, on the *original* stdout (fd 1 is redirected to stderr
 before user code runs, so a `print` in the user's module cannot corrupt the protocol):
@@ -393,7 +393,7 @@ def trace_entry(entry: dict, namespace: dict, blamer: Blamer, lower: bool) -> di
     return result
 
 
-def watch_parent(hard_deadline: float | None) -> None:
+def watch_parent(hard_deadline: float | None, parent: int | None = None) -> None:
     """Exit if the server that started this process dies, or long after the time limit.
 
     The server kills the worker's process group at the time limit; this is the backstop for a
@@ -402,14 +402,26 @@ def watch_parent(hard_deadline: float | None) -> None:
     import threading
     import time
 
-    parent = os.getppid()
+    initial = os.getppid()
     start = time.monotonic()
+
+    def parent_gone() -> bool:
+        if os.getppid() != initial:
+            return True
+        if parent:  # the server names itself: it may have died before we looked
+            try:
+                os.kill(parent, 0)
+            except ProcessLookupError:
+                return True
+            except OSError:
+                return False
+        return False
 
     def loop() -> None:
         while True:
-            time.sleep(0.5)
-            if os.getppid() != parent or (hard_deadline and time.monotonic() - start > hard_deadline):
+            if parent_gone() or (hard_deadline and time.monotonic() - start > hard_deadline):
                 os._exit(4)
+            time.sleep(0.5)
 
     threading.Thread(target=loop, name="wgmma-lsp-watchdog", daemon=True).start()
     try:
@@ -432,7 +444,7 @@ def main() -> int:
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
     if request.get("memory_mb"):
         limit_memory(int(request["memory_mb"]))
-    watch_parent(request.get("hard_deadline"))
+    watch_parent(request.get("hard_deadline"), request.get("parent_pid"))
     if request.get("dump_after"):
         # Just before the time limit, dump the stacks so the runner can say where it hung.
         faulthandler.dump_traceback_later(float(request["dump_after"]), exit=False, file=sys.stderr)
