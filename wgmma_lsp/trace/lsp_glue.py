@@ -100,6 +100,13 @@ async def _refresh(ls: "WgmmaLanguageServer", uri: str) -> None:
             log.debug("diagnostic refresh not supported", exc_info=True)
     else:
         await ls.publish(uri)
+    caps = getattr(ls, "client_capabilities", None)
+    hints = getattr(getattr(caps, "workspace", None), "inlay_hint", None)
+    if getattr(hints, "refresh_support", False):  # the traced avals changed
+        try:
+            ls.workspace_inlay_hint_refresh(None)
+        except Exception:
+            log.debug("inlay hint refresh failed", exc_info=True)
 
 
 def on_document_changed(ls: "WgmmaLanguageServer", uri: str) -> None:
