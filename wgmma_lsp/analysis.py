@@ -28,13 +28,14 @@ class Analysis:
     syntax_errors: list[tuple[Span, str]] = field(default_factory=list)
     note: str | None = None
     lines: LineIndex | None = None
+    unresolved_imports: list[Any] = field(default_factory=list)  # for jedi, in the background
 
     @classmethod
     def empty(cls, source: str, path: str | None = None, note: str | None = None) -> "Analysis":
         return cls(source=source, path=path, note=note)
 
 
-def analyze(source: str, path: str | None = None) -> Analysis:
+def analyze(source: str, path: str | None = None, resolve_with_jedi: bool = False) -> Analysis:
     from wgmma_lsp.interpret.driver import run
 
-    return run(source, path)
+    return run(source, path, resolve_with_jedi)

@@ -45,7 +45,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(f"{path}: cannot read: {e.strerror or e}", file=sys.stderr)
             status = 2
             continue
-        diags = diagnostics(analyze(source, str(path)), settings)
+        diags = diagnostics(analyze(source, str(path), resolve_with_jedi=True), settings)
         if args.trace:
             from wgmma_lsp.trace.check import trace_diagnostics
             from wgmma_lsp.ide.diagnostics import merge

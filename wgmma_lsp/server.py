@@ -21,6 +21,7 @@ from pygls.workspace import TextDocument
 
 from wgmma_lsp import __version__
 from wgmma_lsp.analysis import Analysis, analyze
+from wgmma_lsp.interpret import jedi_resolve
 from wgmma_lsp.ide import code_actions as ide_actions
 from wgmma_lsp.ide import diagnostics as ide_diagnostics
 from wgmma_lsp.ide import hover as ide_hover
@@ -50,6 +51,7 @@ class WgmmaLanguageServer(LanguageServer):
         self.settings = Settings()
         self.pool = ThreadPoolExecutor(max_workers=max(1, min(2, os.cpu_count() or 1)),
                                        thread_name_prefix="wgmma-analysis")
+        self.jedi_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wgmma-jedi")
         self.entries: dict[str, _Entry] = {}
         self.pull_diagnostics = False
         self.extra_diagnostics: dict[str, list[Diagnostic]] = {}  # e.g. trace mode's, by uri
@@ -62,14 +64,41 @@ class WgmmaLanguageServer(LanguageServer):
             return entry.task
         if entry is not None and not entry.task.done():
             entry.task.cancel()  # superseded: keystroke bursts coalesce into one analysis
-        task = asyncio.ensure_future(self._analyse(doc.source, doc.path))
+        task = asyncio.ensure_future(self._analyse(doc.uri, doc.version, doc.source, doc.path))
         self.entries[doc.uri] = _Entry(doc.version, task)
         return task
 
-    async def _analyse(self, source: str, path: str | None) -> Analysis | None:
+    async def _analyse(self, uri: str, version: int | None, source: str,
+                       path: str | None) -> Analysis | None:
         await asyncio.sleep(DEBOUNCE_SECONDS)
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.pool, _safe_analyze, source, path)
+        result = await loop.run_in_executor(self.pool, _safe_analyze, source, path)
+        if result is not None and result.unresolved_imports and path:
+            asyncio.ensure_future(self._resolve_imports(uri, version, source, path,
+                                                        list(result.unresolved_imports)))
+        return result
+
+    async def _resolve_imports(self, uri: str, version: int | None, source: str, path: str,
+                               pending: list) -> None:
+        """jedi, in the background: when it learns what an import is, analyse again."""
+        loop = asyncio.get_running_loop()
+        try:
+            learnt = await loop.run_in_executor(self.jedi_pool, jedi_resolve.resolve_imports,
+                                                source, path, pending)
+        except Exception:
+            log.exception("import resolution failed for %s", uri)
+            return
+        doc = self._open_document(uri)
+        if not learnt or doc is None or doc.version != version:
+            return
+        self.entries.pop(uri, None)
+        if self.pull_diagnostics:
+            try:
+                self.workspace_diagnostic_refresh(None)
+            except Exception:
+                log.debug("diagnostic refresh not supported", exc_info=True)
+        else:
+            await self.publish(uri)
 
     async def analysis_for(self, uri: str) -> Analysis | None:
         """The analysis of the document's current version (None if never opened or failed)."""
@@ -279,7 +308,10 @@ def create_server() -> WgmmaLanguageServer:
         if analysis is None or doc is None:
             return None
         line, col = server_pos(doc, params.position)
-        info = ide_hover.hover(analysis, line, col, ls.settings)
+        info = ide_hover.hover(analysis, line, col, ls.settings, api_doc=jedi_resolve.api_doc)
+        for name in ide_hover.api_names_at(analysis, line, col):
+            if jedi_resolve.api_doc(name) is None:  # look it up for the next hover
+                asyncio.get_running_loop().run_in_executor(ls.jedi_pool, jedi_resolve.warm_api_doc, name)
         extra = trace_glue.hover_lines(ls, params.text_document.uri, line, col) if ls.settings.trace_enabled else []
         if info is None:
             return None

@@ -5,6 +5,8 @@ On a diagnostic, the hover also explains the rule and lists its fixes.
 
 from __future__ import annotations
 
+from typing import Callable
+
 from wgmma_lsp.analysis import Analysis, ValueRecord
 from wgmma_lsp.ide.diagnostics import diagnostics
 from wgmma_lsp.ide.model import HoverInfo
@@ -82,7 +84,19 @@ def _allocation(v: Value, analysis: Analysis) -> str | None:
     return f"allocated at {where} by {root.origin_desc}" + (f": `{text}`" if text else "")
 
 
-def hover(analysis: Analysis, line: int, col: int, settings: Settings | None = None) -> HoverInfo | None:
+def api_names_at(analysis: Analysis, line: int, col: int) -> list[str]:
+    """The JAX API objects named at a position (for documentation lookups)."""
+    rec = record_at(analysis, line, col)
+    return [v.name for v in rec.values if isinstance(v, ApiVal)] if rec is not None else []
+
+
+def _trim_doc(doc: str, max_lines: int = 24) -> str:
+    lines = doc.strip().splitlines()
+    return "\n".join(lines[:max_lines] + (["…"] if len(lines) > max_lines else []))
+
+
+def hover(analysis: Analysis, line: int, col: int, settings: Settings | None = None,
+          api_doc: Callable[[str], str | None] | None = None) -> HoverInfo | None:
     parts: list[str] = []
     span: Span | None = None
     rec = record_at(analysis, line, col)
@@ -101,6 +115,12 @@ def hover(analysis: Analysis, line: int, col: int, settings: Settings | None = N
                 parts.append(f"{label}one of (depending on the call):\n" + "\n".join(f"- `{s}`" for s in shown))
             allocs = {a for a in (_allocation(v, analysis) for v in rec.values) if a}
             parts.extend(sorted(allocs))
+            if api_doc is not None:
+                for v in rec.values:
+                    doc = api_doc(v.name) if isinstance(v, ApiVal) else None
+                    if doc:
+                        parts.append("```text\n" + _trim_doc(doc) + "\n```")
+                        break
     for d in diagnostics(analysis, settings):
         if d.span.contains(line, col):
             span = span or d.span

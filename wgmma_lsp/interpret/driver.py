@@ -18,7 +18,19 @@ log = logging.getLogger("wgmma_lsp")
 MAX_GENERIC_ROUNDS = 6
 
 
-def run(source: str, path: str | None) -> Analysis:
+def run(source: str, path: str | None, resolve_with_jedi: bool = False) -> Analysis:
+    """Analyse a document. With `resolve_with_jedi`, imports only jedi can resolve are resolved
+    first (slow, for the CLI); otherwise they are listed in `Analysis.unresolved_imports`."""
+    analysis = _run_once(source, path)
+    if resolve_with_jedi and analysis.unresolved_imports and path:
+        from wgmma_lsp.interpret.jedi_resolve import resolve_imports
+
+        if resolve_imports(source, path, analysis.unresolved_imports):
+            analysis = _run_once(source, path)
+    return analysis
+
+
+def _run_once(source: str, path: str | None) -> Analysis:
     parsed = parse(source)
     lines = LineIndex(source)
     interp = Interpreter(source, parsed.tree, lines, path)
@@ -34,6 +46,7 @@ def run(source: str, path: str | None) -> Analysis:
         analysis.note = "analysis stopped early: nesting too deep"
     analysis.findings = interp.findings
     analysis.records = interp.records
+    analysis.unresolved_imports = interp.unresolved
     return analysis
 
 

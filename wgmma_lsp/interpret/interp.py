@@ -81,6 +81,7 @@ class Interpreter:
         self.defined: dict[int, FuncVal] = {}  # id() of def node -> last function value made
         self.context: list[str] = []  # descriptions of the call sites that led here
         self._span_cache: dict[int, Span] = {}
+        self.unresolved: list = []  # jedi_resolve.Pending: imports only jedi can resolve
         from wgmma_lsp.models import registry  # late: models import this module's types
 
         self.models = registry.MODELS
@@ -597,12 +598,7 @@ class Interpreter:
                 env.vars[top] = ModuleVal(c) if c else UNKNOWN
 
     def exec_ImportFrom(self, s: ast.ImportFrom, env: Env) -> None:
-        if s.level or not s.module:
-            for alias in s.names:
-                if alias.name != "*":
-                    env.vars[alias.asname or alias.name] = UNKNOWN
-            return
-        canon = resolve.canonical_module(s.module)
+        canon = resolve.canonical_module(s.module) if s.module and not s.level else None
         for alias in s.names:
             if alias.name == "*":
                 if canon:
@@ -610,13 +606,32 @@ class Interpreter:
                 continue
             bound = alias.asname or alias.name
             if canon is None:
-                env.vars[bound] = UNKNOWN
+                env.vars[bound] = self.imported_elsewhere(s, alias)
                 continue
             sub = resolve.canonical_module(f"{s.module}.{alias.name}")
             if sub is not None and resolve.is_module_name(sub):
                 env.vars[bound] = ModuleVal(sub)
             else:
                 env.vars[bound] = self.module_attr(canon, alias.name)
+
+    def imported_elsewhere(self, s: ast.ImportFrom, alias: ast.alias) -> Value:
+        """A name from a module the import table does not know: ask jedi's cache (see jedi_resolve)."""
+        from wgmma_lsp.interpret import jedi_resolve as J
+
+        key = J.ImportKey(self.path or "", "." * s.level + (s.module or ""), alias.name)
+        found, canonical = J.cached(key)
+        if not found:
+            line = self.lines.lines[s.lineno - 1] if s.lineno - 1 < len(self.lines.lines) else ""
+            col = line.find(alias.name, line.find("import"))
+            if col >= 0 and s.lineno == getattr(s, "end_lineno", s.lineno):
+                self.unresolved.append(J.Pending(key, s.lineno, col))
+            return UNKNOWN
+        if canonical is None:
+            return UNKNOWN
+        if resolve.is_module_name(canonical) or canonical in resolve.SUBMODULES.values():
+            return ModuleVal(canonical)
+        mod, _, attr = canonical.rpartition(".")
+        return self.module_attr(mod, attr) if mod else UNKNOWN
 
     def exec_Global(self, s: ast.Global, env: Env) -> None:
         pass

@@ -1,0 +1,114 @@
+"""jedi for what the import table cannot see: names re-exported by the user's own modules
+(`from mykernels.common import plgpu, ACC`), and the JAX API's documentation for hovers.
+
+jedi is slow on first use (hundreds of milliseconds to seconds), so it never runs on the
+analysis path of the server: the interpreter only reads this module's caches and lists what it
+could not resolve; the server resolves those in the background and analyses again. The CLI
+resolves synchronously.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from wgmma_lsp.interpret import resolve
+
+log = logging.getLogger("wgmma_lsp")
+
+
+@dataclass(frozen=True)
+class ImportKey:
+    path: str  # the importing file
+    module: str  # as written, e.g. "mykernels.common" (dots for relative imports: "..common")
+    name: str  # the imported name (for `import x.y`, the empty string)
+
+
+@dataclass(frozen=True)
+class Pending:
+    key: ImportKey
+    line: int  # 1-based, for jedi
+    col: int  # 0-based column of the name in the line
+
+
+_lock = threading.Lock()
+_imports: dict[ImportKey, str | None] = {}  # key -> canonical name (None: not a JAX API object)
+_docs: dict[str, str | None] = {}
+
+
+def cached(key: ImportKey) -> tuple[bool, str | None]:
+    with _lock:
+        if key in _imports:
+            return True, _imports[key]
+    return False, None
+
+
+def resolve_imports(source: str, path: str, pending: list[Pending]) -> int:
+    """Resolve with jedi; returns how many new facts were learnt (0: nothing to re-analyse)."""
+    todo = [p for p in pending if not cached(p.key)[0]]
+    if not todo:
+        return 0
+    try:
+        import jedi
+
+        project = jedi.Project(str(Path(path).parent)) if path else None
+        script = jedi.Script(source, path=path, project=project)
+    except Exception:
+        log.debug("jedi unavailable", exc_info=True)
+        with _lock:
+            for p in todo:
+                _imports[p.key] = None
+        return 0
+    learnt = 0
+    for p in todo:
+        canonical: str | None = None
+        try:
+            for d in script.goto(p.line, p.col, follow_imports=True):
+                full = d.full_name or ""
+                canonical = resolve.canonical_module(full)
+                if canonical is not None:
+                    if d.type != "module":
+                        mod, _, attr = canonical.rpartition(".")
+                        canonical = resolve.canonical_name(mod, attr) if mod else canonical
+                    break
+        except Exception:
+            log.debug("jedi failed on %s", p, exc_info=True)
+        with _lock:
+            _imports[p.key] = canonical
+        learnt += canonical is not None
+    return learnt
+
+
+_MODULE_PATHS = {"plgpu": "jax.experimental.pallas.mosaic_gpu", "pl": "jax.experimental.pallas",
+                 "jnp": "jax.numpy", "lax": "jax.lax", "jax": "jax"}
+
+
+def api_doc(canonical: str) -> str | None:
+    """The docstring of a JAX API object, if already looked up (see `warm_api_doc`)."""
+    with _lock:
+        return _docs.get(canonical)
+
+
+def warm_api_doc(canonical: str) -> None:
+    with _lock:
+        if canonical in _docs:
+            return
+        _docs[canonical] = None
+    prefix, _, rest = canonical.partition(".")
+    module = _MODULE_PATHS.get(prefix)
+    if module is None or not rest:
+        return
+    try:
+        import jedi
+
+        code = f"import {module} as _m\n_m.{rest}"
+        defs = jedi.Script(code).infer(2, len("_m.") + len(rest) - 1)
+        doc = defs[0].docstring() if defs else ""
+    except Exception:
+        log.debug("jedi doc lookup failed for %s", canonical, exc_info=True)
+        return
+    if doc:
+        with _lock:
+            _docs[canonical] = doc.strip()
