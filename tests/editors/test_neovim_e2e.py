@@ -70,7 +70,8 @@ def _nvim_or_skip(which: str) -> Path:
     what, find = NVIMS[which]
     path = find()
     if path is None or not os.access(path, os.X_OK):
-        reason = f"no neovim: {what} not found; {SETUP_HINT}"
+        where = f" (looked at {path})" if path is not None else ""
+        reason = f"no neovim: {what} not found{where}; {SETUP_HINT}"
         if REQUIRE:
             pytest.fail(f"{reason} (WGMMA_LSP_REQUIRE_EDITORS is set)")
         pytest.skip(reason)
@@ -187,7 +188,7 @@ def test_neovim_harness_catches_duplicates(tmp_path: Path) -> None:
     harness must say so."""
     nvim = _nvim_or_skip("current")
     report = _run_harness(nvim, "auto", tmp_path, server=f'"{FAKE_SERVER}"',
-                          extra_env={"FAKE_WGMMA_ALWAYS_PUSH": "1", "WGMMA_E2E_TIMEOUT": "10000"})
+                          extra_env={"FAKE_WGMMA_ALWAYS_PUSH": "1", "WGMMA_E2E_ONLY_DIAGNOSTICS": "1"})
     assert report["client_declares_pull"], _explain(report)
     errors = "\n".join(report["errors"])
     assert "WG001 reported 2 times" in errors and "both pushed" in errors, _explain(report)

@@ -9,6 +9,7 @@
 --                      (editors/neovim/init-0.8.lua) | config (editors/neovim/init-0.11.lua)
 --   WGMMA_E2E_TIMEOUT  per-step timeout in ms (default 60000)
 --   WGMMA_E2E_SETTLE   ms to keep listening after the diagnostics arrived, to catch duplicates
+--   WGMMA_E2E_ONLY_DIAGNOSTICS=1  stop after the diagnostics checks (no hover / code action)
 -- Every failed check is recorded in report.errors (and printed to stderr); the harness always
 -- writes the report and exits (0 if no error, 1 otherwise). Waits are bounded (vim.wait).
 
@@ -335,6 +336,9 @@ local function main()
   end
   if report.push.nonempty > 0 and report.pull.nonempty > 0 then
     fail('diagnostics arrived both pushed (%d) and pulled (%d)', report.push.nonempty, report.pull.nonempty)
+  end
+  if env('WGMMA_E2E_ONLY_DIAGNOSTICS') == '1' then
+    return
   end
 
   -- 3. hover on acc_ref (line 23)
