@@ -63,7 +63,7 @@ def trace_file(path: Path) -> list[Verdict]:
     return out
 
 
-_EXPECT = re.compile(r"(?P<kind>[ES]): (?P<code>WG\d{3}) (?P<msg>.*?)(?=\s+[ES]: WG\d{3} |$)")
+_EXPECT = re.compile(r"(?P<kind>[ESW]): (?P<code>WG\d{3}) (?P<msg>.*?)(?=\s+[ESW]: WG\d{3} |$)")
 
 
 def expectations(source: str, kind: str = "E") -> set[tuple[int, str, str]]:

@@ -2,7 +2,8 @@
 
 Fixtures under tests/fixtures/errors carry `# E: CODE message` on the line that must get the
 diagnostic; JAX must raise exactly that message from exactly that line. Fixtures under
-tests/fixtures/clean must get no error and must trace cleanly. `# S:` lines give the message
+tests/fixtures/clean must get no error and must trace cleanly (`# W:` marks the warnings they
+may get). `# S:` lines give the message
 the analyzer must produce when no entry point supplies concrete sizes (symbolic sizes).
 """
 
@@ -22,9 +23,9 @@ ERROR_FIXTURES = sorted((FIXTURES / "errors").glob("*.py"))
 CLEAN_FIXTURES = sorted((FIXTURES / "clean").glob("*.py"))
 
 
-def static_errors(source: str, path: str) -> set[tuple[int, str, str]]:
+def static_errors(source: str, path: str, severity: Severity = Severity.ERROR) -> set[tuple[int, str, str]]:
     return {(d.span.line + 1, d.code, d.message) for d in diagnostics(analyze(source, path))
-            if d.severity == Severity.ERROR}
+            if d.severity == severity}
 
 
 @pytest.mark.parametrize("path", ERROR_FIXTURES, ids=lambda p: p.stem)
@@ -43,6 +44,8 @@ def test_clean_fixture(path: Path) -> None:
     source = path.read_text()
     assert static_errors(source, str(path)) == set()
     assert static_errors(strip_entry_points(source), str(path)) == set()
+    # `# W:` lines: wrong only on a path the analyzer cannot decide, so a warning at most.
+    assert static_errors(source, str(path), Severity.WARNING) == expectations(source, "W")
     verdicts = trace_file(path)
     assert verdicts and all(v.message is None for v in verdicts), verdicts
 

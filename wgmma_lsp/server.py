@@ -235,7 +235,10 @@ def create_server() -> WgmmaLanguageServer:
         ls.pull_diagnostics = bool(td and td.diagnostic)
         opts = params.initialization_options
         if isinstance(opts, dict):
-            ls.settings = Settings.from_dict(opts.get("settings", opts))
+            for key in ("wgmmaLsp", "settings"):  # helix and others wrap the section
+                if isinstance(opts.get(key), dict):
+                    opts = opts[key]
+            ls.settings = Settings.from_dict(opts)
 
     @server.feature(lsp.INITIALIZED)
     @_never_fail(None)
@@ -313,11 +316,11 @@ def create_server() -> WgmmaLanguageServer:
             if jedi_resolve.api_doc(name) is None:  # look it up for the next hover
                 asyncio.get_running_loop().run_in_executor(ls.jedi_pool, jedi_resolve.warm_api_doc, name)
         extra = trace_glue.hover_lines(ls, params.text_document.uri, line, col) if ls.settings.trace_enabled else []
-        if info is None:
+        if info is None and not extra:
             return None
-        markdown = "\n\n".join([info.markdown, *extra])
+        markdown = "\n\n".join([info.markdown, *extra] if info is not None else extra)
         return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=markdown),
-                         range=to_range(info.span, doc))
+                         range=to_range(info.span, doc) if info is not None else None)
 
     @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION,
                     lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix]))

@@ -33,6 +33,9 @@ def diagnostics(analysis: Analysis, settings: Settings | None = None) -> list[Di
 
 
 def merge(static: list[Diagnostic], other: list[Diagnostic]) -> list[Diagnostic]:
-    """Static diagnostics plus others (e.g. trace mode's), the same error on the same line once."""
-    have = {(d.span.line, d.message) for d in static}
-    return static + [d for d in other if (d.span.line, d.message) not in have]
+    """Static diagnostics plus others (e.g. trace mode's), the same error on the same line once
+    (the same message, or the same rule code)."""
+    by_message = {(d.span.line, d.message) for d in static}
+    by_code = {(d.span.line, d.code) for d in static}
+    return static + [d for d in other
+                     if (d.span.line, d.message) not in by_message and (d.span.line, d.code) not in by_code]
