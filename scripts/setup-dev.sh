@@ -20,7 +20,7 @@ echo "setup-dev: $("$VENV/bin/python" -c 'import jax, pygls; print("jax", jax.__
 if [[ "${1:-}" == "--no-editors" ]]; then
   exit 0
 fi
-for s in scripts/setup-neovim.sh scripts/setup-vscode.sh; do
+for s in scripts/setup-neovim.sh scripts/setup-emacs.sh scripts/setup-vscode.sh; do
   if [[ -f "$s" ]]; then
     echo "setup-dev: running $s"
     bash "$s" "$VENV"
