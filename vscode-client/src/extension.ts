@@ -32,6 +32,7 @@ let traceOutput: vscode.OutputChannel;
 let status: vscode.StatusBarItem;
 let starting: Promise<void> = Promise.resolve();
 let lastCommand: ServerCommand | undefined;
+let lastError: string | undefined;
 
 /** What the extension exports (used by the end-to-end test and by other extensions). */
 export interface WgmmaLspApi {
@@ -39,6 +40,8 @@ export interface WgmmaLspApi {
   ready(): Promise<void>;
   client(): LanguageClient | undefined;
   serverCommand(): ServerCommand | undefined;
+  /** The last start-up error shown to the user (undefined once the server runs). */
+  lastError(): string | undefined;
   restart(): Promise<void>;
 }
 
@@ -62,6 +65,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<WgmmaL
     ready: () => starting,
     client: () => client,
     serverCommand: () => lastCommand,
+    lastError: () => lastError,
     restart: () => restart(context),
   };
 }
@@ -104,6 +108,7 @@ function launchSettings() {
 async function startClient(context: vscode.ExtensionContext): Promise<void> {
   const cmd = resolveServerCommand(launchSettings(), await pythonExtensionInterpreter());
   lastCommand = cmd;
+  lastError = undefined;
   output.appendLine(`[client] server command: ${cmd.command} ${cmd.args.join(" ")} (${cmd.source})`);
   setStatus("$(sync~spin) wgmma-lsp", "wgmma-lsp is starting");
 
@@ -152,6 +157,7 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     client = undefined;
     setStatus("$(error) wgmma-lsp", "wgmma-lsp failed to start: click for the log");
     const msg = cmd.interpreter ? `wgmma-lsp failed to start with ${cmd.interpreter}: ${detail}` : serverPathMessage(cmd, detail);
+    lastError = msg;
     const choice = await vscode.window.showErrorMessage(msg, "Show Output", "Open Settings");
     if (choice === "Show Output") {
       output.show(true);
@@ -208,7 +214,8 @@ async function showNotInstalled(cmd: ServerCommand, detail: string): Promise<voi
   if (vscode.extensions.getExtension(PYTHON_EXTENSION)) {
     actions.splice(2, 0, "Select Interpreter");
   }
-  const choice = await vscode.window.showErrorMessage(notInstalledMessage(cmd, detail), ...actions);
+  lastError = notInstalledMessage(cmd, detail);
+  const choice = await vscode.window.showErrorMessage(lastError, ...actions);
   switch (choice) {
     case "Install in Terminal": {
       const term = vscode.window.createTerminal("wgmma-lsp install");

@@ -232,6 +232,32 @@ async function steps() {
   check("the other diagnostics stay, once each", JSON.stringify(rest) === JSON.stringify(["WG002", "WG003"]), rest);
   report.final_diagnostics = vscode.languages.getDiagnostics(uri).map((d) => plainDiag(d, doc));
   await vscode.commands.executeCommand("workbench.action.files.revert");
+  await waitFor("WG001 to come back after the revert", () => ours(uri).some((d) => codeOf(d) === "WG001"), 60000)
+    .catch(() => false);
+
+  // 7. An interpreter without wgmma-lsp: a clear message with the install command; then back.
+  const bare = process.env.WGMMA_E2E_BARE_PYTHON;
+  if (bare) {
+    const cfgWs = vscode.workspace.getConfiguration("wgmmaLsp");
+    await cfgWs.update("interpreter", bare, vscode.ConfigurationTarget.Workspace);
+    const msg = await waitFor("the not-installed message", () => api.lastError(), 60000).catch(() => undefined);
+    check("not installed: clear message with the install command",
+      msg && msg.includes(`not installed in the Python interpreter ${bare}`) &&
+      msg.includes(`Install it with: ${bare} -m pip install wgmma-lsp`), msg);
+    await cfgWs.update("interpreter", undefined, vscode.ConfigurationTarget.Workspace);
+    await vscode.commands.executeCommand("notifications.clearAll");
+  }
+
+  // 8. Restart: the server comes back and the diagnostics are still there exactly once.
+  await vscode.commands.executeCommand("wgmmaLsp.restartServer");
+  await api.ready();
+  const back = await waitFor("diagnostics after a restart",
+    () => EXPECTED.every((e) => ours(uri).some((d) => codeOf(d) === e.code)), 60000).catch(() => false);
+  await sleep(2000);
+  const after = vscode.languages.getDiagnostics(uri).map((d) => codeOf(d)).sort();
+  check("restart: server running, diagnostics once each",
+    back && api.client() && api.client().isRunning() && JSON.stringify(after) === JSON.stringify(["WG001", "WG002", "WG003"]),
+    { running: !!(api.client() && api.client().isRunning()), codes: after, command: api.serverCommand() });
 }
 
 function deactivate() {}
