@@ -7,14 +7,17 @@ connects). Steps:
 
 1. `npm run compile` and `npm test` (unit tests) in vscode-client/, then `vsce package` the
    extension and the test-only harness extension (vscode-client/test/e2e/extension/).
-2. `code-server --install-extension` both .vsix into a temporary extensions dir, with a temporary
-   user-data dir whose settings point `wgmmaLsp.interpreter` at this Python (which has wgmma-lsp).
+2. `code-server --install-extension` them into a temporary extensions dir (temporary user-data
+   dir too), with a test-only stand-in for the Python extension (test/e2e/fake-python/, the
+   `environments` API subset) whose selected interpreter is this Python (which has wgmma-lsp).
 3. Start code-server on a free 127.0.0.1 port with a copy of examples/seed_errors.py as the
    workspace; `vscode-client/test/e2e/drive.js` opens the workbench in Chromium.
 4. The harness extension, inside the extension host, checks through the VS Code API that the seed
    diagnostics appear exactly once with the right ranges/messages, that hover on the accumulator
-   shows its aval, that explain works, that a severity setting is applied live, and that the
-   preferred quick fix applies and clears WG001. It asks the driver for a screenshot of the
+   shows its aval, that explain works, that a severity setting is applied live, that the
+   preferred quick fix applies and clears WG001, that selecting (in the Python extension) or
+   setting (wgmmaLsp.interpreter) a Python without wgmma-lsp restarts the server and gives the
+   not-installed message with the install command, and that Restart Server works. It asks the driver for a screenshot of the
    squiggle + hover, and writes result.json, which this file asserts on.
 
 Tools (installed by `bash scripts/setup-vscode.sh <venv>`): npm/node (system, >= 20), Node 24
@@ -46,6 +49,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 CLIENT = REPO / "vscode-client"
 HARNESS_EXT = CLIENT / "test" / "e2e" / "extension"
+FAKE_PYTHON_EXT = CLIENT / "test" / "e2e" / "fake-python"
 DRIVER = CLIENT / "test" / "e2e" / "drive.js"
 KERNEL = REPO / "examples" / "seed_errors.py"
 SCREENSHOT = REPO / "docs" / "images" / "vscode.png"
@@ -55,7 +59,7 @@ SETUP_HINT = "install with `bash scripts/setup-vscode.sh <venv>`"
 E2E_TIMEOUT_S = int(os.environ.get("WGMMA_LSP_VSCODE_TIMEOUT_S", "600"))
 
 EXPECTED_CHECKS = [
-    "language server running",
+    "language server running", "interpreter from the Python extension",
     "WG001 appears exactly once", "WG001 message", "WG001 range", "WG001 severity and source",
     "WG002 appears exactly once", "WG002 message", "WG002 range", "WG002 severity and source",
     "WG003 appears exactly once", "WG003 message", "WG003 range", "WG003 severity and source",
@@ -64,6 +68,12 @@ EXPECTED_CHECKS = [
     "explain the rule under the cursor", "a severity setting is applied live",
     "preferred quick fix title", "quick fix rewrites the value", "the quick fix clears WG001",
     "restart: server running, diagnostics once each",
+]
+
+BARE_PYTHON_CHECKS = [  # need a Python without wgmma-lsp (Debian's /usr/bin/python3)
+    "selection change restarts; not installed: clear message with the install command",
+    "selecting an interpreter with wgmma-lsp restarts the server",
+    "not installed: clear message with the install command",
 ]
 
 
@@ -154,7 +164,9 @@ def built(tools, tmp_path_factory) -> dict[str, Path]:
     vsce = str(CLIENT / "node_modules" / ".bin" / "vsce")
     _run([vsce, "package", "--out", str(out / "wgmma-lsp.vsix")], CLIENT, 300, env)
     _run([vsce, "package", "--skip-license", "--out", str(out / "wgmma-lsp-e2e.vsix")], HARNESS_EXT, 300, env)
-    return {"main": out / "wgmma-lsp.vsix", "harness": out / "wgmma-lsp-e2e.vsix"}
+    _run([vsce, "package", "--skip-license", "--out", str(out / "fake-python.vsix")], FAKE_PYTHON_EXT, 300, env)
+    return {"main": out / "wgmma-lsp.vsix", "harness": out / "wgmma-lsp-e2e.vsix",
+            "python": out / "fake-python.vsix"}
 
 
 def test_vscode_client_unit(tools, built):
@@ -231,8 +243,8 @@ def test_vscode_e2e(tools, built, tmp_path):
         d.mkdir(parents=True)
     kernel = ws / KERNEL.name
     shutil.copy(KERNEL, kernel)
+    # No wgmmaLsp.interpreter: the interpreter comes from the (fake) Python extension's selection.
     settings = {
-        "wgmmaLsp.interpreter": sys.executable,
         "workbench.startupEditor": "none",
         "security.workspace.trust.enabled": False,
         "extensions.ignoreRecommendations": True,
@@ -258,7 +270,7 @@ def test_vscode_e2e(tools, built, tmp_path):
     env.update({
         "PATH": f"{node24.parent}{os.pathsep}{env.get('PATH', '')}",
         "XDG_CONFIG_HOME": str(xdg), "XDG_DATA_HOME": str(xdg), "XDG_CACHE_HOME": str(xdg),
-        "WGMMA_E2E_DIR": str(e2e), "WGMMA_E2E_KERNEL": str(kernel),
+        "WGMMA_E2E_DIR": str(e2e), "WGMMA_E2E_KERNEL": str(kernel), "WGMMA_E2E_PYTHON": sys.executable,
     })
     bare = _python_without_wgmma_lsp()
     if bare:
@@ -266,7 +278,7 @@ def test_vscode_e2e(tools, built, tmp_path):
     env.pop("VSCODE_IPC_HOOK_CLI", None)
     base = [str(node24), str(code_server), "--config", str(config), "--user-data-dir", str(ud),
             "--extensions-dir", str(ext)]
-    _run(base + ["--install-extension", str(built["main"]), "--install-extension", str(built["harness"])],
+    _run(base + [arg for key in ("python", "main", "harness") for arg in ("--install-extension", str(built[key]))],
          tmp_path, 180, env)
 
     port = _free_port()
@@ -318,7 +330,8 @@ def test_vscode_e2e(tools, built, tmp_path):
         shutil.copy(shot, SCREENSHOT)
 
     names = {c["name"] for c in result["checks"]}
-    missing = [n for n in EXPECTED_CHECKS if n not in names]
+    expected = EXPECTED_CHECKS + (BARE_PYTHON_CHECKS if bare else [])
+    missing = [n for n in expected if n not in names]
     failed = [c for c in result["checks"] if not c["ok"]]
     assert not failed and not missing, (
         "VS Code e2e failed:\n" + "\n".join(f"- {c['name']}: {c['detail']}" for c in failed)

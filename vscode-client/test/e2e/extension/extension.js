@@ -138,6 +138,10 @@ async function steps() {
   const cmd = api.serverCommand();
   check("language server running", client && client.isRunning(), cmd);
   if (!client || !client.isRunning()) return;
+  const python = process.env.WGMMA_E2E_PYTHON;
+  if (python) {
+    check("interpreter from the Python extension", cmd.source === "python-extension" && cmd.command === python, cmd);
+  }
   report.server_pull_diagnostics = !!(client.initializeResult && client.initializeResult.capabilities.diagnosticProvider);
 
   // 1. Diagnostics: the three seed errors, each exactly once, with the right ranges and messages.
@@ -236,7 +240,22 @@ async function steps() {
     .catch(() => false);
 
   // 7. An interpreter without wgmma-lsp: a clear message with the install command; then back.
+  //    First through the (fake) Python extension's selection, then through the setting.
   const bare = process.env.WGMMA_E2E_BARE_PYTHON;
+  const pyExt = vscode.extensions.getExtension("ms-python.python");
+  if (bare && python && pyExt) {
+    const py = await pyExt.activate();
+    py._select(bare);
+    const msg = await waitFor("the not-installed message", () => api.lastError(), 60000).catch(() => undefined);
+    check("selection change restarts; not installed: clear message with the install command",
+      msg && msg.includes(`not installed in the Python interpreter ${bare} (selected in the Python extension)`) &&
+      msg.includes(`Install it with: ${bare} -m pip install wgmma-lsp`), msg);
+    py._select(python);
+    const running = await waitFor("the server to run again", () => api.client() && api.client().isRunning(), 60000)
+      .catch(() => false);
+    check("selecting an interpreter with wgmma-lsp restarts the server", running, api.serverCommand());
+    await vscode.commands.executeCommand("notifications.clearAll");
+  }
   if (bare) {
     const cfgWs = vscode.workspace.getConfiguration("wgmmaLsp");
     await cfgWs.update("interpreter", bare, vscode.ConfigurationTarget.Workspace);
