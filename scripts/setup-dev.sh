@@ -15,7 +15,7 @@ if [[ ! -x "$VENV/bin/python" ]]; then
 fi
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e '.[test]'
-echo "setup-dev: $("$VENV/bin/python" -c 'import jax, pygls; print("jax", jax.__version__, "pygls", pygls.__version__ if hasattr(pygls, "__version__") else "")')"
+echo "setup-dev: $("$VENV/bin/python" -c 'from importlib.metadata import version as v; print("jax", v("jax"), "pygls", v("pygls"), "jedi", v("jedi"))')"
 
 if [[ "${1:-}" == "--no-editors" ]]; then
   exit 0

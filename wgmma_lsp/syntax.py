@@ -24,6 +24,8 @@ def parse(source: str) -> Parsed:
         return Parsed(ast.parse(source, type_comments=False))
     except (SyntaxError, ValueError) as e:
         first = e
+    except (RecursionError, MemoryError):  # absurdly nested input: nothing to analyse
+        return Parsed(ast.Module(body=[], type_ignores=[]), [(Span(0, 0, 0, 0), "too deeply nested")], True)
     lines = source.split("\n")
     errors: list[tuple[Span, str]] = []
     err: BaseException = first
@@ -43,10 +45,12 @@ def parse(source: str) -> Parsed:
             return Parsed(ast.parse("\n".join(lines)), errors, True)
         except (SyntaxError, ValueError) as e:
             err = e
+        except (RecursionError, MemoryError):
+            break
     # Last resort: the longest prefix that parses.
     for cut in range(len(lines), 0, -1):
         try:
             return Parsed(ast.parse("\n".join(lines[:cut])), errors, True)
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
     return Parsed(ast.Module(body=[], type_ignores=[]), errors, True)
