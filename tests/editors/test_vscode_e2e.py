@@ -60,6 +60,7 @@ E2E_TIMEOUT_S = int(os.environ.get("WGMMA_LSP_VSCODE_TIMEOUT_S", "600"))
 
 EXPECTED_CHECKS = [
     "language server running", "interpreter from the Python extension",
+    "server offers pull diagnostics to VS Code (which pulls)", "inlay hints can be switched off and on, live",
     "WG001 appears exactly once", "WG001 message", "WG001 range", "WG001 severity and source",
     "WG002 appears exactly once", "WG002 message", "WG002 range", "WG002 severity and source",
     "WG003 appears exactly once", "WG003 message", "WG003 range", "WG003 severity and source",

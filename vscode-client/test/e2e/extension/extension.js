@@ -142,7 +142,9 @@ async function steps() {
   if (python) {
     check("interpreter from the Python extension", cmd.source === "python-extension" && cmd.command === python, cmd);
   }
-  report.server_pull_diagnostics = !!(client.initializeResult && client.initializeResult.capabilities.diagnosticProvider);
+  check("server offers pull diagnostics to VS Code (which pulls)",
+    !!(client.initializeResult && client.initializeResult.capabilities.diagnosticProvider),
+    client.initializeResult && client.initializeResult.capabilities.diagnosticProvider);
 
   // 1. Diagnostics: the three seed errors, each exactly once, with the right ranges and messages.
   const tDiag = Date.now();
@@ -214,6 +216,16 @@ async function steps() {
   check("a severity setting is applied live", warned,
     ours(uri).filter((x) => codeOf(x) === "WG002").map((d) => plainDiag(d, doc)));
   await cfg.update("rules.severity", undefined, vscode.ConfigurationTarget.Global);
+
+  // Inlay hints on/off, live.
+  const whole = new vscode.Range(0, 0, doc.lineCount, 0);
+  const hints = async () => (await vscode.commands.executeCommand("vscode.executeInlayHintProvider", uri, whole) || []).length;
+  const before = await waitFor("inlay hints", hints, 15000).catch(() => 0);
+  await cfg.update("inlayHints.enabled", false, vscode.ConfigurationTarget.Global);
+  const off = await waitFor("inlay hints to go", async () => (await hints()) === 0, 30000).catch(() => false);
+  await cfg.update("inlayHints.enabled", undefined, vscode.ConfigurationTarget.Global);
+  const on = await waitFor("inlay hints to come back", hints, 30000).catch(() => 0);
+  check("inlay hints can be switched off and on, live", before > 0 && off && on > 0, { before, off, after: on });
 
   // 6. The preferred quick fix for WG001 applies and clears the diagnostic.
   const target = ours(uri).find((d) => codeOf(d) === "WG001");
