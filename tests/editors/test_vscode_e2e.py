@@ -228,6 +228,26 @@ def _kill_group(proc: subprocess.Popen) -> None:
         proc.wait(timeout=10)
 
 
+def _kill_leftovers(marker: str) -> list[int]:
+    """SIGKILL any process still running whose command line mentions `marker` (our temp dir):
+    a Chromium or code-server child that escaped its process group."""
+    killed = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if marker in cmdline:
+            try:
+                os.kill(int(entry.name), signal.SIGKILL)
+                killed.append(int(entry.name))
+            except ProcessLookupError:
+                pass
+    return killed
+
+
 def test_vscode_e2e(tools, built, tmp_path):
     node24, code_server, chromium = _node24(), _code_server(), _chromium()
     if node24 is None or not os.access(node24, os.X_OK):
@@ -240,7 +260,8 @@ def test_vscode_e2e(tools, built, tmp_path):
         _missing("playwright-core is not in vscode-client/node_modules (`npm ci`)")
 
     ud, ext, ws, e2e, xdg = (tmp_path / d for d in ("user-data", "extensions", "workspace", "e2e", "xdg"))
-    for d in (ud / "User", ud / "Machine", ext, ws, e2e, xdg):
+    tmp = tmp_path / "tmp"  # TMPDIR of code-server and Chromium: marks their processes
+    for d in (ud / "User", ud / "Machine", ext, ws, e2e, xdg, tmp):
         d.mkdir(parents=True)
     kernel = ws / KERNEL.name
     shutil.copy(KERNEL, kernel)
@@ -271,6 +292,7 @@ def test_vscode_e2e(tools, built, tmp_path):
     env.update({
         "PATH": f"{node24.parent}{os.pathsep}{env.get('PATH', '')}",
         "XDG_CONFIG_HOME": str(xdg), "XDG_DATA_HOME": str(xdg), "XDG_CACHE_HOME": str(xdg),
+        "TMPDIR": str(tmp),
         "WGMMA_E2E_DIR": str(e2e), "WGMMA_E2E_KERNEL": str(kernel), "WGMMA_E2E_PYTHON": sys.executable,
     })
     bare = _python_without_wgmma_lsp()
@@ -310,6 +332,9 @@ def test_vscode_e2e(tools, built, tmp_path):
         print(drive_out)
     finally:
         _kill_group(server)
+        leftovers = _kill_leftovers(str(tmp_path))
+        if leftovers:
+            print(f"killed leftover processes: {leftovers}")
         elapsed = time.monotonic() - t0
         if artifacts is not None:
             artifacts.mkdir(parents=True, exist_ok=True)
