@@ -12,6 +12,7 @@ import {
 } from "vscode-languageclient/node";
 import {
   installCommand,
+  interpreterMissingMessage,
   notInstalledMessage,
   PROBE_SCRIPT,
   resolveServerCommand,
@@ -117,7 +118,7 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     if (!probe.ok) {
       output.appendLine(`[client] ${probe.detail}`);
       setStatus("$(error) wgmma-lsp", "wgmma-lsp is not running: click for the log");
-      void showNotInstalled(cmd, probe.detail);
+      void showNotInstalled(cmd, probe.detail, probe.missing);
       return;
     }
     output.appendLine(`[client] wgmma-lsp ${probe.version} found in ${cmd.interpreter}`);
@@ -182,6 +183,7 @@ interface Probe {
   ok: boolean;
   version?: string;
   detail: string;
+  missing?: boolean;
 }
 
 function probeInterpreter(interpreter: string): Promise<Probe> {
@@ -195,7 +197,8 @@ function probeInterpreter(interpreter: string): Promise<Probe> {
         const e = err as NodeJS.ErrnoException & { killed?: boolean };
         let detail: string;
         if (e.code === "ENOENT") {
-          detail = `interpreter not found: ${interpreter}`;
+          resolve({ ok: false, missing: true, detail: `interpreter not found: ${interpreter}` });
+          return;
         } else if (e.killed) {
           detail = `checking ${interpreter} timed out after ${PROBE_TIMEOUT_MS / 1000}s`;
         } else {
@@ -207,14 +210,17 @@ function probeInterpreter(interpreter: string): Promise<Probe> {
   });
 }
 
-async function showNotInstalled(cmd: ServerCommand, detail: string): Promise<void> {
+async function showNotInstalled(cmd: ServerCommand, detail: string, missing = false): Promise<void> {
   const interp = cmd.interpreter ?? cmd.command;
   const install = installCommand(interp);
   const actions = ["Install in Terminal", "Copy Install Command", "Open Settings"];
   if (vscode.extensions.getExtension(PYTHON_EXTENSION)) {
     actions.splice(2, 0, "Select Interpreter");
   }
-  lastError = notInstalledMessage(cmd, detail);
+  lastError = missing ? interpreterMissingMessage(cmd) : notInstalledMessage(cmd, detail);
+  if (missing) {
+    actions.splice(0, 2); // nothing to install into
+  }
   const choice = await vscode.window.showErrorMessage(lastError, ...actions);
   switch (choice) {
     case "Install in Terminal": {

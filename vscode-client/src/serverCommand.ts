@@ -74,6 +74,13 @@ export function notInstalledMessage(cmd: ServerCommand, detail?: string): string
   return msg;
 }
 
+/** The message shown when the interpreter itself does not exist. */
+export function interpreterMissingMessage(cmd: ServerCommand): string {
+  const interp = cmd.interpreter ?? cmd.command;
+  return `The Python interpreter ${interp} (${describeSource(cmd.source)}) was not found. ` +
+    `Select or set an interpreter that has wgmma-lsp (install it with: <python> -m pip install wgmma-lsp).`;
+}
+
 /** The message shown when `wgmmaLsp.serverPath` does not start. */
 export function serverPathMessage(cmd: ServerCommand, detail?: string): string {
   return `wgmma-lsp could not be started from wgmmaLsp.serverPath = ${cmd.command}` +

@@ -4,6 +4,7 @@ import * as path from "node:path";
 import { test } from "node:test";
 import {
   DEFAULT_INTERPRETER,
+  interpreterMissingMessage,
   installCommand,
   notInstalledMessage,
   resolveServerCommand,
@@ -76,4 +77,9 @@ test("package.json contributes every setting the server reads", () => {
   }
   const commands = pkg.contributes.commands.map((c: { command: string }) => c.command);
   assert.deepEqual(commands.sort(), ["wgmmaLsp.explainRule", "wgmmaLsp.restartServer", "wgmmaLsp.showOutput"]);
+});
+
+test("a missing interpreter is named, with where it came from", () => {
+  const msg = interpreterMissingMessage(resolveServerCommand(none, "/gone/python"));
+  assert.match(msg, /The Python interpreter \/gone\/python \(selected in the Python extension\) was not found/);
 });
