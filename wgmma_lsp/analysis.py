@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from wgmma_lsp.rules.base import Finding
 from wgmma_lsp.spans import LineIndex, Span
@@ -24,11 +24,25 @@ class Analysis:
     source: str
     path: str | None
     findings: list[Finding] = field(default_factory=list)
-    records: dict[Span, ValueRecord] = field(default_factory=dict)
+    _records: dict[Span, ValueRecord] | None = None
+    record_source: Callable[[], dict[Span, ValueRecord]] | None = None  # builds records lazily
     syntax_errors: list[tuple[Span, str]] = field(default_factory=list)
     note: str | None = None
     lines: LineIndex | None = None
     unresolved_imports: list[Any] = field(default_factory=list)  # for jedi, in the background
+    cache: dict[str, Any] = field(default_factory=dict)  # derived results (the IDE layer's)
+
+    @property
+    def records(self) -> dict[Span, ValueRecord]:
+        """Recorded values by source span; built on first use (hovers), not on every keystroke."""
+        if self._records is None:
+            self._records = self.record_source() if self.record_source is not None else {}
+            self.record_source = None
+        return self._records
+
+    @records.setter
+    def records(self, value: dict[Span, ValueRecord]) -> None:
+        self._records = value
 
     @classmethod
     def empty(cls, source: str, path: str | None = None, note: str | None = None) -> "Analysis":

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, order=True)
-class Span:
-    """A range in a document. Lines are 0-based; columns count Unicode code points."""
+class Span(NamedTuple):
+    """A range in a document. Lines are 0-based; columns count Unicode code points.
+
+    A named tuple: spans are made for every recorded expression, so they must be cheap."""
 
     line: int
     col: int
@@ -47,8 +48,13 @@ class LineIndex:
         end_byte = getattr(node, "end_col_offset", None)
         if end_byte is None:
             end_byte = node.col_offset  # type: ignore[attr-defined]
-        return Span(line, self.col(line, node.col_offset), end_line,  # type: ignore[attr-defined]
-                    self.col(end_line, end_byte))
+        col = node.col_offset  # type: ignore[attr-defined]
+        ascii_ = self._ascii
+        if line >= len(ascii_) or not ascii_[line]:
+            col = self.col(line, col)
+        if end_line >= len(ascii_) or not ascii_[end_line]:
+            end_byte = self.col(end_line, end_byte)
+        return Span(line, col, end_line, end_byte)
 
     def text(self, span: Span) -> str:
         if span.line == span.end_line:

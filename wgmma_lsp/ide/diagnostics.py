@@ -8,7 +8,17 @@ from wgmma_lsp.settings import Settings
 
 
 def diagnostics(analysis: Analysis, settings: Settings | None = None) -> list[Diagnostic]:
+    """The analysis' findings as diagnostics (cached on the analysis, per settings)."""
     settings = settings or Settings()
+    key = repr(settings)
+    cache = analysis.cache.setdefault("diagnostics", {})
+    if key not in cache:
+        cache.clear()  # one settings value at a time
+        cache[key] = _diagnostics(analysis, settings)
+    return list(cache[key])
+
+
+def _diagnostics(analysis: Analysis, settings: Settings) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     seen: set[tuple] = set()
     for f in analysis.findings:

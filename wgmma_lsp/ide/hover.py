@@ -20,11 +20,24 @@ from wgmma_lsp.spans import Span
 _KIND_ORDER = {"name": 0, "store": 0, "attr": 1, "subscript": 2, "call": 3, "expr": 4, "def": 0}
 
 
+def _by_line(analysis: Analysis) -> dict[int, list[ValueRecord]]:
+    """Records indexed by each line they cover (built once per analysis)."""
+    index = analysis.cache.get("records_by_line")
+    if index is None:
+        index = {}
+        for span, rec in analysis.records.items():
+            for ln in range(span.line, min(span.end_line, span.line + 200) + 1):
+                index.setdefault(ln, []).append(rec)
+        analysis.cache["records_by_line"] = index
+    return index
+
+
 def record_at(analysis: Analysis, line: int, col: int) -> ValueRecord | None:
     """The innermost recorded expression containing the position."""
     best: ValueRecord | None = None
-    for span, rec in analysis.records.items():
-        if span.line > line or span.end_line < line or not span.contains(line, col):
+    for rec in _by_line(analysis).get(line, ()):
+        span = rec.span
+        if not span.contains(line, col):
             continue
         if best is None or _smaller(span, best.span) or (
                 span == best.span and _KIND_ORDER.get(rec.kind, 9) < _KIND_ORDER.get(best.kind, 9)):

@@ -45,7 +45,7 @@ def _run_once(source: str, path: str | None) -> Analysis:
     except RecursionError:
         analysis.note = "analysis stopped early: nesting too deep"
     analysis.findings = interp.findings
-    analysis.records = interp.records
+    analysis.record_source = interp.finish_records
     analysis.unresolved_imports = interp.unresolved
     return analysis
 

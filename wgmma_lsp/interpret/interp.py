@@ -70,6 +70,7 @@ class Interpreter:
         self.lines = lines
         self.path = path
         self.records: dict[Span, ValueRecord] = {}
+        self._records: dict[int, tuple] = {}  # id(node) -> (node, kind, name, values)
         self.findings: list[Finding] = []
         self._finding_keys: set[tuple] = set()
         self.module_env = Env()
@@ -97,14 +98,36 @@ class Interpreter:
         return s
 
     def record(self, node: ast.AST, value: Value, kind: str = "expr", name: str | None = None) -> None:
+        """Remember a value an expression had (by node: spans are computed once, at the end)."""
         if self.silent:
             return
-        span = self.span(node)
-        rec = self.records.get(span)
-        if rec is None:
-            rec = self.records[span] = ValueRecord(span, kind, [], name)
-        if value not in rec.values and len(rec.values) < MAX_RECORD_VALUES:
-            rec.values.append(value)
+        entry = self._records.get(id(node))
+        if entry is None:
+            self._records[id(node)] = (node, kind, name, [value])
+            return
+        values = entry[3]
+        if len(values) < MAX_RECORD_VALUES and not any(v is value for v in values) and value not in values:
+            values.append(value)
+
+    def recorded(self, node: ast.AST) -> list[Value]:
+        """The values recorded so far for an expression node."""
+        entry = self._records.get(id(node))
+        return list(entry[3]) if entry is not None else []
+
+    def finish_records(self) -> dict[Span, ValueRecord]:
+        """The recorded values by source span, for the IDE layer."""
+        out = self.records
+        for node, kind, name, values in self._records.values():
+            span = self.span(node)
+            rec = out.get(span)
+            if rec is None:
+                out[span] = ValueRecord(span, kind, list(values), name)
+            else:
+                for v in values:
+                    if v not in rec.values and len(rec.values) < MAX_RECORD_VALUES:
+                        rec.values.append(v)
+        self._records.clear()
+        return out
 
     def report(self, rule: Rule, message: str, span: Span | None, blame_line: int,
                related: list[Related] | None = None, data: dict[str, Any] | None = None) -> None:
@@ -308,9 +331,9 @@ class Interpreter:
 
     def exec_stmt(self, s: ast.stmt, env: Env) -> None:
         self.tick()
-        method = getattr(self, "exec_" + type(s).__name__, None)
+        method = _EXEC.get(type(s))
         if method is not None:
-            method(s, env)
+            method(self, s, env)
 
     def exec_Expr(self, s: ast.Expr, env: Env) -> None:
         self.eval(s.value, env)
@@ -645,10 +668,11 @@ class Interpreter:
     def eval(self, node: ast.expr | None, env: Env) -> Value:
         if node is None:
             return Const(None)
-        self.tick()
-        method = getattr(self, "eval_" + type(node).__name__, None)
-        value = method(node, env) if method is not None else UNKNOWN
-        return value
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise Budget()
+        method = _EVAL.get(type(node))
+        return method(self, node, env) if method is not None else UNKNOWN
 
     def eval_Constant(self, n: ast.Constant, env: Env) -> Value:
         return Const(n.value)
@@ -1029,6 +1053,12 @@ class Interpreter:
     def eval_Await(self, n: ast.Await, env: Env) -> Value:
         self.eval(n.value, env)
         return UNKNOWN
+
+
+_EXEC = {getattr(ast, name[5:]): fn for name, fn in vars(Interpreter).items()
+         if name.startswith("exec_") and hasattr(ast, name[5:])}
+_EVAL = {getattr(ast, name[5:]): fn for name, fn in vars(Interpreter).items()
+         if name.startswith("eval_") and hasattr(ast, name[5:])}
 
 
 def _const_slice(s: SliceVal) -> slice | None:

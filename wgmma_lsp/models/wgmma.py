@@ -197,8 +197,7 @@ def _jnp_alias(interp) -> str | None:
 
 
 def _recorded(interp, node: ast.AST) -> list[Value]:
-    rec = interp.records.get(interp.span(node))
-    return rec.values if rec is not None else []
+    return interp.recorded(node)
 
 
 def _cast_receiver(interp, node: ast.AST | None, acc_dtype: str):

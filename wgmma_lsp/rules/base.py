@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -35,7 +36,12 @@ class Rule:
     @property
     def doc_uri(self) -> str:
         assert self.doc_file is not None
-        return self.doc_file.resolve().as_uri()
+        return _file_uri(self.doc_file)
+
+
+@functools.lru_cache(maxsize=None)
+def _file_uri(path: Path) -> str:
+    return path.resolve().as_uri()
 
 
 @dataclass

@@ -8,8 +8,16 @@ from wgmma_lsp.ide.model import Fix, TextEdit
 from wgmma_lsp.spans import LineIndex, Span
 
 
+_last_index: tuple[str, LineIndex] | None = None
+
+
 def text_of(source: str, span: Span) -> str:
-    return LineIndex(source).text(span)
+    """The source text of a span (the line index of the last source is kept)."""
+    global _last_index
+    index = _last_index
+    if index is None or index[0] is not source:
+        index = _last_index = (source, LineIndex(source))
+    return index[1].text(span)
 
 
 def needs_parens(expr_text: str) -> bool:
