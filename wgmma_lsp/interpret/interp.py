@@ -483,12 +483,21 @@ class Interpreter:
     def loop(self, env: Env, target: ast.expr | None, elem: Value, body: list[ast.stmt],
              certain: bool) -> None:
         """A loop body that runs an unknown number of times: reach a joined state, then record."""
+        if self.silent:
+            # Already in a pass that only computes joined state: one pass is enough (this keeps
+            # nested loops linear instead of doubling the work at every level).
+            with self.uncertain():
+                e1 = env.copy()
+                if target is not None:
+                    self.assign(target, elem, e1, None)
+                self.exec_block(body, e1)
+            self.merge_into(env, [env.copy(), e1])
+            return
         with self.quiet(), self.uncertain():
             e1 = env.copy()
             if target is not None:
                 self.assign(target, elem, e1, None)
             self.exec_block(body, e1)
-            self.merge_into(env, [env.copy(), e1]) if False else None
             joined = env.copy()
             self.merge_into(joined, [env, e1])
         with self.uncertain(not certain):
