@@ -32,17 +32,21 @@ def _by_line(analysis: Analysis) -> dict[int, list[ValueRecord]]:
     return index
 
 
+def records_at(analysis: Analysis, line: int, col: int) -> list[ValueRecord]:
+    """The recorded expressions containing the position, innermost first."""
+    found = [rec for rec in _by_line(analysis).get(line, ()) if rec.span.contains(line, col)]
+    found.sort(key=lambda r: (_extent(r.span), _KIND_ORDER.get(r.kind, 9)))
+    return found
+
+
 def record_at(analysis: Analysis, line: int, col: int) -> ValueRecord | None:
     """The innermost recorded expression containing the position."""
-    best: ValueRecord | None = None
-    for rec in _by_line(analysis).get(line, ()):
-        span = rec.span
-        if not span.contains(line, col):
-            continue
-        if best is None or _smaller(span, best.span) or (
-                span == best.span and _KIND_ORDER.get(rec.kind, 9) < _KIND_ORDER.get(best.kind, 9)):
-            best = rec
-    return best
+    found = records_at(analysis, line, col)
+    return found[0] if found else None
+
+
+def _extent(span: Span) -> tuple[int, int]:
+    return (span.end_line - span.line, span.end_col - span.col if span.line == span.end_line else 10**6)
 
 
 def _smaller(a: Span, b: Span) -> bool:
@@ -112,13 +116,19 @@ def hover(analysis: Analysis, line: int, col: int, settings: Settings | None = N
           api_doc: Callable[[str], str | None] | None = None) -> HoverInfo | None:
     parts: list[str] = []
     span: Span | None = None
-    rec = record_at(analysis, line, col)
-    if rec is not None:
+    # The innermost expression with something to show (`x.astype` alone is a bound method:
+    # the call around it has the value).
+    rec, shown = None, []
+    for candidate in records_at(analysis, line, col)[:4]:
         shown = []
-        for v in rec.values:
+        for v in candidate.values:
             d = describe(v)
             if d is not None and d not in shown:
                 shown.append(d)
+        if shown:
+            rec = candidate
+            break
+    if rec is not None:
         if shown:
             span = rec.span
             label = f"**{rec.name}**: " if rec.name else ""
