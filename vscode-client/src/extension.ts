@@ -21,6 +21,7 @@ import {
   serverPathMessage,
   ServerCommand,
 } from "./serverCommand";
+import { gateSettings } from "./trust";
 
 const SECTION = "wgmmaLsp";
 const EXPLAIN_COMMAND = "wgmma-lsp.explain";
@@ -58,6 +59,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<WgmmaL
     vscode.commands.registerCommand("wgmmaLsp.showOutput", () => output.show(true)),
     vscode.commands.registerCommand("wgmmaLsp.explainRule", (code?: string) => explainRule(code)),
     vscode.workspace.onDidChangeConfiguration((e) => onConfigurationChanged(context, e)),
+    // Trust granted: the server re-reads its settings, and trace mode may now start.
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      const c = client;
+      if (c && c.state === State.Running) {
+        void c.sendNotification(DidChangeConfigurationNotification.type, { settings: null });
+      }
+    }),
   );
   await watchPythonExtension(context);
 
@@ -140,6 +148,19 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     revealOutputChannelOn: RevealOutputChannelOn.Never,
     initializationOptions: { settings: currentSettings() },
     // Settings are read by the server through workspace/configuration; we only nudge it on change.
+    // Trace mode runs user code: in an untrusted workspace it stays off, whatever the settings say.
+    middleware: {
+      workspace: {
+        configuration: async (params, token, next) => {
+          const result = await next(params, token);
+          if (!Array.isArray(result)) {
+            return result;
+          }
+          return result.map((value, i) =>
+            params.items[i]?.section === SECTION ? gateSettings(value, vscode.workspace.isTrusted) : value);
+        },
+      },
+    },
   };
   const c = new LanguageClient(SECTION, "wgmma-lsp", serverOptions, clientOptions);
   c.onDidChangeState((e) => {
@@ -176,7 +197,8 @@ function setStatus(text: string, tooltip: string) {
 
 /** The `wgmmaLsp` section as plain JSON (what workspace/configuration also returns). */
 function currentSettings(): unknown {
-  return JSON.parse(JSON.stringify(vscode.workspace.getConfiguration(SECTION)));
+  return gateSettings(JSON.parse(JSON.stringify(vscode.workspace.getConfiguration(SECTION))),
+    vscode.workspace.isTrusted);
 }
 
 interface Probe {
