@@ -76,3 +76,23 @@ def test_deep_recursion_and_huge_files() -> None:
                      for i in range(60))
     analysis = exercise(huge)
     assert len(analysis.source.splitlines()) > 4000
+
+
+def test_hover_shows_views_and_transforms() -> None:
+    source = '''
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+def kernel(a_ref):
+  def body(s_ref):
+    x = s_ref.at[0]
+    y = plgpu.transpose_ref(x, (1, 0))
+  transforms = (plgpu.TilingTransform((8, 64)), plgpu.SwizzleTransform(128))
+  pl.run_scoped(body, plgpu.SMEM((2, 64, 128), jnp.bfloat16, transforms=transforms))
+'''
+    analysis = analyze(source)
+    x = hover(analysis, 6, 5).markdown
+    assert "`Ref<smem>{bfloat16[64,128]} (view of Ref<smem>{bfloat16[2,64,128]} through at[...])`" in x
+    assert "transforms: tiling (8, 64), swizzle 128" in x
+    y = hover(analysis, 7, 5).markdown
+    assert "Ref<smem>{bfloat16[128,64]}" in y and "transpose (1, 0)" in y

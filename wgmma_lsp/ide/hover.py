@@ -93,12 +93,14 @@ def _allocation(v: Value, analysis: Analysis) -> str | None:
     root = v.root()
     if root.origin is None:
         return None
+    transforms = v.transforms_text()
     text = analysis.lines.text(root.origin) if analysis.lines else ""
     text = " ".join(text.split())
     if len(text) > 80:
         text = text[:77] + "…"
     where = f"line {root.origin.line + 1}"
-    return f"allocated at {where} by {root.origin_desc}" + (f": `{text}`" if text else "")
+    out = f"allocated at {where} by {root.origin_desc}" + (f": `{text}`" if text else "")
+    return out + (f"; transforms: {transforms}" if transforms else "")
 
 
 def api_names_at(analysis: Analysis, line: int, col: int) -> list[str]:

@@ -94,6 +94,28 @@ class DTypeVal(Value):
 
 
 @dataclass(frozen=True)
+class TransformVal(Value):
+    """A ref transform: Mosaic GPU's tiling, swizzle and transpose, or a view's indexing.
+
+    Structured (not text), so that lowering-time rules over tiling/swizzle/transposes can be
+    written against it."""
+
+    kind: str  # "tiling", "swizzle", "transpose", "index", "unknown"
+    params: tuple[Any, ...] = ()
+
+    def describe(self) -> str:
+        if self.kind == "tiling":
+            return f"tiling {tuple(self.params)}"
+        if self.kind == "swizzle":
+            return f"swizzle {self.params[0] if self.params else '?'}"
+        if self.kind == "transpose":
+            return f"transpose {tuple(self.params)}" if self.params else "transpose"
+        if self.kind == "index":
+            return "at[...]"
+        return "unknown transform"
+
+
+@dataclass(frozen=True)
 class ArrayVal(Value):
     """An array value (a traced `jax.Array`): shape and dtype, each possibly unknown."""
 
@@ -123,7 +145,7 @@ class RefVal(Value):
     inner: ArrayVal
     space: str | None  # "smem", "gmem", "regs", "tmem", "default"; None: unknown
     kind: str = "plain"  # "plain", "acc" (WGMMA accumulator), "tmem", "barrier"
-    transforms: tuple[str, ...] = ()
+    transforms: tuple[TransformVal, ...] = ()
     base: "RefVal | None" = None
     origin: Span | None = field(default=None, compare=False)
     origin_desc: str = field(default="", compare=False)
@@ -157,7 +179,13 @@ class RefVal(Value):
         view = f"Ref<{self.space or '?'}>{{{self.inner.aval()}}}"
         if self.kind == "acc":
             view = f"Accumulator{{{self.inner.aval()}}}"
-        return f"{view} (view of {self.root().aval()} through {', '.join(self.transforms)})"
+        own = self.transforms[len(self.root().transforms):] or self.transforms
+        return f"{view} (view of {self.root().aval()} through {', '.join(t.describe() for t in own)})"
+
+    def transforms_text(self) -> str:
+        """The Mosaic GPU transforms of the underlying buffer (tiling, swizzle), for hovers."""
+        own = [t.describe() for t in self.root().transforms if t.kind != "index"]
+        return ", ".join(own)
 
 
 @dataclass(frozen=True)
@@ -168,7 +196,7 @@ class AllocSpec(Value):
     inner: ArrayVal
     init: Value | None = None  # `plgpu.ACC.init(x)`
     span: Span | None = field(default=None, compare=False)
-    transforms: tuple[str, ...] = ()
+    transforms: tuple[TransformVal, ...] = ()
 
     def describe(self) -> str:
         names = {"acc": "plgpu.ACC", "smem": "plgpu.SMEM", "gmem": "plgpu.GMEM",
@@ -197,7 +225,7 @@ class ShapeDtypeVal(Value):
 class BlockSpecVal(Value):
     block_shape: tuple[Value, ...] | None
     memory_space: str | None
-    transforms: tuple[str, ...] = ()
+    transforms: tuple[TransformVal, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -338,7 +366,7 @@ def join(a: Value, b: Value) -> Value:
         inner = join(a.inner, b.inner)
         assert isinstance(inner, ArrayVal)
         return replace(a, inner=inner, space=a.space if a.space == b.space else None,
-                       transforms=a.transforms if a.transforms == b.transforms else ("?",),
+                       transforms=a.transforms if a.transforms == b.transforms else (TransformVal("unknown"),),
                        base=a.base if a.base == b.base else None)
     if isinstance(a, TupleVal) and isinstance(b, TupleVal) and len(a.items) == len(b.items):
         return TupleVal(tuple(join(x, y) for x, y in zip(a.items, b.items)), a.is_list)

@@ -10,7 +10,7 @@ from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.dtypes import DType
 from wgmma_lsp.interpret.values import (
     UNKNOWN, AllocSpec, ApiVal, ArrayVal, BlockSpecVal, Const, DSliceVal, FuncVal, RefVal,
-    ShapeDtypeVal, TupleVal, Value, Wrapped, as_shape, is_unknown,
+    ShapeDtypeVal, TransformVal, TupleVal, Value, Wrapped, as_int, as_shape, is_unknown,
 )
 from wgmma_lsp.models.arrays import FLOAT32, INT32, as_array, to_dtype
 from wgmma_lsp.models.registry import CONSTANTS, model
@@ -19,13 +19,6 @@ _SPACES = {"plgpu.SMEM": "smem", "plgpu.GMEM": "gmem", "plgpu.TMEM": "tmem", "pl
            "plgpu.MemorySpace.SMEM": "smem", "plgpu.MemorySpace.GMEM": "gmem",
            "plgpu.MemorySpace.TMEM": "tmem", "plgpu.MemorySpace.REGS": "regs",
            "pl.ANY": "any"}
-
-
-def _arg_text(call: Call, i: int, name: str | None) -> str:
-    node = call.node_of(i, name)
-    if node is None:
-        return "?"
-    return call.interp.lines.text(call.interp.span(node))
 
 
 # -- allocations ----------------------------------------------------------------------------
@@ -50,12 +43,7 @@ def _mem_alloc(kind: str):
     def fn(call: Call) -> Value:
         shape = as_shape(call.get(0, "shape"))
         dtype = to_dtype(call.get(1, "dtype"))
-        transforms: tuple[str, ...] = ()
-        t = call.get(2, "transforms", Const(()))
-        if isinstance(t, TupleVal) and t.items:
-            transforms = tuple(x.describe() for x in t.items)
-        elif not isinstance(t, (Const, TupleVal)):
-            transforms = ("?",)
+        transforms = _transforms(call.get(2, "transforms", Const(())))
         return AllocSpec(kind, ArrayVal(shape, dtype), span=call.span, transforms=transforms)
     return fn
 
@@ -165,9 +153,7 @@ def _blockspec(call: Call) -> Value:
         block = ("?",)  # type: ignore[assignment]
     ms = call.get(99, "memory_space", Const(None))
     space = "default" if isinstance(ms, Const) and ms.value is None else _space(ms)
-    t = call.get(99, "transforms", Const(()))
-    transforms = tuple(x.describe() for x in t.items) if isinstance(t, TupleVal) else ()
-    return BlockSpecVal(block, space, transforms)
+    return BlockSpecVal(block, space, _transforms(call.get(99, "transforms", Const(()))))
 
 
 def _block_ref(array: Value, spec: Value, default_space: str, origin, desc: str) -> RefVal:
@@ -175,7 +161,7 @@ def _block_ref(array: Value, spec: Value, default_space: str, origin, desc: str)
     shape = arr.shape if arr is not None else None
     dtype = arr.dtype if arr is not None else None
     space = default_space
-    transforms: tuple[str, ...] = ()
+    transforms: tuple[TransformVal, ...] = ()
     if isinstance(spec, BlockSpecVal):
         space = spec.memory_space or "?"
         transforms = spec.transforms
@@ -411,11 +397,39 @@ def _layout_cast(call: Call) -> Value:
     return UNKNOWN
 
 
-@model("plgpu.SwizzleTransform", "plgpu.TilingTransform", "plgpu.TransposeTransform")
-def _transform(call: Call) -> Value:
-    args = ", ".join(_arg_text(call, i, None) for i in range(len(call.args)))
-    return ApiVal(f"{call.interp.lines.text(call.interp.span(call.node.func))}({args})"  # type: ignore[union-attr]
-                  if call.node is not None else "transform")
+def _transforms(v: Value) -> tuple[TransformVal, ...]:
+    """A `transforms=` argument: a tuple of transforms (unknown ones kept as such)."""
+    if isinstance(v, TupleVal):
+        return tuple(x if isinstance(x, TransformVal) else TransformVal("unknown") for x in v.items)
+    if isinstance(v, Const) and v.value in ((), None):
+        return ()
+    return (TransformVal("unknown"),)
+
+
+def _ints(v: Value) -> tuple | None:
+    if isinstance(v, TupleVal):
+        items = [as_int(i) for i in v.items]
+        return tuple(items) if all(i is not None for i in items) else None
+    i = as_int(v)
+    return (i,) if i is not None else None
+
+
+@model("plgpu.TilingTransform")
+def _tiling(call: Call) -> Value:
+    params = _ints(call.get(0, "tiling"))
+    return TransformVal("tiling", params) if params is not None else TransformVal("unknown")
+
+
+@model("plgpu.SwizzleTransform")
+def _swizzle(call: Call) -> Value:
+    params = _ints(call.get(0, "swizzle"))
+    return TransformVal("swizzle", params) if params is not None else TransformVal("unknown")
+
+
+@model("plgpu.TransposeTransform")
+def _transpose_transform(call: Call) -> Value:
+    params = _ints(call.get(0, "permutation"))
+    return TransformVal("transpose", params) if params is not None else TransformVal("unknown")
 
 
 _NOOP = ["plgpu.wgmma_wait", "plgpu.barrier_wait", "plgpu.barrier_arrive", "plgpu.commit_smem",

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import (
-    UNKNOWN, ArrayVal, Const, DTypeVal, RefVal, TupleVal, Value, Wrapped, dim_value,
+    UNKNOWN, ArrayVal, Const, DTypeVal, RefVal, TransformVal, TupleVal, Value, Wrapped, dim_value,
 )
 from wgmma_lsp.models.indexing import index_shape
 from wgmma_lsp.models.registry import ATTRIBUTES, GETITEM, SETITEM, model
@@ -19,7 +19,7 @@ from wgmma_lsp.models.registry import ATTRIBUTES, GETITEM, SETITEM, model
 def ref_view(ref: RefVal, index: Value, desc: str) -> RefVal:
     """`ref.at[index]`: a view with the indexed shape; JAX keeps the base ref's aval for messages."""
     shape = index_shape(ref.shape, index)
-    return RefVal(ArrayVal(shape, ref.dtype), ref.space, ref.kind, ref.transforms + (desc,),
+    return RefVal(ArrayVal(shape, ref.dtype), ref.space, ref.kind, ref.transforms + (TransformVal("index"),),
                   base=ref.root() if ref.base is None else ref.base, origin=ref.origin,
                   origin_desc=ref.origin_desc)
 
@@ -73,8 +73,8 @@ def _transpose_ref(call: Call) -> Value:
         p = [x.value if isinstance(x, Const) else None for x in perm.items]
         if all(isinstance(i, int) for i in p) and sorted(p) == list(range(len(shape))):  # type: ignore[type-var]
             return replace(ref, inner=ArrayVal(tuple(shape[i] for i in p), ref.dtype),  # type: ignore[index]
-                           transforms=ref.transforms + ("transpose",), base=ref.root())
-    return replace(ref, inner=ArrayVal(None, ref.dtype), transforms=ref.transforms + ("transpose",),
+                           transforms=ref.transforms + (TransformVal("transpose", tuple(p)),), base=ref.root())
+    return replace(ref, inner=ArrayVal(None, ref.dtype), transforms=ref.transforms + (TransformVal("transpose"),),
                    base=ref.root())
 
 
