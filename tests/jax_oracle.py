@@ -39,7 +39,23 @@ def _load(path: Path):
     return module
 
 
-def trace_file(path: Path) -> list[Verdict]:
+def _blamed_line(e: BaseException, path: Path) -> int | None:
+    """The line of `path` JAX blames: the innermost frame in the file, following the cause
+    chain (lowering errors carry the kernel's stack in `__cause__`)."""
+    best = None
+    seen: set[int] = set()
+    err: BaseException | None = e
+    while err is not None and id(err) not in seen:
+        seen.add(id(err))
+        frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename == str(path)]
+        if frames:
+            best = frames[-1].lineno
+        err = err.__cause__ or err.__context__
+    return best
+
+
+def trace_file(path: Path, lower: bool = False) -> list[Verdict]:
+    """Trace every entry point (and, with `lower`, lower it for CUDA when tracing succeeds)."""
     import jax
     import jax.numpy as jnp
 
@@ -55,9 +71,10 @@ def trace_file(path: Path) -> list[Verdict]:
         args = [eval(compile(ast.Expression(a), "<entry>", "eval"), ns) for a in call.args]
         try:
             jax.make_jaxpr(fn)(*args)
+            if lower:
+                jax.jit(fn).trace(*args).lower(lowering_platforms=("cuda",))
         except Exception as e:  # the verdict we compare against
-            frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == str(path)]
-            out.append(Verdict(entry.call, frames[-1].lineno if frames else None, str(e), type(e).__name__))
+            out.append(Verdict(entry.call, _blamed_line(e, path), str(e), type(e).__name__))
         else:
             out.append(Verdict(entry.call, None, None))
     return out

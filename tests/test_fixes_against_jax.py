@@ -13,6 +13,7 @@ from wgmma_lsp.ide.model import Fix
 from wgmma_lsp.spans import LineIndex
 
 FIXTURES = sorted((Path(__file__).parent / "fixtures" / "errors").glob("*.py"))
+LOWERING = sorted((Path(__file__).parent / "fixtures" / "lowering").glob("*.py"))
 # Rules whose documented fixes are code actions (the others explain the fix in their docs).
 RULES_WITH_FIXES = {"WG001", "WG002", "WG003", "WG004"}
 # No mechanical edit fixes these: the accumulator has to be introduced (see the rule docs).
@@ -40,7 +41,7 @@ def apply(source: str, fix: Fix) -> str:
 
 
 def _cases():
-    for path in FIXTURES:
+    for path in FIXTURES + LOWERING:
         source = path.read_text()
         for d in diagnostics(analyze(source, str(path))):
             for i, fix in enumerate(d.fixes):
@@ -55,7 +56,7 @@ def test_fix_makes_jax_accept(path: Path, code: str, message: str, index: int, t
     assert fixed != source
     out = tmp_path / path.name
     out.write_text(fixed)
-    verdicts = trace_file(out)
+    verdicts = trace_file(out, lower=path in LOWERING)
     assert all(v.message != message for v in verdicts), verdicts
     # The analyzer agrees: the diagnostic is gone after the edit.
     assert all(d.message != message for d in diagnostics(analyze(fixed, str(out))))

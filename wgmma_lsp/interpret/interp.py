@@ -81,6 +81,9 @@ class Interpreter:
         self.entered: set[int] = set()  # id() of function nodes whose bodies ran
         self.defined: dict[int, FuncVal] = {}  # id() of def node -> last function value made
         self.context: list[str] = []  # descriptions of the call sites that led here
+        # The lowering semantics of the kernel being interpreted ("lane", "warpgroup"), None when
+        # unknown (no visible pallas_call/kernel, or an unknown JAX): lowering rules need it.
+        self.lowering: str | None = None
         self._span_cache: dict[int, Span] = {}
         self.unresolved: list = []  # jedi_resolve.Pending: imports only jedi can resolve
         from wgmma_lsp.models import registry  # late: models import this module's types

@@ -89,6 +89,8 @@ def _run_scoped(call: Call) -> Value:
                           spec.span or node_span, call.line,
                           data={"init_span": spec.span, "run_scoped_span": call.span})
             return UNKNOWN  # JAX raises here: the body is never traced
+        if isinstance(spec, AllocSpec) and spec.kind == "acc" and interp.lowering == "lane":
+            _check_accumulator_tile(call, spec, node_span)
         name = k or f"argument {i}"
         ref = _allocate(call, spec, node_span, f"run_scoped ({name})")
         if i is not None:
@@ -98,6 +100,20 @@ def _run_scoped(call: Call) -> Value:
     arg_nodes = [None] * len(refs)
     return interp.call_value(body, Call(interp, call.node, refs, kwrefs, arg_nodes, {}, call.env,
                                         call.complete))
+
+
+def _check_accumulator_tile(call: Call, spec: AllocSpec, span) -> None:
+    """Lane lowering of the allocation: `WGMMAAccumulator.zero` (mosaic/gpu/wgmma.py)."""
+    from wgmma_lsp.rules import accumulator_tile_shape
+
+    shape = spec.inner.shape
+    if shape is None or len(shape) != 2 or not all(isinstance(d, int) for d in shape):
+        return
+    m, n = shape
+    if m % 64 or n % 8:  # type: ignore[operator]
+        call.interp.report(accumulator_tile_shape.RULE,
+                           f"WGMMA requires m and n to be multiples of 64 and 8, got {m} and {n}",
+                           spec.span or span, call.line, data={"m": m, "n": n})
 
 
 @model("pl.run_state")
@@ -245,10 +261,12 @@ def _pallas_call_apply(call: Call) -> Value:
         _analyse_kernel_generically(call, wrapped.func)
         return _outputs(kw.get("out_shape", UNKNOWN))
     interp.context.append(f"pallas_call at line {call.line + 1}")
+    saved, interp.lowering = interp.lowering, lowering_semantics(kw.get("compiler_params"))
     try:
         interp.call_value(wrapped.func, Call(interp, call.node, refs, {}, [None] * len(refs), {}, call.env))
     finally:
         interp.context.pop()
+        interp.lowering = saved
     return _outputs(kw.get("out_shape", UNKNOWN))
 
 
@@ -258,6 +276,27 @@ def _outputs(v: Value) -> Value:
     if isinstance(v, TupleVal):
         return TupleVal(tuple(_outputs(x) for x in v.items), v.is_list)
     return UNKNOWN
+
+
+@model("plgpu.CompilerParams")
+def _compiler_params(call: Call) -> Value:
+    return Wrapped("plgpu.CompilerParams", UNKNOWN, dict(call.kwargs) if call.complete else {"?": UNKNOWN},
+                   call.span)
+
+
+def lowering_semantics(params: Value | None) -> str | None:
+    """The lowering semantics a kernel is compiled with: "lane", "warpgroup", or None (unknown)."""
+    from wgmma_lsp.interpret.jax_version import default_lowering_semantics
+
+    if params is None or (isinstance(params, Const) and params.value is None):
+        return default_lowering_semantics()
+    if isinstance(params, Wrapped) and params.api == "plgpu.CompilerParams" and "?" not in params.kwargs:
+        sem = params.kwargs.get("lowering_semantics")
+        if sem is None:
+            return default_lowering_semantics()
+        if isinstance(sem, ApiVal) and sem.name.startswith("plgpu.LoweringSemantics."):
+            return sem.name.rsplit(".", 1)[1].lower()
+    return None
 
 
 def _analyse_kernel_generically(call: Call, func: Value) -> None:
@@ -308,10 +347,12 @@ def _kernel_apply(call: Call) -> Value:
         _analyse_kernel_generically(call, wrapped.func)
         return _outputs(kw.get("out_shape", UNKNOWN))
     interp.context.append(f"plgpu.kernel at line {call.line + 1}")
+    saved, interp.lowering = interp.lowering, lowering_semantics(kw.get("compiler_params"))
     try:
         interp.call_value(wrapped.func, Call(interp, call.node, refs, {}, [None] * len(refs), {}, call.env))
     finally:
         interp.context.pop()
+        interp.lowering = saved
     return _outputs(kw.get("out_shape", UNKNOWN))
 
 

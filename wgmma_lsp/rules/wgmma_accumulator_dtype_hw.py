@@ -1,0 +1,40 @@
+"""WG011 wgmma-accumulator-dtype-hw: an accumulator dtype the WGMMA instruction does not support."""
+
+from __future__ import annotations
+
+import ast
+
+from wgmma_lsp.ide.model import Fix, TextEdit
+from wgmma_lsp.rules.base import Finding, Rule, doc_path
+from wgmma_lsp.rules.fixes_common import text_of
+
+
+def fixes(finding: Finding, source: str) -> list[Fix]:
+    """Allocate the accumulator as float32: rewrite the dtype of `X.ACC(shape, dtype)`."""
+    d = finding.data
+    span, jnp = d.get("alloc_span"), d.get("jnp")
+    if span is None or not jnp:
+        return []
+    text = text_of(source, span)
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return []
+    if not isinstance(node, ast.Call) or len(node.args) != 2 or node.keywords:
+        return []
+    func = ast.get_source_segment(text.strip(), node.func)
+    shape = ast.get_source_segment(text.strip(), node.args[0])
+    return [Fix("Accumulate in float32", (TextEdit(span, f"{func}({shape}, {jnp}.float32)"),), True)]
+
+
+RULE = Rule(
+    code="WG011",
+    name="wgmma-accumulator-dtype-hw",
+    summary="bf16 WGMMA accumulates in f32 only; f16 WGMMA in f32 or f16.",
+    template="WGMMA with element type {element_type} only supports accumulators of type {types}, but got: {acc_dtype}",
+    exception="ValueError",
+    jax_source="jax/experimental/mosaic/gpu/wgmma.py: wgmma (Lane lowering of plgpu.wgmma)",
+    stage="lower",
+    doc_file=doc_path(__file__),
+    fixes=fixes,
+)
