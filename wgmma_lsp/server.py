@@ -228,6 +228,12 @@ def create_server() -> WgmmaLanguageServer:
             return
         await server.publish(uri)
 
+    async def refresh_and_trace(uri: str) -> None:
+        """On open and save: static diagnostics, then (when enabled) JAX's own verdict."""
+        await refresh(uri)
+        if server.settings.trace_enabled:
+            await trace_glue.on_document_saved(server, uri)
+
     @server.feature(lsp.INITIALIZE)
     @_never_fail(None)
     def initialize(ls: WgmmaLanguageServer, params: lsp.InitializeParams) -> None:
@@ -268,9 +274,7 @@ def create_server() -> WgmmaLanguageServer:
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     @_never_fail(None)
     async def did_open(ls: WgmmaLanguageServer, params: lsp.DidOpenTextDocumentParams) -> None:
-        await refresh(params.text_document.uri)
-        if ls.settings.trace_enabled:
-            await trace_glue.on_document_saved(ls, params.text_document.uri)
+        await refresh_and_trace(params.text_document.uri)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     @_never_fail(None)
@@ -281,9 +285,7 @@ def create_server() -> WgmmaLanguageServer:
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
     @_never_fail(None)
     async def did_save(ls: WgmmaLanguageServer, params: lsp.DidSaveTextDocumentParams) -> None:
-        await refresh(params.text_document.uri)
-        if ls.settings.trace_enabled:
-            await trace_glue.on_document_saved(ls, params.text_document.uri)
+        await refresh_and_trace(params.text_document.uri)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     @_never_fail(None)

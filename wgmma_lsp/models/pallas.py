@@ -260,7 +260,13 @@ def _pallas_call_apply(call: Call) -> Value:
     elif not (isinstance(scratch, Const) and scratch.value is None):
         _analyse_kernel_generically(call, wrapped.func)
         return _outputs(kw.get("out_shape", UNKNOWN))
-    interp.context.append(f"pallas_call at line {call.line + 1}")
+    return _run_kernel(call, wrapped, refs, "pallas_call")
+
+
+def _run_kernel(call: Call, wrapped: Wrapped, refs: list[Value], what: str) -> Value:
+    """Interpret the kernel body with its refs, under the call's lowering semantics."""
+    interp, kw = call.interp, wrapped.kwargs
+    interp.context.append(f"{what} at line {call.line + 1}")
     saved, interp.lowering = interp.lowering, lowering_semantics(kw.get("compiler_params"))
     try:
         interp.call_value(wrapped.func, Call(interp, call.node, refs, {}, [None] * len(refs), {}, call.env))
@@ -346,14 +352,7 @@ def _kernel_apply(call: Call) -> Value:
     else:
         _analyse_kernel_generically(call, wrapped.func)
         return _outputs(kw.get("out_shape", UNKNOWN))
-    interp.context.append(f"plgpu.kernel at line {call.line + 1}")
-    saved, interp.lowering = interp.lowering, lowering_semantics(kw.get("compiler_params"))
-    try:
-        interp.call_value(wrapped.func, Call(interp, call.node, refs, {}, [None] * len(refs), {}, call.env))
-    finally:
-        interp.context.pop()
-        interp.lowering = saved
-    return _outputs(kw.get("out_shape", UNKNOWN))
+    return _run_kernel(call, wrapped, refs, "plgpu.kernel")
 
 
 # -- control flow inside kernels -------------------------------------------------------------
