@@ -93,13 +93,18 @@ class WgmmaLanguageServer(LanguageServer):
         if not learnt or doc is None or doc.version != version:
             return
         self.entries.pop(uri, None)
+        await self.refresh_diagnostics([uri])
+
+    async def refresh_diagnostics(self, uris: list[str]) -> None:
+        """New diagnostics are ready: ask a pulling client to pull again, or push them."""
         if self.pull_diagnostics:
             try:
                 self.workspace_diagnostic_refresh(None)
-            except Exception:
+            except Exception:  # the client may not support refresh
                 log.debug("diagnostic refresh not supported", exc_info=True)
         else:
-            await self.publish(uri)
+            for uri in uris:
+                await self.publish(uri)
 
     async def analysis_for(self, uri: str) -> Analysis | None:
         """The analysis of the document's current version (None if never opened or failed)."""
@@ -262,14 +267,7 @@ def create_server() -> WgmmaLanguageServer:
         else:
             await _load_configuration(ls)
         _apply_log_level(ls.settings)
-        if ls.pull_diagnostics:
-            try:
-                ls.workspace_diagnostic_refresh(None)
-            except Exception:  # the client may not support refresh
-                log.debug("diagnostic refresh not supported", exc_info=True)
-        else:
-            for uri in list(ls.workspace.text_documents):
-                await ls.publish(uri)
+        await ls.refresh_diagnostics(list(ls.workspace.text_documents))
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     @_never_fail(None)

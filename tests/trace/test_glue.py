@@ -51,6 +51,10 @@ class FakeServer:
     async def publish(self, uri: str) -> None:
         self.published.append(uri)
 
+    async def refresh_diagnostics(self, uris: list[str]) -> None:  # a push client's refresh
+        for uri in uris:
+            await self.publish(uri)
+
     def open(self, path: Path) -> FakeDocument:
         doc = FakeDocument(str(path), path.read_text())
         self.workspace.text_documents[doc.uri] = doc

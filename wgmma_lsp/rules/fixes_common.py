@@ -37,3 +37,13 @@ def method_call(expr_text: str, call: str) -> str:
 
 def replace(title: str, span: Span, new_text: str, preferred: bool = False) -> Fix:
     return Fix(title, (TextEdit(span, new_text),), preferred)
+
+
+def parse_call(text: str) -> tuple[ast.Call, str] | None:
+    """`text` parsed as one call expression (with the stripped text its offsets refer to)."""
+    stripped = text.strip()
+    try:
+        node = ast.parse(stripped, mode="eval").body
+    except SyntaxError:
+        return None
+    return (node, stripped) if isinstance(node, ast.Call) else None

@@ -6,7 +6,7 @@ import ast
 
 from wgmma_lsp.ide.model import Fix, TextEdit
 from wgmma_lsp.rules.base import Finding, Rule, doc_path
-from wgmma_lsp.rules.fixes_common import text_of
+from wgmma_lsp.rules.fixes_common import parse_call, text_of
 
 
 def fixes(finding: Finding, source: str) -> list[Fix]:
@@ -15,15 +15,12 @@ def fixes(finding: Finding, source: str) -> list[Fix]:
     span, jnp = d.get("alloc_span"), d.get("jnp")
     if span is None or not jnp:
         return []
-    text = text_of(source, span)
-    try:
-        node = ast.parse(text.strip(), mode="eval").body
-    except SyntaxError:
+    parsed = parse_call(text_of(source, span))
+    if parsed is None or len(parsed[0].args) != 2 or parsed[0].keywords:
         return []
-    if not isinstance(node, ast.Call) or len(node.args) != 2 or node.keywords:
-        return []
-    func = ast.get_source_segment(text.strip(), node.func)
-    shape = ast.get_source_segment(text.strip(), node.args[0])
+    node, text = parsed
+    func = ast.get_source_segment(text, node.func)
+    shape = ast.get_source_segment(text, node.args[0])
     return [Fix("Accumulate in float32", (TextEdit(span, f"{func}({shape}, {jnp}.float32)"),), True)]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from wgmma_lsp.ide.model import Fix
 from wgmma_lsp.rules.base import Finding, Rule
-from wgmma_lsp.rules.fixes_common import text_of
+from wgmma_lsp.rules.fixes_common import parse_call, text_of
 from wgmma_lsp.rules.base import doc_path
 
 
@@ -18,16 +18,15 @@ def allocate_as_acc(finding: Finding, source: str) -> list[Fix]:
     span = d.get("alloc_span")
     if span is None or d.get("alloc_kind") not in ("smem", "gmem"):
         return []
-    text = text_of(source, span)
-    try:
-        node = ast.parse(text.strip(), mode="eval").body
-    except SyntaxError:
+    parsed = parse_call(text_of(source, span))
+    if parsed is None:
         return []
-    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute) \
-            or node.func.attr not in ("SMEM", "GMEM") or node.keywords or not (1 <= len(node.args) <= 2):
+    node, text = parsed
+    if not isinstance(node.func, ast.Attribute) or node.func.attr not in ("SMEM", "GMEM") \
+            or node.keywords or not (1 <= len(node.args) <= 2):
         return []
-    owner = ast.get_source_segment(text.strip(), node.func.value)
-    args = ", ".join(ast.get_source_segment(text.strip(), a) or "" for a in node.args)
+    owner = ast.get_source_segment(text, node.func.value)
+    args = ", ".join(ast.get_source_segment(text, a) or "" for a in node.args)
     return [Fix(f"Allocate it as a WGMMA accumulator: {owner}.ACC({args})",
                 (TextEdit(span, f"{owner}.ACC({args})"),), True)]
 

@@ -93,13 +93,7 @@ async def _trace(ls: "WgmmaLanguageServer", uri: str) -> None:
 
 
 async def _refresh(ls: "WgmmaLanguageServer", uri: str) -> None:
-    if ls.pull_diagnostics:
-        try:
-            ls.workspace_diagnostic_refresh(None)
-        except Exception:  # the client may not support refresh
-            log.debug("diagnostic refresh not supported", exc_info=True)
-    else:
-        await ls.publish(uri)
+    await ls.refresh_diagnostics([uri])
     caps = getattr(ls, "client_capabilities", None)
     hints = getattr(getattr(caps, "workspace", None), "inlay_hint", None)
     if getattr(hints, "refresh_support", False):  # the traced avals changed
