@@ -1,3 +1,4 @@
 from wgmma_lsp.cli import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # not when a worker process re-imports the main module
+    raise SystemExit(main())

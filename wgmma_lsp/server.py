@@ -12,7 +12,8 @@ import gc
 import functools
 import logging
 import os
-from concurrent.futures import ThreadPoolExecutor
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,7 +53,7 @@ class WgmmaLanguageServer(LanguageServer):
         self.settings = Settings()
         self.pool = ThreadPoolExecutor(max_workers=max(1, min(2, os.cpu_count() or 1)),
                                        thread_name_prefix="wgmma-analysis")
-        self.jedi_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wgmma-jedi")
+        self._jedi_pool: ProcessPoolExecutor | None = None
         self.entries: dict[str, _Entry] = {}
         self.pull_diagnostics = False
         self.extra_diagnostics: dict[str, list[Diagnostic]] = {}  # e.g. trace mode's, by uri
@@ -79,16 +80,44 @@ class WgmmaLanguageServer(LanguageServer):
                                                         list(result.unresolved_imports)))
         return result
 
+    @property
+    def jedi_pool(self) -> ProcessPoolExecutor:
+        """jedi runs in its own process: in a thread it would hold the interpreter lock for
+        hundreds of milliseconds and delay hovers."""
+        if self._jedi_pool is None:
+            self._jedi_pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+        return self._jedi_pool
+
+    def close_pools(self) -> None:
+        if self._jedi_pool is not None:
+            self._jedi_pool.shutdown(wait=False, cancel_futures=True)
+            self._jedi_pool = None
+
+    async def warm_api_doc(self, name: str) -> None:
+        if not jedi_resolve.needs_doc(name):
+            return
+        try:
+            doc = await asyncio.get_running_loop().run_in_executor(
+                self.jedi_pool, jedi_resolve.compute_doc, name)
+        except Exception:
+            log.debug("documentation lookup failed for %s", name, exc_info=True)
+            return
+        jedi_resolve.store_doc(name, doc)
+
     async def _resolve_imports(self, uri: str, version: int | None, source: str, path: str,
                                pending: list) -> None:
         """jedi, in the background: when it learns what an import is, analyse again."""
         loop = asyncio.get_running_loop()
+        todo = [p for p in pending if not jedi_resolve.cached(p.key)[0]]
+        if not todo:
+            return
         try:
-            learnt = await loop.run_in_executor(self.jedi_pool, jedi_resolve.resolve_imports,
-                                                source, path, pending)
+            found = await loop.run_in_executor(self.jedi_pool, jedi_resolve.compute_imports,
+                                               source, path, todo)
         except Exception:
             log.exception("import resolution failed for %s", uri)
             return
+        learnt = jedi_resolve.store_imports(found)
         doc = self._open_document(uri)
         if not learnt or doc is None or doc.version != version:
             return
@@ -239,6 +268,10 @@ def create_server() -> WgmmaLanguageServer:
         if server.settings.trace_enabled:
             await trace_glue.on_document_saved(server, uri)
 
+    @server.feature(lsp.SHUTDOWN)
+    def shutdown(ls: WgmmaLanguageServer, params: None) -> None:
+        ls.close_pools()
+
     @server.feature(lsp.INITIALIZE)
     @_never_fail(None)
     def initialize(ls: WgmmaLanguageServer, params: lsp.InitializeParams) -> None:
@@ -315,7 +348,7 @@ def create_server() -> WgmmaLanguageServer:
         info = ide_hover.hover(analysis, line, col, ls.settings, api_doc=jedi_resolve.api_doc)
         for name in ide_hover.api_names_at(analysis, line, col):
             if jedi_resolve.api_doc(name) is None:  # look it up for the next hover
-                asyncio.get_running_loop().run_in_executor(ls.jedi_pool, jedi_resolve.warm_api_doc, name)
+                asyncio.ensure_future(ls.warm_api_doc(name))
         extra = trace_glue.hover_lines(ls, params.text_document.uri, line, col) if ls.settings.trace_enabled else []
         if info is None and not extra:
             return None

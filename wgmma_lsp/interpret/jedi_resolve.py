@@ -3,8 +3,8 @@
 
 jedi is slow on first use (hundreds of milliseconds to seconds), so it never runs on the
 analysis path of the server: the interpreter only reads this module's caches and lists what it
-could not resolve; the server resolves those in the background and analyses again. The CLI
-resolves synchronously.
+could not resolve; the server resolves those in a separate process (a thread would hold the
+interpreter lock and delay hovers) and analyses again. The CLI resolves synchronously.
 """
 
 from __future__ import annotations
@@ -46,10 +46,24 @@ def cached(key: ImportKey) -> tuple[bool, str | None]:
 
 
 def resolve_imports(source: str, path: str, pending: list[Pending]) -> int:
-    """Resolve with jedi; returns how many new facts were learnt (0: nothing to re-analyse)."""
+    """Resolve with jedi, here and now (the CLI); returns how many new facts were learnt."""
     todo = [p for p in pending if not cached(p.key)[0]]
     if not todo:
         return 0
+    return store_imports(compute_imports(source, path, todo))
+
+
+def store_imports(found: dict[ImportKey, str | None]) -> int:
+    """Remember what jedi found (e.g. in another process); returns how many names resolved."""
+    with _lock:
+        _imports.update(found)
+    return sum(v is not None for v in found.values())
+
+
+def compute_imports(source: str, path: str, todo: list[Pending]) -> dict[ImportKey, str | None]:
+    """What jedi says each pending import is (a canonical JAX name, or None). Pure: it runs in a
+    separate process in the server, so that jedi never holds the server's interpreter lock."""
+    found: dict[ImportKey, str | None] = {p.key: None for p in todo}
     try:
         import jedi
 
@@ -57,11 +71,7 @@ def resolve_imports(source: str, path: str, pending: list[Pending]) -> int:
         script = jedi.Script(source, path=path, project=project)
     except Exception:
         log.debug("jedi unavailable", exc_info=True)
-        with _lock:
-            for p in todo:
-                _imports[p.key] = None
-        return 0
-    learnt = 0
+        return found
     for p in todo:
         canonical: str | None = None
         try:
@@ -75,10 +85,8 @@ def resolve_imports(source: str, path: str, pending: list[Pending]) -> int:
                     break
         except Exception:
             log.debug("jedi failed on %s", p, exc_info=True)
-        with _lock:
-            _imports[p.key] = canonical
-        learnt += canonical is not None
-    return learnt
+        found[p.key] = canonical
+    return found
 
 
 _MODULE_PATHS = {"plgpu": "jax.experimental.pallas.mosaic_gpu", "pl": "jax.experimental.pallas",
@@ -91,24 +99,33 @@ def api_doc(canonical: str) -> str | None:
         return _docs.get(canonical)
 
 
-def warm_api_doc(canonical: str) -> None:
+def needs_doc(canonical: str) -> bool:
+    """True the first time a name is asked about (the caller then looks it up)."""
     with _lock:
         if canonical in _docs:
-            return
+            return False
         _docs[canonical] = None
+        return True
+
+
+def store_doc(canonical: str, doc: str | None) -> None:
+    if doc:
+        with _lock:
+            _docs[canonical] = doc.strip()
+
+
+def compute_doc(canonical: str) -> str | None:
+    """jedi's docstring for a canonical API name (pure; runs in a separate process)."""
     prefix, _, rest = canonical.partition(".")
     module = _MODULE_PATHS.get(prefix)
     if module is None or not rest:
-        return
+        return None
     try:
         import jedi
 
         code = f"import {module} as _m\n_m.{rest}"
         defs = jedi.Script(code).infer(2, len("_m.") + len(rest) - 1)
-        doc = defs[0].docstring() if defs else ""
+        return defs[0].docstring() if defs else None
     except Exception:
         log.debug("jedi doc lookup failed for %s", canonical, exc_info=True)
-        return
-    if doc:
-        with _lock:
-            _docs[canonical] = doc.strip()
+        return None
