@@ -90,7 +90,12 @@ def run_unreached(interp: Interpreter) -> None:
         pending.sort(key=lambda f: (f.node.lineno, f.node.col_offset))
         for f in pending:
             if id(f.node) not in interp.entered:
-                interp.generic_call(f)
+                # A nested function nobody calls where we can see may never be traced: what it
+                # does is possible, not proven. Module-level functions, and functions returned to
+                # callers (a factory's kernel), are traced when called.
+                nested = f.closure is not interp.module_env and id(f.node) not in interp.escaped
+                with interp.uncertain(nested):
+                    interp.generic_call(f)
 
 
 def _spec_model(call: Call) -> Value:

@@ -47,6 +47,7 @@ class Frame:
     func: FuncVal | None
     returns: list[Value] = field(default_factory=list)
     returned: bool = False
+    maybe_returned: bool = False  # returned (or raised) on some path already: the rest may not run
 
 
 _BINOPS: dict[type, Callable[[Any, Any], Any]] = {
@@ -80,10 +81,14 @@ class Interpreter:
         self.steps = 0
         self.entered: set[int] = set()  # id() of function nodes whose bodies ran
         self.defined: dict[int, FuncVal] = {}  # id() of def node -> last function value made
+        self.escaped: set[int] = set()  # id() of def nodes returned to callers
         self.context: list[str] = []  # descriptions of the call sites that led here
         # The lowering semantics of the kernel being interpreted ("lane", "warpgroup"), None when
         # unknown (no visible pallas_call/kernel, or an unknown JAX): lowering rules need it.
         self.lowering: str | None = None
+        # Names some function rebinds with `global`/`nonlocal`: their value at any point is unknown.
+        self.volatile: set[str] = {name for node in ast.walk(tree)
+                                   if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
         self._span_cache: dict[int, Span] = {}
         self.unresolved: list = []  # jedi_resolve.Pending: imports only jedi can resolve
         from wgmma_lsp.models import registry  # late: models import this module's types
@@ -137,12 +142,13 @@ class Interpreter:
         """A model proved that JAX raises `message` here."""
         if self.silent or span is None:
             return
-        finding = Finding(rule, message, span, blame_line, related or [], self.certain, data or {},
+        certain = self.certain and not any(f.maybe_returned for f in self.stack)
+        finding = Finding(rule, message, span, blame_line, related or [], certain, data or {},
                           " <- ".join(reversed(self.context[-3:])))
         key = finding.key
         if key in self._finding_keys:
             # Seen already: if this path is certain, upgrade the earlier finding.
-            if self.certain:
+            if certain:
                 for f in self.findings:
                     if f.key == key:
                         f.certain = True
@@ -206,11 +212,17 @@ class Interpreter:
         return self.unknown_call(call)
 
     def unknown_call(self, call: Call) -> Value:
-        """An unmodelled callable: user functions passed to it still get analysed."""
-        for v in list(call.args) + list(call.kwargs.values()):
-            if isinstance(v, FuncVal) and id(v.node) not in self.entered:
-                self.generic_call(v)
+        """An unmodelled callable: user functions passed to it still get analysed, but it may
+        never call them, so what they do is not certain."""
+        with self.uncertain():
+            for v in list(call.args) + list(call.kwargs.values()):
+                if isinstance(v, FuncVal) and id(v.node) not in self.entered:
+                    self.generic_call(v)
         return UNKNOWN
+
+    def call_traced(self, func: Value, args: list[Value], call: Call) -> Value:
+        """A function JAX traces for sure (a cond branch, a loop or pipeline body)."""
+        return self.call_value(func, Call(self, call.node, args, {}, [None] * len(args), {}, call.env))
 
     def call_method(self, m: BoundMethod, call: Call) -> Value:
         kind = _value_kind(m.obj)
@@ -233,6 +245,7 @@ class Interpreter:
         self.bind_params(func, call, env)
         frame = Frame(func)
         self.stack.append(frame)
+        saved_certain = self.certain
         ctx_pushed = False
         if call.node is not None:
             self.context.append(f"{func.name}() called at line {call.line + 1}")
@@ -244,6 +257,7 @@ class Interpreter:
             self.exec_block(node.body, env)
         finally:
             self.stack.pop()
+            self.certain = saved_certain
             if ctx_pushed:
                 self.context.pop()
         if not frame.returns:
@@ -346,13 +360,41 @@ class Interpreter:
 
     def exec_Return(self, s: ast.Return, env: Env) -> None:
         value = self.eval(s.value, env) if s.value is not None else Const(None)
+        self.mark_escaped(value)
         if self.stack:
             frame = self.stack[-1]
             frame.returns.append(value)
-            if self.certain or self._branch_depth == 0:
-                frame.returned = True
+            frame.returned = True
 
-    _branch_depth = 0
+    def exec_Raise(self, s: ast.Raise, env: Env) -> None:
+        if s.exc is not None:
+            self.eval(s.exc, env)
+        if self.stack:
+            self.stack[-1].returned = True  # nothing after it on this path runs
+
+    def mark_escaped(self, value: Value, depth: int = 0) -> None:
+        """Functions handed back to callers (a factory's kernel) will be called by someone."""
+        if depth > 4:
+            return
+        if isinstance(value, FuncVal):
+            self.escaped.add(id(value.node))
+        elif isinstance(value, TupleVal):
+            for item in value.items:
+                self.mark_escaped(item, depth + 1)
+        elif isinstance(value, (Wrapped, PartialVal)):
+            self.mark_escaped(value.func, depth + 1)
+
+    def run_path(self, fn: Callable[[], None]) -> bool:
+        """Run a path that may not be taken; True if it ended the function (return/raise).
+        Ending it on this path means it may end early: what follows is no longer certain."""
+        frame = self.stack[-1] if self.stack else None
+        saved = frame.returned if frame else False
+        fn()
+        ended = frame.returned if frame else False
+        if frame is not None:
+            frame.returned = saved
+            frame.maybe_returned = frame.maybe_returned or ended
+        return ended
 
     def exec_Assign(self, s: ast.Assign, env: Env) -> None:
         value = self.eval(s.value, env)
@@ -378,6 +420,8 @@ class Interpreter:
 
     def assign(self, target: ast.expr, value: Value, env: Env, value_node: ast.AST | None) -> None:
         if isinstance(target, ast.Name):
+            if target.id in self.volatile:
+                value = Opaque(target.id)  # rebound elsewhere through global/nonlocal
             env.vars[target.id] = value
             self.record(target, value, "store", target.id)
         elif isinstance(target, (ast.Tuple, ast.List)):
@@ -420,21 +464,10 @@ class Interpreter:
     def branch(self, env: Env, a: Callable[[Env], None], b: Callable[[Env], None]) -> None:
         """Run two paths that may each not run; merge what they leave behind."""
         frame = self.stack[-1] if self.stack else None
-        saved_returned = frame.returned if frame else False
         e1, e2 = env.copy(), env.copy()
-        self._branch_depth += 1
-        try:
-            with self.uncertain():
-                a(e1)
-                r1 = frame.returned if frame else False
-                if frame:
-                    frame.returned = saved_returned
-                b(e2)
-                r2 = frame.returned if frame else False
-                if frame:
-                    frame.returned = saved_returned
-        finally:
-            self._branch_depth -= 1
+        with self.uncertain():
+            r1 = self.run_path(lambda: a(e1))
+            r2 = self.run_path(lambda: b(e2))
         if frame is not None and r1 and r2:
             frame.returned = True
         merge_from = [e for e, r in ((e1, r1), (e2, r2)) if not r] or [e1, e2]
@@ -471,7 +504,7 @@ class Interpreter:
     def exec_For(self, s: ast.For, env: Env) -> None:
         it = self.eval(s.iter, env)
         items = self.iter_items(it)
-        if items is not None and len(items) <= 8:
+        if items is not None and len(items) <= 8 and not _breaks(s.body):
             # Short known iterations are unrolled: each iteration sees its own item.
             for item in items:
                 self.assign(s.target, item, env, None)
@@ -486,6 +519,7 @@ class Interpreter:
     def loop(self, env: Env, target: ast.expr | None, elem: Value, body: list[ast.stmt],
              certain: bool) -> None:
         """A loop body that runs an unknown number of times: reach a joined state, then record."""
+        ended = False
         if self.silent:
             # Already in a pass that only computes joined state: one pass is enough (this keeps
             # nested loops linear instead of doubling the work at every level).
@@ -493,21 +527,21 @@ class Interpreter:
                 e1 = env.copy()
                 if target is not None:
                     self.assign(target, elem, e1, None)
-                self.exec_block(body, e1)
+                ended = self.run_path(lambda: self.exec_block(body, e1))
             self.merge_into(env, [env.copy(), e1])
             return
         with self.quiet(), self.uncertain():
             e1 = env.copy()
             if target is not None:
                 self.assign(target, elem, e1, None)
-            self.exec_block(body, e1)
+            ended = self.run_path(lambda: self.exec_block(body, e1))
             joined = env.copy()
             self.merge_into(joined, [env, e1])
-        with self.uncertain(not certain):
+        with self.uncertain(not certain or _breaks(body)):
             e2 = joined.copy()
             if target is not None:
                 self.assign(target, elem, e2, None)
-            self.exec_block(body, e2)
+            ended = self.run_path(lambda: self.exec_block(body, e2)) or ended
         self.merge_into(env, [env.copy(), e2] if not certain else [e2])
 
     def iter_items(self, v: Value) -> list[Value] | None:
@@ -551,12 +585,12 @@ class Interpreter:
     def exec_Try(self, s: ast.Try, env: Env) -> None:
         # An error inside `try` may be caught: nothing in it is certain.
         with self.uncertain():
-            self.exec_block(s.body, env)
+            self.run_path(lambda: self.exec_block(s.body, env))
             for h in s.handlers:
                 if h.name:
                     env.vars[h.name] = UNKNOWN
-                self.exec_block(h.body, env)
-            self.exec_block(s.orelse, env)
+                self.run_path(lambda h=h: self.exec_block(h.body, env))
+            self.run_path(lambda: self.exec_block(s.orelse, env))
         self.exec_block(s.finalbody, env)
 
     exec_TryStar = exec_Try
@@ -1065,6 +1099,17 @@ class Interpreter:
     def eval_Await(self, n: ast.Await, env: Env) -> Value:
         self.eval(n.value, env)
         return UNKNOWN
+
+
+def _breaks(body: list[ast.stmt]) -> bool:
+    """Does a loop body leave early (break, continue, return, raise) somewhere?"""
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, (ast.Break, ast.Continue, ast.Return, ast.Raise)):
+                return True
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                break
+    return False
 
 
 _EXEC = {getattr(ast, name[5:]): fn for name, fn in vars(Interpreter).items()

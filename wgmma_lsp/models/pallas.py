@@ -358,16 +358,114 @@ def _kernel_apply(call: Call) -> Value:
 # -- control flow inside kernels -------------------------------------------------------------
 @model("pl.when")
 def _when(call: Call) -> Value:
-    return Wrapped("pl.when", UNKNOWN, {}, call.span)
+    return Wrapped("pl.when", UNKNOWN, {"condition": call.get(0, "condition")}, call.span)
 
 
 @model("pl.when()")
 def _when_apply(call: Call) -> Value:
-    """The body of `pl.when` is traced whatever the condition (it becomes a `cond`)."""
-    call.kwargs.pop("__wrapped__", None)
+    """`pl.when(c)(f)` (pallas/helpers.py): for a Python bool, `if c: f()`; for an array, a
+    `lax.cond` whose branch JAX traces whatever the value."""
+    wrapped = call.kwargs.pop("__wrapped__", None)
+    cond = wrapped.kwargs.get("condition", UNKNOWN) if isinstance(wrapped, Wrapped) else UNKNOWN
     f = call.get(0)
-    call.interp.call_value(f, Call(call.interp, call.node, [], {}, [], {}, call.env))
+    if isinstance(cond, Const) and isinstance(cond.value, bool):
+        if cond.value:
+            call.interp.call_traced(f, [], call)
+        elif isinstance(f, FuncVal):
+            call.interp.entered.add(id(f.node))  # never traced: not analysed later either
+    elif isinstance(cond, ArrayVal):
+        call.interp.call_traced(f, [], call)
+    else:
+        with call.interp.uncertain():  # a Python value we do not know: maybe not called
+            call.interp.call_traced(f, [], call)
     return Const(None)
+
+
+def _index() -> Value:
+    return ArrayVal((), INT32)
+
+
+@model("lax.cond")
+def _cond(call: Call) -> Value:
+    """`lax.cond(pred, true_fun, false_fun, *operands)`: both branches are traced."""
+    operands = list(call.args[3:])
+    results = [call.interp.call_traced(call.get(i), operands, call) for i in (1, 2)]
+    return results[0] if results[0] == results[1] else UNKNOWN
+
+
+@model("lax.switch")
+def _switch(call: Call) -> Value:
+    branches = call.get(1, "branches")
+    operands = list(call.args[2:])
+    if isinstance(branches, TupleVal):
+        for b in branches.items:
+            call.interp.call_traced(b, operands, call)
+    return UNKNOWN
+
+
+@model("lax.while_loop")
+def _while_loop(call: Call) -> Value:
+    """`lax.while_loop(cond_fun, body_fun, init_val)`: both functions are traced once."""
+    init = call.get(2, "init_val")
+    call.interp.call_traced(call.get(0, "cond_fun"), [init], call)
+    out = call.interp.call_traced(call.get(1, "body_fun"), [init], call)
+    return init if out == init else UNKNOWN
+
+
+@model("lax.scan")
+def _scan(call: Call) -> Value:
+    """`lax.scan(f, init, xs)`: f is traced once, with one slice of xs."""
+    init, xs = call.get(1, "init"), call.get(2, "xs", Const(None))
+    x = ArrayVal(xs.shape[1:], xs.dtype) if isinstance(xs, ArrayVal) and xs.shape else UNKNOWN
+    call.interp.call_traced(call.get(0, "f"), [init, x], call)
+    return UNKNOWN
+
+
+@model("plgpu.emit_pipeline")
+def _emit_pipeline(call: Call) -> Value:
+    return Wrapped("plgpu.emit_pipeline", call.get(0, "body"), dict(call.kwargs), call.span)
+
+
+@model("plgpu.emit_pipeline()")
+def _emit_pipeline_apply(call: Call) -> Value:
+    """`emit_pipeline(body, grid=..., in_specs=..., out_specs=...)(*gmem_refs)`
+    (pallas/mosaic_gpu/pipeline.py): body(indices, *smem_blocks[, carry]) is traced once, with
+    one SMEM ref per spec, shaped by its block shape."""
+    wrapped = call.kwargs.pop("__wrapped__")
+    assert isinstance(wrapped, Wrapped)
+    kw = wrapped.kwargs
+    grid = kw.get("grid", UNKNOWN)
+    indices: Value = (TupleVal(tuple(_index() for _ in grid.items)) if isinstance(grid, TupleVal)
+                      else UNKNOWN)
+    in_specs = kw.get("in_specs", TupleVal(()))
+    out_specs = kw.get("out_specs", TupleVal(()))
+    specs = (list(in_specs.items) if isinstance(in_specs, TupleVal) else None,
+             list(out_specs.items) if isinstance(out_specs, TupleVal) else None)
+    if specs[0] is None or specs[1] is None or not call.complete \
+            or len(call.args) != len(specs[0]) + len(specs[1]):
+        call.interp.call_value(wrapped.func, Call(call.interp, call.node, [], {}, [], {}, call.env,
+                                                  generic=True))
+        return UNKNOWN
+    refs: list[Value] = []
+    for i, (gmem, spec) in enumerate(zip(call.args, specs[0] + specs[1])):
+        array = gmem.inner if isinstance(gmem, RefVal) else UNKNOWN
+        ref = _block_ref(array, spec, "smem", call.span, f"emit_pipeline block {i}")
+        if isinstance(spec, BlockSpecVal) and spec.memory_space in ("default", None):
+            ref = RefVal(ref.inner, "smem", "plain", ref.transforms, origin=ref.origin,
+                         origin_desc=ref.origin_desc)
+        refs.append(ref)
+    carry = kw.get("init_carry")
+    args = [indices, *refs] + ([carry] if carry is not None and not (isinstance(carry, Const) and carry.value is None) else [])
+    return call.interp.call_traced(wrapped.func, args, call)
+
+
+@model("plgpu.emit_pipeline_warp_specialized")
+def _emit_pipeline_ws(call: Call) -> Value:
+    """The warp-specialized pipeline traces its body too; its arguments are not modelled yet."""
+    body = call.get(0, "body")
+    if isinstance(body, FuncVal):
+        call.interp.call_value(body, Call(call.interp, call.node, [], {}, [], {}, call.env, generic=True))
+    return UNKNOWN
 
 
 def _loop_decorator(name: str):

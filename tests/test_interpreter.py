@@ -1,0 +1,116 @@
+"""The interpreter's rules of evidence: what counts as proven, what only as possible."""
+
+from __future__ import annotations
+
+from wgmma_lsp.analysis import analyze
+from wgmma_lsp.ide.diagnostics import diagnostics
+from wgmma_lsp.ide.hover import hover
+from wgmma_lsp.ide.model import Severity
+
+HEADER = """\
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+"""
+
+
+def severities(source: str) -> list[tuple[str, Severity]]:
+    return [(d.code, d.severity) for d in diagnostics(analyze(HEADER + source))]
+
+
+def test_code_after_a_certain_raise_never_runs() -> None:
+    assert severities("""
+def kernel(a_ref):
+  def body(acc_ref):
+    raise NotImplementedError("not yet")
+    acc_ref[...] = acc_ref[...].astype(jnp.bfloat16)
+  pl.run_scoped(body, plgpu.ACC((64, 128)))
+""") == []
+
+
+def test_code_after_a_conditional_raise_is_only_possible() -> None:
+    assert severities("""
+def kernel(a_ref, flag):
+  def body(acc_ref):
+    if flag:
+      raise NotImplementedError("not yet")
+    acc_ref[...] = acc_ref[...].astype(jnp.bfloat16)
+  pl.run_scoped(body, plgpu.ACC((64, 128)))
+""") == [("WG001", Severity.WARNING)]
+
+
+def test_a_return_inside_a_loop_makes_the_rest_uncertain() -> None:
+    assert severities("""
+def kernel(a_ref, n):
+  def body(acc_ref):
+    for i in range(n):
+      if i == 3:
+        return
+    acc_ref[...] = acc_ref[...].astype(jnp.bfloat16)
+  pl.run_scoped(body, plgpu.ACC((64, 128)))
+""") == [("WG001", Severity.WARNING)]
+
+
+def test_rebound_globals_are_unknown() -> None:
+    source = """
+TILE = 64
+
+def configure(tile):
+  global TILE
+  TILE = tile
+
+def kernel(a_ref):
+  def body(acc_ref):
+    acc_ref[...] = jnp.zeros((64, 128), jnp.float32)
+  pl.run_scoped(body, plgpu.ACC((TILE, 128)))
+"""
+    assert severities(source) == []  # TILE may be 32 by the time the kernel is traced
+    assert severities(source.replace("  global TILE\n", "")) == []  # a local TILE: no error either
+
+
+def test_unknown_apis_may_never_call_their_callbacks() -> None:
+    assert severities("""
+import mylib
+
+def kernel(a_ref):
+  def body(acc_ref):
+    def callback():
+      acc_ref[...] = acc_ref[...].astype(jnp.bfloat16)
+    mylib.maybe_call(callback)
+  pl.run_scoped(body, plgpu.ACC((64, 128)))
+""") == [("WG001", Severity.WARNING)]
+
+
+def test_cond_branches_are_both_traced() -> None:
+    assert severities("""
+import jax
+
+def kernel(a_ref):
+  def body(acc_ref):
+    def yes():
+      acc_ref[...] = acc_ref[...].astype(jnp.bfloat16)
+    def no():
+      pass
+    jax.lax.cond(a_ref[0, 0] > 0, yes, no)
+  pl.run_scoped(body, plgpu.ACC((64, 128)))
+""") == [("WG001", Severity.ERROR)]
+
+
+def test_pipeline_blocks_are_shaped_by_their_block_specs() -> None:
+    source = HEADER + """
+import jax
+def kernel(a_gmem, b_gmem, o_gmem):
+  def step(indices, a_smem, b_smem):
+    x = a_smem[...]
+  plgpu.emit_pipeline(step, grid=(4,), in_specs=[plgpu.BlockSpec((64, 32), lambda k: (0, k)),
+                                                 plgpu.BlockSpec((32, 128), lambda k: (k, 0))])(a_gmem, b_gmem)
+
+def f(a, b):
+  return plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct((64, 128), jnp.float32))(a, b)
+
+# wgmma-lsp: trace f(bf16[64,128], bf16[128,128])
+"""
+    analysis = analyze(source)
+    line = source.splitlines().index("    x = a_smem[...]")
+    assert "Ref<smem>{bfloat16[64,32]}" in hover(analysis, line, 9).markdown
+    assert "`bfloat16[64,32]`" in hover(analysis, line, 4).markdown
