@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 from pygls.workspace import TextDocument
 
 from wgmma_lsp import __version__
@@ -47,9 +49,35 @@ class _Entry:
     task: "asyncio.Future[Analysis | None]"
 
 
+class _Handled:
+    """What a malformed message becomes once answered: pygls skips it (not JSON-RPC 2.0)."""
+
+    jsonrpc = "handled"
+
+
+class WgmmaProtocol(LanguageServerProtocol):
+    """pygls' protocol, with malformed messages answered instead of left hanging: a request
+    whose params do not fit its method gets an error response (the client is not left waiting
+    for an answer), a malformed notification is logged and dropped."""
+
+    def structure_message(self, data: Any) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            if not isinstance(data, dict) or "method" not in data:
+                raise
+            method = data.get("method")
+            if "id" in data:
+                self._send_response(data["id"], error=lsp.ResponseError(
+                    code=exc.CODE, message=f"{exc.MESSAGE}: the params do not fit {method}"))
+            else:
+                log.warning("dropped a malformed %s notification", method)
+            return _Handled()
+
+
 class WgmmaLanguageServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("wgmma-lsp", __version__)
+        super().__init__("wgmma-lsp", __version__, protocol_cls=WgmmaProtocol)
         self.settings = Settings()
         self.pool = ThreadPoolExecutor(max_workers=max(1, min(2, os.cpu_count() or 1)),
                                        thread_name_prefix="wgmma-analysis")
