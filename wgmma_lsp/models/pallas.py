@@ -40,10 +40,16 @@ def _acc_init(call: Call) -> Value:
 
 
 def _mem_alloc(kind: str):
+    """`plgpu.SMEM/GMEM/TMEM(shape, dtype, *, transforms, packed, collective, layout)`
+    (core.MemorySpace.__call__); the allocation's own checks are in models/blackwell.py."""
     def fn(call: Call) -> Value:
+        from wgmma_lsp.models.blackwell import check_allocation
+
         shape = as_shape(call.get(0, "shape"))
         dtype = to_dtype(call.get(1, "dtype"))
-        transforms = _transforms(call.get(2, "transforms", Const(())))
+        transforms = _transforms(call.get(99, "transforms", Const(())))
+        if not check_allocation(call, kind, shape, dtype):
+            return UNKNOWN  # JAX raises here
         return AllocSpec(kind, ArrayVal(shape, dtype), span=call.span, transforms=transforms)
     return fn
 

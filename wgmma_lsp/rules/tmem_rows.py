@@ -1,0 +1,15 @@
+"""WG014 tmem-rows: a TMEM allocation whose rows are neither 128 nor 64."""
+
+from __future__ import annotations
+
+from wgmma_lsp.rules.base import Rule, doc_path
+
+RULE = Rule(
+    code="WG014",
+    name="tmem-rows",
+    summary="TMEM refs have 128 rows (or 64, half the lanes).",
+    template="Unsupported shape: {shape}. TMEM references must have either 128 or 64 rows, but got {shape[0]}.",
+    exception="ValueError",
+    jax_source="jax/experimental/mosaic/gpu/tcgen05.py: _infer_tmem_layout (via core.infer_tmem_layout)",
+    doc_file=doc_path(__file__),
+)

@@ -1,0 +1,17 @@
+"""WG012 tmem-transforms: TMEM refs cannot carry tiling/swizzle transforms."""
+
+from __future__ import annotations
+
+from wgmma_lsp.rules.base import Rule, doc_path
+
+MESSAGE = "transforms are not supported for TMEM"
+
+RULE = Rule(
+    code="WG012",
+    name="tmem-transforms",
+    summary="TMEM refs cannot carry tiling/swizzle transforms.",
+    template=MESSAGE,
+    exception="ValueError",
+    jax_source="jax/_src/pallas/mosaic_gpu/core.py: MemorySpace.__call__",
+    doc_file=doc_path(__file__),
+)
