@@ -129,12 +129,15 @@ def _tcgen05_mma(call: Call) -> Value:
             return Const(None)
         if spaces[i] not in allowed:
             arg = call.get(i)
-            related = []
+            related, data = [], {"operand": ("acc", "a", "b")[i]}
             if isinstance(arg, RefVal) and arg.root().origin is not None:
                 from wgmma_lsp.rules.base import Related
 
-                related = [Related(arg.root().origin, f"allocated here as {arg.root().aval()}")]
+                root = arg.root()
+                related = [Related(root.origin, f"allocated here as {root.aval()}")]
+                data.update(alloc_span=root.origin, alloc_kind=root.space,
+                            bits=T.itemsize_bits(root.dtype) if root.dtype is not None else None)
             interp.report(tcgen05_memory_spaces.RULE, message, call.span_of(i, ("acc", "a", "b")[i]),
-                          call.line, related=related)
+                          call.line, related=related, data=data)
             return Const(None)
     return Const(None)

@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from wgmma_lsp.rules.base import Rule, doc_path
+from wgmma_lsp.ide.model import Fix
+from wgmma_lsp.rules.base import Finding, Rule, doc_path
+
+
+def fixes(finding: Finding, source: str) -> list[Fix]:
+    """An accumulator allocated in SMEM: allocate it in TMEM (32-bit dtypes need no packing)."""
+    from wgmma_lsp.rules.wgmma_accumulator_ref_type import reallocate
+
+    if finding.data.get("operand") != "acc" or finding.data.get("bits") != 32:
+        return []
+    return reallocate(finding, source, "TMEM", "Allocate it in tensor memory")
+
 
 RULE = Rule(
     code="WG017",
@@ -12,4 +23,5 @@ RULE = Rule(
     exception="ValueError",
     jax_source="jax/_src/pallas/mosaic_gpu/primitives.py: _tcgen05_mma_abstract_eval",
     doc_file=doc_path(__file__),
+    fixes=fixes,
 )

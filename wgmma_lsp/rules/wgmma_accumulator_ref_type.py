@@ -8,8 +8,8 @@ from wgmma_lsp.rules.fixes_common import parse_call, text_of
 from wgmma_lsp.rules.base import doc_path
 
 
-def allocate_as_acc(finding: Finding, source: str) -> list[Fix]:
-    """Rewrite `X.SMEM(shape, dtype)` at the allocation site to `X.ACC(shape, dtype)`."""
+def reallocate(finding: Finding, source: str, target: str, title: str) -> list[Fix]:
+    """Rewrite `X.SMEM(shape, dtype)` (or GMEM) at the allocation site to `X.<target>(shape, dtype)`."""
     import ast
 
     from wgmma_lsp.ide.model import TextEdit
@@ -27,8 +27,12 @@ def allocate_as_acc(finding: Finding, source: str) -> list[Fix]:
         return []
     owner = ast.get_source_segment(text, node.func.value)
     args = ", ".join(ast.get_source_segment(text, a) or "" for a in node.args)
-    return [Fix(f"Allocate it as a WGMMA accumulator: {owner}.ACC({args})",
-                (TextEdit(span, f"{owner}.ACC({args})"),), True)]
+    new = f"{owner}.{target}({args})"
+    return [Fix(f"{title}: {new}", (TextEdit(span, new),), True)]
+
+
+def allocate_as_acc(finding: Finding, source: str) -> list[Fix]:
+    return reallocate(finding, source, "ACC", "Allocate it as a WGMMA accumulator")
 
 
 RULE = Rule(
