@@ -18,7 +18,6 @@ import jax.numpy as jnp  # noqa: E402
 import ml_dtypes  # noqa: E402
 import numpy as np  # noqa: E402
 from jax._src import dtypes as jax_dtypes  # noqa: E402
-from jax._src.lax import lax as jax_lax  # noqa: E402
 
 from wgmma_lsp.interpret import dtypes as D  # noqa: E402
 

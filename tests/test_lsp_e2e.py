@@ -6,7 +6,6 @@ import asyncio
 import sys
 from pathlib import Path
 
-import pytest
 import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient

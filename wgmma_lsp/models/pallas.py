@@ -242,7 +242,6 @@ def _pallas_call_apply(call: Call) -> Value:
     """Calls the kernel with one ref per input, output and scratch buffer (pallas_call.py)."""
     wrapped = call.kwargs.pop("__wrapped__")
     assert isinstance(wrapped, Wrapped)
-    interp = call.interp
     kw = wrapped.kwargs
     outs = _leaves(kw.get("out_shape", UNKNOWN))
     if not call.complete or outs is None or "grid_spec" in kw:
@@ -342,7 +341,6 @@ def _kernel_apply(call: Call) -> Value:
     """`plgpu.kernel(body, out_shape=...)(*args)`: body(*in_refs, *out_refs, *scratch) in GMEM."""
     wrapped = call.kwargs.pop("__wrapped__")
     assert isinstance(wrapped, Wrapped)
-    interp = call.interp
     kw = wrapped.kwargs
     outs = _leaves(kw.get("out_shape", UNKNOWN))
     if not call.complete or outs is None:
