@@ -25,6 +25,7 @@ class Call:
     env: "Env | None" = None
     complete: bool = True  # False when *args/**kwargs could not be expanded
     generic: bool = False  # a function analysed with nothing known about its arguments
+    wrapped: "Value | None" = None  # for calls of API results (`pallas_call(k)(x)`): that result
 
     def has(self, i: int, name: str | None = None) -> bool:
         return i < len(self.args) or (name is not None and name in self.kwargs)

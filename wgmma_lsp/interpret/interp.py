@@ -204,7 +204,7 @@ class Interpreter:
         if isinstance(func, Wrapped):
             model = self.models.get(func.api + "()")
             if model is not None:
-                call.kwargs.setdefault("__wrapped__", func)  # type: ignore[arg-type]
+                call.wrapped = func
                 return model(call)
             return self.unknown_call(call)
         if isinstance(func, ClassVal):
@@ -271,15 +271,12 @@ class Interpreter:
         a = func.node.args
         positional = list(a.posonlyargs) + list(a.args)
         args = list(call.args)
-        nodes = list(call.arg_nodes)
         if func.bound_self is not None:
             args.insert(0, func.bound_self)
-            nodes.insert(0, None)
         generic = call.generic
         defaults = list(func.defaults)
         first_default = len(positional) - len(defaults)
         kwargs = dict(call.kwargs)
-        kwargs.pop("__wrapped__", None)
         for i, p in enumerate(positional):
             if i < len(args):
                 v = args[i]

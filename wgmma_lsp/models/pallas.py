@@ -86,7 +86,7 @@ def _run_scoped(call: Call) -> Value:
     refs: list[Value] = []
     kwrefs: dict[str, Value] = {}
     positions = [(i, None) for i in range(1, len(call.args))] + \
-        [(None, k) for k in call.kwargs if k not in ("collective_axes", "__wrapped__")]
+        [(None, k) for k in call.kwargs if k != "collective_axes"]
     for i, k in positions:
         spec = call.args[i] if i is not None else call.kwargs[k]  # type: ignore[index]
         node_span = call.span_of(i if i is not None else -1, k)
@@ -130,7 +130,7 @@ def _run_state(call: Call) -> Value:
 @model("pl.run_state()")
 def _run_state_apply(call: Call) -> Value:
     """`pl.run_state(f)(init)`: f gets refs initialised from init; returns their final values."""
-    wrapped = call.kwargs.pop("__wrapped__")
+    wrapped = call.wrapped
     assert isinstance(wrapped, Wrapped)
     interp = call.interp
 
@@ -240,7 +240,7 @@ def _pallas_call(call: Call) -> Value:
 @model("pl.pallas_call()")
 def _pallas_call_apply(call: Call) -> Value:
     """Calls the kernel with one ref per input, output and scratch buffer (pallas_call.py)."""
-    wrapped = call.kwargs.pop("__wrapped__")
+    wrapped = call.wrapped
     assert isinstance(wrapped, Wrapped)
     kw = wrapped.kwargs
     outs = _leaves(kw.get("out_shape", UNKNOWN))
@@ -331,7 +331,7 @@ def _kernel(call: Call) -> Value:
 
 @model("plgpu.kernel_decorator()")
 def _kernel_decorator(call: Call) -> Value:
-    wrapped = call.kwargs.pop("__wrapped__")
+    wrapped = call.wrapped
     assert isinstance(wrapped, Wrapped)
     return Wrapped("plgpu.kernel", call.get(0), wrapped.kwargs, wrapped.call_span)
 
@@ -339,7 +339,7 @@ def _kernel_decorator(call: Call) -> Value:
 @model("plgpu.kernel()")
 def _kernel_apply(call: Call) -> Value:
     """`plgpu.kernel(body, out_shape=...)(*args)`: body(*in_refs, *out_refs, *scratch) in GMEM."""
-    wrapped = call.kwargs.pop("__wrapped__")
+    wrapped = call.wrapped
     assert isinstance(wrapped, Wrapped)
     kw = wrapped.kwargs
     outs = _leaves(kw.get("out_shape", UNKNOWN))
@@ -369,7 +369,7 @@ def _when(call: Call) -> Value:
 def _when_apply(call: Call) -> Value:
     """`pl.when(c)(f)` (pallas/helpers.py): for a Python bool, `if c: f()`; for an array, a
     `lax.cond` whose branch JAX traces whatever the value."""
-    wrapped = call.kwargs.pop("__wrapped__", None)
+    wrapped = call.wrapped
     cond = wrapped.kwargs.get("condition", UNKNOWN) if isinstance(wrapped, Wrapped) else UNKNOWN
     f = call.get(0)
     if isinstance(cond, Const) and isinstance(cond.value, bool):
@@ -435,7 +435,7 @@ def _emit_pipeline_apply(call: Call) -> Value:
     """`emit_pipeline(body, grid=..., in_specs=..., out_specs=...)(*gmem_refs)`
     (pallas/mosaic_gpu/pipeline.py): body(indices, *smem_blocks[, carry]) is traced once, with
     one SMEM ref per spec, shaped by its block shape."""
-    wrapped = call.kwargs.pop("__wrapped__")
+    wrapped = call.wrapped
     assert isinstance(wrapped, Wrapped)
     kw = wrapped.kwargs
     grid = kw.get("grid", UNKNOWN)
@@ -478,7 +478,6 @@ def _loop_decorator(name: str):
 
     def apply(call: Call) -> Value:
         """Loop bodies are traced once, with a traced index."""
-        call.kwargs.pop("__wrapped__", None)
         f = call.get(0)
         if isinstance(f, FuncVal):
             n = len(f.node.args.args) + len(f.node.args.posonlyargs)
@@ -505,13 +504,12 @@ def _jit(call: Call) -> Value:
 
 @model("jax.jit_decorator()")
 def _jit_decorator(call: Call) -> Value:
-    call.kwargs.pop("__wrapped__", None)
     return Wrapped("jax.jit", call.get(0), {}, call.span)
 
 
 @model("jax.jit()")
 def _jit_apply(call: Call) -> Value:
-    wrapped = call.kwargs.pop("__wrapped__")
+    wrapped = call.wrapped
     assert isinstance(wrapped, Wrapped)
     return call.interp.call_value(wrapped.func, call)
 
