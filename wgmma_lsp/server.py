@@ -30,7 +30,7 @@ from wgmma_lsp.ide import code_actions as ide_actions
 from wgmma_lsp.ide import diagnostics as ide_diagnostics
 from wgmma_lsp.ide import hover as ide_hover
 from wgmma_lsp.ide import inlay_hints as ide_inlay
-from wgmma_lsp.ide.model import Diagnostic, Severity
+from wgmma_lsp.ide.model import Diagnostic
 from wgmma_lsp.rules.registry import find_rule
 from wgmma_lsp.settings import Settings
 from wgmma_lsp.spans import Span
@@ -473,4 +473,4 @@ def serve_stdio() -> None:
     create_server().start_io()
 
 
-__all__ = ["create_server", "serve_stdio", "Severity"]
+__all__ = ["create_server", "serve_stdio"]

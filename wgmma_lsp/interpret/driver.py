@@ -9,7 +9,7 @@ import logging
 from wgmma_lsp.analysis import Analysis
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.interp import Budget, Interpreter
-from wgmma_lsp.interpret.values import UNKNOWN, ApiVal, FuncVal, ShapeDtypeVal, TupleVal, Value
+from wgmma_lsp.interpret.values import UNKNOWN, FuncVal, ShapeDtypeVal, TupleVal, Value
 from wgmma_lsp.spans import LineIndex
 from wgmma_lsp.syntax import parse
 from wgmma_lsp.trace.entries import parse_entry_points
@@ -115,4 +115,3 @@ def _install() -> None:
 
 
 _install()
-__all__ = ["ApiVal"]

@@ -14,7 +14,7 @@ from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.dims import Dim
 from wgmma_lsp.interpret.dtypes import DType
 from wgmma_lsp.interpret.values import (
-    UNKNOWN, ApiVal, ArrayVal, Const, DTypeVal, DSliceVal, Opaque, RefVal, ShapeDtypeVal, SymInt,
+    UNKNOWN, ApiVal, ArrayVal, Const, DTypeVal, Opaque, ShapeDtypeVal, SymInt,
     TupleVal, Value, as_dim, as_shape, dim_value,
 )
 from wgmma_lsp.models.indexing import index_shape
@@ -627,6 +627,3 @@ def _dtype(call: Call) -> Value:
 @model("jnp.finfo", "jnp.iinfo")
 def _finfo(call: Call) -> Value:
     return UNKNOWN
-
-
-__all__ = ["DSliceVal", "RefVal", "as_array", "astype", "dtype_of", "elementwise", "to_dtype"]

@@ -7,7 +7,6 @@ Mirrors `jax._src.pallas.primitives` (run_scoped), `jax._src.state.discharge` (r
 from __future__ import annotations
 
 from wgmma_lsp.interpret.call import Call
-from wgmma_lsp.interpret.dtypes import DType
 from wgmma_lsp.interpret.values import (
     UNKNOWN, AllocSpec, ApiVal, ArrayVal, BlockSpecVal, Const, DSliceVal, FuncVal, RefVal,
     ShapeDtypeVal, TransformVal, TupleVal, Value, Wrapped, as_int, as_shape, is_unknown,
@@ -578,5 +577,3 @@ _NOOP = ["plgpu.wgmma_wait", "plgpu.barrier_wait", "plgpu.barrier_arrive", "plgp
          "plgpu.tcgen05_commit_arrive", "plgpu.async_prefetch", "pl.debug_print"]
 for _n in _NOOP:
     model(_n)(lambda call: Const(None))
-
-__all__ = ["DType"]

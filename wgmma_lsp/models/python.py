@@ -7,8 +7,7 @@ import math
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import (
-    UNKNOWN, ArrayVal, ClassVal, Const, DictVal, FuncVal, InstanceVal, Opaque, PartialVal, SymInt,
-    TupleVal, Value, Wrapped, as_dim, dim_value,
+    UNKNOWN, ArrayVal, Const, InstanceVal, PartialVal, TupleVal, Value, Wrapped, as_dim, dim_value,
 )
 from wgmma_lsp.models.registry import model
 
@@ -206,6 +205,3 @@ def _replace(call: Call) -> Value:
     if isinstance(obj, InstanceVal):
         return InstanceVal(obj.cls, {**obj.attrs, **call.kwargs})
     return UNKNOWN
-
-
-__all__ = ["BUILTINS", "ClassVal", "DictVal", "FuncVal", "Opaque", "SymInt"]

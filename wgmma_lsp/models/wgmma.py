@@ -15,8 +15,7 @@ import ast
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import UNKNOWN, ArrayVal, Const, RefVal, Value, as_int
-from wgmma_lsp.models.arrays import as_array
-from wgmma_lsp.models.indexing import index_shape, is_trivial_index
+from wgmma_lsp.models.indexing import is_trivial_index
 from wgmma_lsp.models.registry import model
 from wgmma_lsp.rules import (
     accumulator_access_ref_type, accumulator_dtype, accumulator_shape, accumulator_store_index,
@@ -293,6 +292,3 @@ def _operand_shapes(interp, node: ast.AST | None):
         if len(shapes) == 1:
             return (interp.span(recv), shapes.pop())
     return None
-
-
-__all__ = ["accumulator_setitem", "check_store", "index_shape", "as_array"]

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from wgmma_lsp.ide.model import Fix
-from wgmma_lsp.rules.base import Finding, Rule
+import ast
+
+from wgmma_lsp.ide.model import Fix, TextEdit
+from wgmma_lsp.rules.base import Finding, Rule, doc_path
 from wgmma_lsp.rules.fixes_common import parse_call, text_of
-from wgmma_lsp.rules.base import doc_path
 
 
 def reallocate(finding: Finding, source: str, target: str, title: str) -> list[Fix]:
     """Rewrite `X.SMEM(shape, dtype)` (or GMEM) at the allocation site to `X.<target>(shape, dtype)`."""
-    import ast
-
-    from wgmma_lsp.ide.model import TextEdit
-
     d = finding.data
     span = d.get("alloc_span")
     if span is None or d.get("alloc_kind") not in ("smem", "gmem"):
