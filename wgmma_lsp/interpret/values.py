@@ -329,9 +329,7 @@ def as_dim(v: Value) -> Dim:
         return v.dim
     if isinstance(v, Opaque):
         return Sym.var(v.name)
-    if isinstance(v, ArrayVal) and v.shape == () and v.dtype is not None:
-        return None
-    return None
+    return None  # a traced scalar, or anything else: unknown
 
 
 def dim_value(d: Dim) -> Value:

@@ -16,34 +16,22 @@ def index_items(index: Value) -> list[Value]:
 
 
 def _slice_len(s: SliceVal, d: Dim) -> Dim:
+    """The length of `x[start:stop:step]` along a dimension of size d (None: unknown)."""
     start, stop, step = s.start, s.stop, s.step
-    step_v = step.value if isinstance(step, Const) else None
-    if isinstance(step, Const) and step.value not in (None, 1):
-        if isinstance(d, int) and all(isinstance(x, Const) and (x.value is None or isinstance(x.value, int))
-                                      for x in (start, stop)) and isinstance(step_v, int):
-            return len(range(d)[slice(start.value, stop.value, step_v)])  # type: ignore[union-attr]
+    if not isinstance(step, Const):
         return None
-    if not isinstance(step, Const) and not (isinstance(step, Const) and step.value is None):
-        if not (isinstance(step, Const)):
-            return None
-    lo: Dim
-    hi: Dim
-    if isinstance(start, Const) and start.value is None:
-        lo = 0
-    else:
-        lo = as_dim(start)
-    if isinstance(stop, Const) and stop.value is None:
-        hi = d
-    else:
-        hi = as_dim(stop)
-    if isinstance(lo, int) and lo < 0 or isinstance(hi, int) and hi < 0:
-        if isinstance(d, int) and isinstance(lo, int) and isinstance(hi, int):
-            return len(range(d)[lo:hi])
+    if step.value not in (None, 1):
+        if isinstance(d, int) and isinstance(step.value, int) and all(
+                isinstance(x, Const) and (x.value is None or isinstance(x.value, int)) for x in (start, stop)):
+            return len(range(d)[slice(start.value, stop.value, step.value)])  # type: ignore[union-attr]
         return None
+    lo: Dim = 0 if isinstance(start, Const) and start.value is None else as_dim(start)
+    hi: Dim = d if isinstance(stop, Const) and stop.value is None else as_dim(stop)
     if isinstance(d, int) and isinstance(lo, int) and isinstance(hi, int):
-        return len(range(d)[lo:hi])
-    n = D.sub(hi, lo)
-    return n
+        return len(range(d)[lo:hi])  # Python's clamping and negative indices
+    if isinstance(lo, int) and lo < 0 or isinstance(hi, int) and hi < 0:
+        return None
+    return D.sub(hi, lo)
 
 
 def index_shape(shape: tuple[Dim, ...] | None, index: Value) -> tuple[Dim, ...] | None:
