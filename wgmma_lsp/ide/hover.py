@@ -49,11 +49,6 @@ def _extent(span: Span) -> tuple[int, int]:
     return (span.end_line - span.line, span.end_col - span.col if span.line == span.end_line else 10**6)
 
 
-def _smaller(a: Span, b: Span) -> bool:
-    return (a.end_line - a.line, a.end_col - a.col if a.line == a.end_line else 10**6) < \
-        (b.end_line - b.line, b.end_col - b.col if b.line == b.end_line else 10**6)
-
-
 def describe(v: Value) -> str | None:
     """A value in JAX's spelling, or None when nothing is known."""
     if isinstance(v, (ArrayVal, RefVal)):

@@ -45,13 +45,8 @@ ALIASES: dict[str, str] = {
     "jax.numpy": "jnp",
     "jax.lax": "lax",
     "jax.experimental.pallas": "pl",
-    "jax.ShapeDtypeStruct": "jax.ShapeDtypeStruct",
     "plgpu.ShapeDtypeStruct": "jax.ShapeDtypeStruct",
-    "pl.run_state": "pl.run_state",
     "jnp.array": "jnp.asarray",
-    "functools.partial": "functools.partial",
-    "jnp.transpose": "jnp.transpose",
-    "jnp.matmul": "jnp.matmul",
     "jax.lax.fori_loop": "lax.fori_loop",
 }
 
@@ -61,20 +56,8 @@ def canonical_module(dotted: str) -> str | None:
     for prefix, short in MODULE_PREFIXES:
         if dotted == prefix:
             return short
-        if dotted.startswith(prefix + "."):
-            rest = dotted[len(prefix) + 1:]
-            if short in ("jax",):
-                sub = canonical_module_exact(dotted)
-                if sub:
-                    return sub
-            return f"{short}.{rest}"
-    return None
-
-
-def canonical_module_exact(dotted: str) -> str | None:
-    for prefix, short in MODULE_PREFIXES:
-        if dotted == prefix:
-            return short
+        if dotted.startswith(prefix + "."):  # longest prefix first: the most specific wins
+            return f"{short}.{dotted[len(prefix) + 1:]}"
     return None
 
 
