@@ -15,4 +15,7 @@ RULE = Rule(
     jax_source="jax/_src/pallas/mosaic_gpu/primitives.py: wgmma_accumulator_load, wgmma_accumulator_store",
     doc_file=doc_path(__file__),
     fixes=allocate_as_acc,
+    catalog_rows=(6,),
+    table_message='`acc must be a WGMMAAccumulatorAbstractRef, got {acc.aval=}`',
+    fix_summary='allocate with `plgpu.ACC`',
 )

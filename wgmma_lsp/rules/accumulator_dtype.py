@@ -34,4 +34,7 @@ RULE = Rule(
     jax_source="jax/_src/pallas/mosaic_gpu/primitives.py: _wgmma_accumulator_store_abstract_eval",
     doc_file=doc_path(__file__),
     fixes=fixes,
+    catalog_rows=(7,),
+    table_message='`Accumulator dtype {inner.dtype} does not match value dtype {val.dtype}`',
+    fix_summary='cast to the accumulator dtype; remove the cast',
 )

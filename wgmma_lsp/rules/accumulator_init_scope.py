@@ -15,4 +15,6 @@ RULE = Rule(
     exception="ValueError",
     jax_source="jax/_src/pallas/mosaic_gpu/core.py: WGMMAAccumulatorRef.get_ref_aval",
     doc_file=doc_path(__file__),
+    catalog_rows=(10,),
+    table_message='`Preinitialized WGMMAAccumulatorRef only supported in pl.run_state.`',
 )

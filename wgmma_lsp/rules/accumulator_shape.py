@@ -58,4 +58,7 @@ RULE = Rule(
     jax_source="jax/_src/pallas/mosaic_gpu/primitives.py: _wgmma_accumulator_store_abstract_eval",
     doc_file=doc_path(__file__),
     fixes=fixes,
+    catalog_rows=(8,),
+    table_message='`Accumulator shape {inner.shape} does not match value shape {val.shape}`',
+    fix_summary='remove the reshape/transpose; reshape back; broadcast',
 )

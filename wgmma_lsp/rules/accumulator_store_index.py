@@ -22,4 +22,6 @@ RULE = Rule(
     jax_source="jax/_src/pallas/mosaic_gpu/core.py: WGMMAAbstractAccumulatorRef._setitem",
     doc_file=doc_path(__file__),
     fixes=fixes,
+    catalog_rows=(9,),
+    table_message='`Non-trivial indexing on WGMMAAbstractAccumulatorRef is not supported for stores.`',
 )

@@ -13,4 +13,7 @@ RULE = Rule(
     jax_source="jax/experimental/mosaic/gpu/wgmma.py: WGMMAAccumulator.zero (Lane lowering of run_scoped)",
     stage="lower",
     doc_file=doc_path(__file__),
+    catalog_rows=(13,),
+    table_message='`WGMMA requires m and n to be multiples of 64 and 8, got {m} and {n}`',
+    semantics=("lane",),
 )

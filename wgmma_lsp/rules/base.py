@@ -26,6 +26,16 @@ class Rule:
     stage: str = "trace"  # "trace" (jax.make_jaxpr) or "lower"
     doc_file: Path | None = None
     fixes: Callable[["Finding", str], list["Fix"]] | None = field(default=None, compare=False)
+    # Rows of the error catalog (docs/mosaic-gpu-errors.tsv) this rule catches: the coverage
+    # table in docs/coverage.md is generated from them (scripts/gen_rule_table.py).
+    catalog_rows: tuple[int, ...] = ()
+    # For the README's rule table (generated): JAX's message as shown there (default: the
+    # template) and the quick fixes offered, in a few words ("" when none).
+    table_message: str = ""
+    fix_summary: str = ""
+    # Lowering semantics the rule is claimed for ("lane", "warpgroup"); () for trace-time
+    # rules, which do not depend on it.
+    semantics: tuple[str, ...] = ()
 
     @property
     def doc(self) -> str:

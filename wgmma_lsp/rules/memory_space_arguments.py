@@ -37,4 +37,7 @@ RULE = Rule(
     jax_source="jax/_src/pallas/mosaic_gpu/core.py: MemorySpace.__call__",
     doc_file=doc_path(__file__),
     fixes=fixes,
+    catalog_rows=(42,),
+    table_message='`packed, collective and layout arguments are only supported for TMEM.`',
+    fix_summary='remove them',
 )

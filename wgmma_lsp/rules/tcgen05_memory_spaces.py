@@ -24,4 +24,6 @@ RULE = Rule(
     jax_source="jax/_src/pallas/mosaic_gpu/primitives.py: _tcgen05_mma_abstract_eval",
     doc_file=doc_path(__file__),
     fixes=fixes,
+    catalog_rows=(48, 49, 50),
+    table_message='`Accumulator must be a TMEM Ref.` / `LHS must be a TMEM/SMEM Ref.` / `RHS must be an SMEM Ref.`',
 )

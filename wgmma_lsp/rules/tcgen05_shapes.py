@@ -12,4 +12,6 @@ RULE = Rule(
     exception="ValueError",
     jax_source="jax/_src/pallas/mosaic_gpu/primitives.py: tcgen05_mma",
     doc_file=doc_path(__file__),
+    catalog_rows=(44, 45, 46),
+    table_message='`Accumulator and LHS have incompatible shapes. …` (and RHS, K)',
 )

@@ -28,4 +28,7 @@ RULE = Rule(
     jax_source="jax/_src/pallas/mosaic_gpu/core.py: MemorySpace.__call__",
     doc_file=doc_path(__file__),
     fixes=fixes,
+    catalog_rows=(41,),
+    table_message='`dtypes narrower than 32-bit require either the packed argument or an explicit TMEM layout`',
+    fix_summary='`packed=True`',
 )

@@ -12,4 +12,6 @@ RULE = Rule(
     exception="ValueError",
     jax_source="jax/experimental/mosaic/gpu/tcgen05.py: _infer_tmem_layout (via core.infer_tmem_layout)",
     doc_file=doc_path(__file__),
+    catalog_rows=(43,),
+    table_message='`Unsupported shape: (256, 128). TMEM references must have either 128 or 64 rows, but got 256.`',
 )

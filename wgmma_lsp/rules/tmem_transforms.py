@@ -14,4 +14,6 @@ RULE = Rule(
     exception="ValueError",
     jax_source="jax/_src/pallas/mosaic_gpu/core.py: MemorySpace.__call__",
     doc_file=doc_path(__file__),
+    catalog_rows=(40,),
+    table_message='`transforms are not supported for TMEM`',
 )

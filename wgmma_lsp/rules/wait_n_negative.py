@@ -13,4 +13,6 @@ RULE = Rule(
     exception="ValueError",
     jax_source="jax/_src/pallas/mosaic_gpu/primitives.py: wgmma_accumulator_load",
     doc_file=doc_path(__file__),
+    catalog_rows=(5,),
+    table_message='`wait_n must be non-negative, got wait_n=…`',
 )

@@ -34,4 +34,8 @@ RULE = Rule(
     stage="lower",
     doc_file=doc_path(__file__),
     fixes=fixes,
+    catalog_rows=(21, 22),
+    table_message='`WGMMA with element type bf16 only supports accumulators of type f32, but got: f16`',
+    fix_summary='accumulate in float32',
+    semantics=("lane",),
 )

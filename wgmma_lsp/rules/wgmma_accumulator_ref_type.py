@@ -41,4 +41,7 @@ RULE = Rule(
     jax_source="jax/_src/pallas/mosaic_gpu/primitives.py: _wgmma_ref_effectful_abstract_eval",
     doc_file=doc_path(__file__),
     fixes=allocate_as_acc,
+    catalog_rows=(3, 4),
+    table_message='`Expected WGMMAAbstractAccumulatorRef got {acc_aval}`',
+    fix_summary='allocate with `plgpu.ACC`',
 )

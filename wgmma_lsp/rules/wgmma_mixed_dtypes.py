@@ -13,4 +13,6 @@ RULE = Rule(
     exception="ValueError",
     jax_source="jax/_src/pallas/mosaic_gpu/primitives.py: wgmma",
     doc_file=doc_path(__file__),
+    catalog_rows=(2, 108),
+    table_message='`Mixed input dtypes for matrix multiplication unsupported: lhs=…, rhs=…`',
 )

@@ -13,4 +13,6 @@ RULE = Rule(
     exception="ValueError",
     jax_source="jax/_src/pallas/mosaic_gpu/primitives.py: wgmma",
     doc_file=doc_path(__file__),
+    catalog_rows=(1,),
+    table_message='`Incompatible shapes for matrix multiplication: lhs=…, rhs=b.shape=…, acc=…`',
 )
