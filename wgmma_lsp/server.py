@@ -192,6 +192,8 @@ class WgmmaLanguageServer(LanguageServer):
         """LSP diagnostics for a document, with positions in the client's units."""
         doc = self._open_document(uri)
         diags = ide_diagnostics.diagnostics(analysis, self.settings)
+        if self.settings.syntax_errors:
+            diags = ide_diagnostics.syntax_diagnostics(analysis) + diags
         diags = ide_diagnostics.merge(diags, self.extra_diagnostics.get(uri, []))
         return [to_lsp_diagnostic(d, uri, doc) for d in diags]
 

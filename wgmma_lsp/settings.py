@@ -24,6 +24,7 @@ class Settings:
     trace_memory_mb: int = 4096
     trace_interpreter: str | None = None
     log_level: str = "info"
+    syntax_errors: bool = False  # the server also publishes syntax errors (WG900)
     docs_base_url: str | None = None  # if set, rule links point here (`{base}/{code}`) instead of the bundled docs
 
     def rule_enabled(self, code: str, name: str) -> bool:
@@ -67,6 +68,8 @@ class Settings:
                 s.trace_memory_mb = trace["memoryMb"]
             if isinstance(trace.get("interpreter"), str) and trace["interpreter"]:
                 s.trace_interpreter = trace["interpreter"]
+        if isinstance(raw.get("syntaxErrors"), bool):
+            s.syntax_errors = raw["syntaxErrors"]
         if isinstance(raw.get("logLevel"), str):
             s.log_level = raw["logLevel"].lower()
         if isinstance(raw.get("docsBaseUrl"), str) and raw["docsBaseUrl"]:

@@ -49,3 +49,16 @@ def merge(static: list[Diagnostic], other: list[Diagnostic]) -> list[Diagnostic]
     by_code = {(d.span.line, d.code) for d in static}
     return static + [d for d in other
                      if (d.span.line, d.message) not in by_message and (d.span.line, d.code) not in by_code]
+
+
+SYNTAX_ERROR_CODE = "WG900"
+
+
+def syntax_diagnostics(analysis: Analysis) -> list[Diagnostic]:
+    """The file's syntax errors (each broken region once, at CPython's position and message).
+
+    The language server shows them only when asked (`syntaxErrors: true`): a Python language
+    server next to it usually shows them already. The CLI always reports them."""
+    return [Diagnostic(code=SYNTAX_ERROR_CODE, name="syntax-error", message=f"SyntaxError: {msg}",
+                       span=span, severity=Severity.ERROR)
+            for span, msg in analysis.syntax_errors]

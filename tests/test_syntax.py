@@ -1,0 +1,103 @@
+"""The error-tolerant parse: one linear pass, broken statements neutralised, the rest kept."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from wgmma_lsp import syntax
+from wgmma_lsp.analysis import analyze
+from wgmma_lsp.ide.diagnostics import diagnostics
+from wgmma_lsp.ide.hover import hover
+from wgmma_lsp.settings import Settings
+
+SEED = Path(__file__).resolve().parent.parent / "examples" / "seed_errors.py"
+
+
+def _lines_of(source: str, needle: str) -> int:
+    return next(i for i, ln in enumerate(source.splitlines()) if needle in ln)
+
+
+def test_several_broken_lines_keep_every_other_finding_and_hover() -> None:
+    source = SEED.read_text()
+    broken = (source
+              .replace("    half = acc_ref[...].astype(jnp.bfloat16) * 0.5",
+                       "    half = acc_ref[...].astype(jnp.bfloat16) * 0.5\n    oops = half +")
+              .replace("    plgpu.wgmma(acc_ref, a_ref, b_ref)\n    acc_ref[...] = acc_ref[...].T",
+                       "    if acc_ref\n    plgpu.wgmma(acc_ref, a_ref, b_ref)\n    acc_ref[...] = acc_ref[...].T")
+              .replace("def smem_accumulator_kernel(a_ref, b_ref, o_ref):",
+                       "def half_typed(a, b):\n  return pl.pallas_call(\n\n"
+                       "def smem_accumulator_kernel(a_ref, b_ref, o_ref):"))
+    with pytest.raises(SyntaxError):
+        ast.parse(broken)
+    analysis = analyze(broken)
+    codes = sorted(d.code for d in diagnostics(analysis) if d.code.startswith("WG0"))
+    assert codes == ["WG001", "WG002", "WG003"]
+    assert len(analysis.syntax_errors) == 3
+    # a hover below the last broken line still answers
+    line = _lines_of(broken, "plgpu.wgmma(acc_ref, a_ref, b_ref)  # error: acc_ref is not")
+    col = broken.splitlines()[line].index("acc_ref")
+    info = hover(analysis, line, col, Settings())
+    assert info is not None and "smem" in info.markdown
+
+
+def test_error_spans_and_messages() -> None:
+    source = "x = 1\ny = (1,\nz = 3\ndef f():\n    return 1 +\nw = 4\n"
+    parsed = syntax.parse(source)
+    msgs = {span.line: msg for span, msg in parsed.errors}
+    assert "never closed" in msgs[1]
+    assert msgs[4] == "invalid syntax"
+    lines = source.splitlines()
+    for span, _msg in parsed.errors:
+        assert 0 <= span.col <= span.end_col <= len(lines[span.end_line])
+    kept = {n.targets[0].id for n in parsed.tree.body if isinstance(n, ast.Assign)}
+    assert {"x", "w"} <= kept
+
+
+def test_body_of_a_broken_header_is_kept() -> None:
+    source = "def f(a, b\n  c = 1\n  d = 2\n\ne = 3\n"
+    src2 = "def kernel(a_ref, b_ref o_ref):\n  acc = a_ref[...]\n  b = acc + 1\n\ne = 3\n"
+    for s in (source, src2):
+        parsed = syntax.parse(s)
+        names = {n.id for n in ast.walk(parsed.tree) if isinstance(n, ast.Name)}
+        assert "e" in names
+    names = {n.id for n in ast.walk(syntax.parse(src2).tree) if isinstance(n, ast.Name)}
+    assert {"acc", "b"} <= names  # the body of the broken `def` is still analysed
+
+
+def test_cpython_only_errors() -> None:
+    parsed = syntax.parse("1 = x\ny = 2\n")
+    assert parsed.errors and parsed.errors[0][0].line == 0
+    assert [type(n).__name__ for n in parsed.tree.body] == ["Pass", "Assign"]
+
+
+def test_linear_number_of_whole_file_parses(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No loop re-parsing the whole file per error or per line."""
+    lines = []
+    for i in range(300):
+        lines += [f"def f{i}(x):", f"  y{i} = x + {i}", "   bad = (" if i % 3 == 0 else "  pass"]
+    source = "\n".join(lines) + "\n"
+    calls: list[int] = []
+    real = ast.parse
+
+    def counting(text, *a, **k):
+        if len(text) > len(source) // 2:
+            calls.append(len(text))
+        return real(text, *a, **k)
+
+    monkeypatch.setattr(syntax.ast, "parse", counting)
+    parsed = syntax.parse(source)
+    assert len(calls) <= 2 + syntax.MAX_DISAGREEMENTS
+    defs = [n for n in parsed.tree.body if isinstance(n, ast.FunctionDef)]
+    assert len(defs) >= 290
+    assert len(parsed.errors) >= min(100, syntax.MAX_REPORTED)
+
+
+@pytest.mark.parametrize("text", ["(" * 5000, "x = [\n" + "1,\n" * 3000, "\tif x:\n  y\n\t z\n",
+                                  "class A:\n  def f(self):\n    x = [1, 2\n  def g(self):\n    pass\n"])
+def test_odd_inputs_parse(text: str) -> None:
+    parsed = syntax.parse(text)
+    assert isinstance(parsed.tree, ast.Module)
+    assert parsed.errors
