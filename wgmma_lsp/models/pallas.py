@@ -61,6 +61,10 @@ for _name, _kind in _SPACES.items():
 
 @model("plgpu.Barrier", "plgpu.ClusterBarrier")
 def _barrier(call: Call) -> Value:
+    from wgmma_lsp.models.constructs import barrier_ok
+
+    if not barrier_ok(call):
+        return UNKNOWN  # JAX raises here
     return AllocSpec("barrier", ArrayVal(None, None), span=call.span)
 
 
@@ -290,6 +294,10 @@ def _outputs(v: Value) -> Value:
 
 @model("plgpu.CompilerParams")
 def _compiler_params(call: Call) -> Value:
+    from wgmma_lsp.models.constructs import compiler_params_ok
+
+    if not compiler_params_ok(call):
+        return UNKNOWN  # JAX raises here
     return Wrapped("plgpu.CompilerParams", UNKNOWN, dict(call.kwargs) if call.complete else {"?": UNKNOWN},
                    call.span)
 
@@ -561,7 +569,11 @@ def _tiling(call: Call) -> Value:
 
 @model("plgpu.SwizzleTransform")
 def _swizzle(call: Call) -> Value:
+    from wgmma_lsp.models.constructs import swizzle_ok
+
     params = _ints(call.get(0, "swizzle"))
+    if not swizzle_ok(call, params[0] if params is not None and len(params) == 1 else None):
+        return UNKNOWN  # JAX raises here
     return TransformVal("swizzle", params) if params is not None else TransformVal("unknown")
 
 
@@ -571,8 +583,7 @@ def _transpose_transform(call: Call) -> Value:
     return TransformVal("transpose", params) if params is not None else TransformVal("unknown")
 
 
-_NOOP = ["plgpu.wgmma_wait", "plgpu.barrier_wait", "plgpu.barrier_arrive", "plgpu.commit_smem",
-         "plgpu.copy_gmem_to_smem", "plgpu.copy_smem_to_gmem", "plgpu.wait_smem_to_gmem",
+_NOOP = ["plgpu.wgmma_wait", "plgpu.commit_smem", "plgpu.wait_smem_to_gmem",
          "plgpu.set_max_registers", "plgpu.commit_smem_to_gmem_group", "plgpu.semaphore_signal",
          "plgpu.tcgen05_commit_arrive", "plgpu.async_prefetch", "pl.debug_print"]
 for _n in _NOOP:

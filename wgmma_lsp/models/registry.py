@@ -39,7 +39,7 @@ def attribute(*names: str) -> Callable[[Callable[[Any], Value]], Callable[[Any],
 
 
 def _load_all() -> None:
-    from wgmma_lsp.models import arrays, blackwell, pallas, python, refs, wgmma  # noqa: F401
+    from wgmma_lsp.models import arrays, blackwell, constructs, pallas, python, refs, tma, wgmma  # noqa: F401
 
 
 _load_all()
