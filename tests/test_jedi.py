@@ -7,11 +7,13 @@ import asyncio
 import sys
 from pathlib import Path
 
+import pytest
 import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from wgmma_lsp.analysis import analyze
+from wgmma_lsp.program import Program, lookup
 
 PACKAGE_INIT = """\
 from jax.experimental.pallas import mosaic_gpu as gpu
@@ -39,11 +41,21 @@ def make_project(root: Path) -> Path:
     return kernel
 
 
-def test_reexports_resolved_synchronously(tmp_path: Path) -> None:
+def test_reexports_of_workspace_modules_resolved_statically(tmp_path: Path) -> None:
+    """The program layer reads the user's package itself: no jedi needed, no waiting."""
     kernel = make_project(tmp_path)
-    quick = analyze(KERNEL, str(kernel))
+    quick = analyze(KERNEL, str(kernel), program=Program())
+    assert quick.unresolved_imports == []
+    assert [f.message for f in quick.findings] == ["Accumulator dtype float32 does not match value dtype bfloat16"]
+
+
+def test_reexports_resolved_synchronously(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Modules the program layer cannot find by file lookup are left to jedi."""
+    kernel = make_project(tmp_path)
+    monkeypatch.setattr(lookup, "search_roots", lambda *args: ())
+    quick = analyze(KERNEL, str(kernel), program=Program())
     assert quick.findings == [] and len(quick.unresolved_imports) == 3  # the fast path never waits
-    full = analyze(KERNEL, str(kernel), resolve_with_jedi=True)
+    full = analyze(KERNEL, str(kernel), resolve_with_jedi=True, program=Program())
     assert [f.message for f in full.findings] == ["Accumulator dtype float32 does not match value dtype bfloat16"]
 
 

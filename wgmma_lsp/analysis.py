@@ -31,6 +31,8 @@ class Analysis:
     lines: LineIndex | None = None
     unresolved_imports: list[Any] = field(default_factory=list)  # for jedi, in the background
     cache: dict[str, Any] = field(default_factory=dict)  # derived results (the IDE layer's)
+    modules: dict[str, str] = field(default_factory=dict)  # user modules read: path -> digest
+    module_notes: list[str] = field(default_factory=list)  # what the program layer's bounds cut
 
     @property
     def records(self) -> dict[Span, ValueRecord]:
@@ -49,7 +51,15 @@ class Analysis:
         return cls(source=source, path=path, note=note)
 
 
-def analyze(source: str, path: str | None = None, resolve_with_jedi: bool = False) -> Analysis:
+def analyze(source: str, path: str | None = None, resolve_with_jedi: bool = False,
+            program: Any = None) -> Analysis:
+    """Analyse a document. Names it imports from the user's other modules are read through
+    `program` (default: the process-wide `wgmma_lsp.program.default_program()`)."""
     from wgmma_lsp.interpret.driver import run
+    from wgmma_lsp.program import default_program
 
-    return run(source, path, resolve_with_jedi)
+    with (program or default_program()).session(path, source) as session:
+        analysis = run(source, path, resolve_with_jedi)
+    analysis.modules = dict(session.read)
+    analysis.module_notes = list(session.notes)
+    return analysis

@@ -35,11 +35,18 @@ def _diagnostics(analysis: Analysis, settings: Settings) -> list[Diagnostic]:
             code=rule.code, name=rule.name, message=message, span=f.span,
             severity=settings.severity_for(rule.code, rule.name, default),
             doc_uri=doc_uri,
-            related=[RelatedInfo(r.span, r.message) for r in f.related],
+            related=[RelatedInfo(r.span, r.message, _file_uri(r.path) if r.path else None)
+                     for r in f.related],
             fixes=fixes,
         ))
     out.sort(key=lambda d: (d.span.line, d.span.col, d.code))
     return out
+
+
+def _file_uri(path: str) -> str:
+    from pathlib import Path
+
+    return Path(path).resolve().as_uri()
 
 
 def merge(static: list[Diagnostic], other: list[Diagnostic]) -> list[Diagnostic]:

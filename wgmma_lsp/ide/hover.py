@@ -89,11 +89,12 @@ def _allocation(v: Value, analysis: Analysis) -> str | None:
     if root.origin is None:
         return None
     transforms = v.transforms_text()
-    text = analysis.lines.text(root.origin) if analysis.lines else ""
+    other = getattr(root.origin, "path", None)  # allocated in another of the user's modules
+    text = analysis.lines.text(root.origin) if analysis.lines and other is None else ""
     text = " ".join(text.split())
     if len(text) > 80:
         text = text[:77] + "…"
-    where = f"line {root.origin.line + 1}"
+    where = f"line {root.origin.line + 1}" if other is None else f"{other}:{root.origin.line + 1}"
     out = f"allocated at {where} by {root.origin_desc}" + (f": `{text}`" if text else "")
     return out + (f"; transforms: {transforms}" if transforms else "")
 

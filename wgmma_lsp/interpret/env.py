@@ -6,12 +6,15 @@ from wgmma_lsp.interpret.values import Value
 
 
 class Env:
-    __slots__ = ("vars", "parent", "star_modules")
+    __slots__ = ("vars", "parent", "star_modules", "origin")
 
-    def __init__(self, parent: "Env | None" = None) -> None:
+    def __init__(self, parent: "Env | None" = None, origin: object = None) -> None:
         self.vars: dict[str, Value] = {}
         self.parent = parent
         self.star_modules: list[str] = []  # canonical modules imported with `*` here
+        # On a module's top scope: the user module it belongs to (interpret.origin.ModuleOrigin),
+        # None for the analysed document.
+        self.origin = origin
 
     def lookup(self, name: str) -> Value | None:
         env: Env | None = self
@@ -29,7 +32,7 @@ class Env:
         return env
 
     def copy(self) -> "Env":
-        e = Env(self.parent)
+        e = Env(self.parent, self.origin)
         e.vars = dict(self.vars)
         e.star_modules = list(self.star_modules)
         return e

@@ -20,9 +20,10 @@ from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret import resolve
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.env import Env
+from wgmma_lsp.interpret.origin import ForeignSpan, Importer, ModuleOrigin, active_importer
 from wgmma_lsp.interpret.values import (
     UNKNOWN, ApiVal, ArrayVal, BoundMethod, ClassVal, Const, DictVal, FuncVal, InstanceVal,
-    ModuleVal, Opaque, PartialVal, RefVal, SliceVal, SymInt, TupleVal, Value, Wrapped,
+    ModuleVal, Opaque, PartialVal, RefVal, SliceVal, SymInt, TupleVal, UserModuleVal, Value, Wrapped,
     as_dim, dim_value, is_unknown, join,
 )
 from wgmma_lsp.rules.base import Finding, Related, Rule
@@ -65,16 +66,25 @@ _CMPOPS: dict[type, Callable[[Any, Any], Any]] = {
 
 
 class Interpreter:
-    def __init__(self, source: str, tree: ast.Module, lines: LineIndex, path: str | None = None):
+    def __init__(self, source: str, tree: ast.Module, lines: LineIndex, path: str | None = None,
+                 origin: ModuleOrigin | None = None, importer: Importer | None = None):
         self.source = source
         self.tree = tree
         self.lines = lines
         self.path = path
+        # Which module's code runs now: None for the analysed document; a ModuleOrigin while a
+        # function of another user module runs (its spans are ForeignSpans, nothing is recorded
+        # for hovers, findings move to `entry_span`). `home` is the module this interpreter
+        # analyses: an interpreter that only summarises another module (home set) reports nothing.
+        self.home = origin
+        self.where = origin
+        self.entry_span: Span | None = None  # the call in the analysed document that led there
+        self.importer = importer if importer is not None else active_importer()
         self.records: dict[Span, ValueRecord] = {}
         self._records: dict[int, tuple] = {}  # id(node) -> (node, kind, name, values)
         self.findings: list[Finding] = []
         self._finding_keys: set[tuple] = set()
-        self.module_env = Env()
+        self.module_env = Env(origin=origin)
         self.stack: list[Frame] = []
         self.certain = True
         self.silent = 0
@@ -91,6 +101,7 @@ class Interpreter:
                                    if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
         self._span_cache: dict[int, Span] = {}
         self.unresolved: list = []  # jedi_resolve.Pending: imports only jedi can resolve
+        self._home_state = (self.lines, self.path, self.volatile)
         from wgmma_lsp.models import registry  # late: models import this module's types
 
         self.models = registry.MODELS
@@ -101,13 +112,13 @@ class Interpreter:
         key = id(node)
         s = self._span_cache.get(key)
         if s is None:
-            s = self.lines.span(node)
+            s = self.lines.span(node) if self.where is None else self.where.span(node)
             self._span_cache[key] = s
         return s
 
     def record(self, node: ast.AST, value: Value, kind: str = "expr", name: str | None = None) -> None:
         """Remember a value an expression had (by node: spans are computed once, at the end)."""
-        if self.silent:
+        if self.silent or self.where is not None:
             return
         entry = self._records.get(id(node))
         if entry is None:
@@ -140,8 +151,14 @@ class Interpreter:
     def report(self, rule: Rule, message: str, span: Span | None, blame_line: int,
                related: list[Related] | None = None, data: dict[str, Any] | None = None) -> None:
         """A model proved that JAX raises `message` here."""
-        if self.silent or span is None:
+        if self.silent or span is None or self.home is not None:
             return
+        if isinstance(span, ForeignSpan) or any(isinstance(r.span, ForeignSpan) for r in related or ()) \
+                or any(isinstance(v, ForeignSpan) for v in (data or {}).values()):
+            moved = self._into_document(message, span, related or [], data or {})
+            if moved is None:
+                return
+            span, blame_line, related, data = moved
         certain = self.certain and not any(f.maybe_returned for f in self.stack)
         finding = Finding(rule, message, span, blame_line, related or [], certain, data or {},
                           " <- ".join(reversed(self.context[-3:])))
@@ -155,6 +172,33 @@ class Interpreter:
             return
         self._finding_keys.add(key)
         self.findings.append(finding)
+
+    def _into_document(self, message: str, span: Span, related: list[Related],
+                       data: dict[str, Any]) -> tuple[Span, int, list[Related], dict[str, Any]] | None:
+        """A finding that involves other files, in the analysed document's terms.
+
+        JAX blames the innermost frame of the error's traceback. When that frame is in another
+        of the user's modules, the traceback also holds the frame of the analysed document that
+        called into it: the finding is reported there, with the other file's line as related
+        information (a document's diagnostics can only sit in that document). Facts the quick
+        fixes use are dropped when they point into other files (no fix edits another file)."""
+        out_related: list[Related] = []
+        if isinstance(span, ForeignSpan):
+            if self.entry_span is None:
+                return None  # not reached from the analysed document: that module's own business
+            out_related.append(Related(span.plain(), f"JAX raises this here: {message}", span.path))
+            data = {}
+            blame = self.entry_span.line
+            span = self.entry_span
+        else:
+            blame = span.line
+            data = {k: v for k, v in data.items() if not isinstance(v, ForeignSpan)}
+        for r in related:
+            if isinstance(r.span, ForeignSpan):
+                out_related.append(Related(r.span.plain(), r.message, r.span.path))
+            else:
+                out_related.append(r)
+        return span, blame, out_related, data
 
     @contextmanager
     def uncertain(self, flag: bool = True) -> Iterator[None]:
@@ -250,6 +294,7 @@ class Interpreter:
         if call.node is not None:
             self.context.append(f"{func.name}() called at line {call.line + 1}")
             ctx_pushed = True
+        saved_where = self.enter_module(_origin_of(func.closure), call)
         try:
             if isinstance(node, ast.Lambda):
                 result = self.eval(node.body, env)
@@ -260,12 +305,35 @@ class Interpreter:
             self.certain = saved_certain
             if ctx_pushed:
                 self.context.pop()
+            if saved_where is not None:
+                self.leave_module(saved_where)
         if not frame.returns:
             return Const(None)
         result = frame.returns[0]
         for r in frame.returns[1:]:
             result = join(result, r)
         return result
+
+    def enter_module(self, origin: ModuleOrigin | None, call: Call) -> tuple | None:
+        """Switch to the module a called function belongs to; the state to restore, or None."""
+        if origin is self.where:
+            return None
+        saved = (self.where, self.lines, self.path, self.volatile, self.entry_span)
+        if self.where is None and origin is not None:
+            # Leaving the analysed document: its findings will sit at this call.
+            self.entry_span = self.span(call.node) if call.node is not None else None
+        elif origin is None:
+            self.entry_span = None
+        home_lines, home_path, home_volatile = self._home_state
+        self.where = origin
+        if origin is None or origin is self.home:
+            self.lines, self.path, self.volatile = home_lines, home_path, home_volatile
+        else:
+            self.lines, self.path, self.volatile = origin.lines, origin.path, origin.volatile
+        return saved
+
+    def leave_module(self, saved: tuple) -> None:
+        self.where, self.lines, self.path, self.volatile, self.entry_span = saved
 
     def bind_params(self, func: FuncVal, call: Call, env: Env) -> None:
         a = func.node.args
@@ -494,7 +562,7 @@ class Interpreter:
                 return None
         if isinstance(v, TupleVal):
             return bool(v.items)
-        if isinstance(v, (FuncVal, ClassVal, ModuleVal, RefVal)):
+        if isinstance(v, (FuncVal, ClassVal, ModuleVal, RefVal, UserModuleVal)):
             return True
         return None
 
@@ -597,7 +665,8 @@ class Interpreter:
         kw_defaults = {p.arg: self.eval(d, env) for p, d in zip(s.args.kwonlyargs, s.args.kw_defaults)
                        if d is not None}
         func: Value = FuncVal(s, env, s.name, defaults, kw_defaults)
-        self.defined[id(s)] = func  # type: ignore[assignment]
+        if self.where is self.home:  # other modules' functions are analysed in their own files
+            self.defined[id(s)] = func  # type: ignore[assignment]
         for dec in reversed(s.decorator_list):
             decorator = self.eval(dec, env)
             func = self.apply_decorator(decorator, func, dec)
@@ -607,7 +676,7 @@ class Interpreter:
     exec_AsyncFunctionDef = exec_FunctionDef
 
     def record_def_name(self, s: ast.FunctionDef | ast.ClassDef, value: Value) -> None:
-        if self.silent:
+        if self.silent or self.where is not None:
             return
         line = s.lineno - 1
         text = self.lines.lines[line] if line < len(self.lines.lines) else ""
@@ -657,11 +726,18 @@ class Interpreter:
         for alias in s.names:
             canon = resolve.canonical_module(alias.name)
             if alias.asname:
-                env.vars[alias.asname] = ModuleVal(canon) if canon else UNKNOWN
+                env.vars[alias.asname] = ModuleVal(canon) if canon else self.user_module(alias.name)
             else:
                 top = alias.name.split(".")[0]
                 c = resolve.canonical_module(top)
-                env.vars[top] = ModuleVal(c) if c else UNKNOWN
+                env.vars[top] = ModuleVal(c) if c else self.user_module(top)
+
+    def user_module(self, dotted: str) -> Value:
+        """`import mypkg.allocs as a`: one of the user's modules, read statically (see program)."""
+        if self.importer is None:
+            return UNKNOWN
+        found = self.importer.import_module(self.path, dotted)
+        return found if found is not None else UNKNOWN
 
     def exec_ImportFrom(self, s: ast.ImportFrom, env: Env) -> None:
         canon = resolve.canonical_module(s.module) if s.module and not s.level else None
@@ -669,6 +745,11 @@ class Interpreter:
             if alias.name == "*":
                 if canon:
                     env.star_modules.append(canon)
+                elif self.importer is not None:  # one of the user's modules: its public names
+                    found = self.importer.import_star(self.path, s.module, s.level)
+                    if found is not None:
+                        env.vars.update(found[0])
+                        env.star_modules.extend(m for m in found[1] if m not in env.star_modules)
                 continue
             bound = alias.asname or alias.name
             if canon is None:
@@ -681,8 +762,14 @@ class Interpreter:
                 env.vars[bound] = self.module_attr(canon, alias.name)
 
     def imported_elsewhere(self, s: ast.ImportFrom, alias: ast.alias) -> Value:
-        """A name from a module the import table does not know: ask jedi's cache (see jedi_resolve)."""
+        """A name from a module the import table does not know: one of the user's modules (read
+        statically, see wgmma_lsp.program), else what jedi's cache says (see jedi_resolve)."""
         from wgmma_lsp.interpret import jedi_resolve as J
+
+        if self.importer is not None:
+            found = self.importer.import_from(self.path, s.module, s.level, alias.name)
+            if found is not None:
+                return found
 
         key = J.ImportKey(self.path or "", "." * s.level + (s.module or ""), alias.name)
         found, canonical = J.cached(key)
@@ -762,6 +849,8 @@ class Interpreter:
     def getattr(self, obj: Value, attr: str, node: ast.AST | None = None) -> Value:
         if isinstance(obj, ModuleVal):
             return self.module_attr(obj.name, attr)
+        if isinstance(obj, UserModuleVal):
+            return obj.attr(attr)
         if isinstance(obj, ApiVal):
             from wgmma_lsp.models.registry import CONSTANTS
 
@@ -1048,7 +1137,8 @@ class Interpreter:
     def eval_Lambda(self, n: ast.Lambda, env: Env) -> Value:
         defaults = tuple(self.eval(d, env) for d in n.args.defaults)
         f = FuncVal(n, env, "<lambda>", defaults)
-        self.defined[id(n)] = f
+        if self.where is self.home:
+            self.defined[id(n)] = f
         return f
 
     def eval_JoinedStr(self, n: ast.JoinedStr, env: Env) -> Value:
@@ -1113,6 +1203,15 @@ _EXEC = {getattr(ast, name[5:]): fn for name, fn in vars(Interpreter).items()
          if name.startswith("exec_") and hasattr(ast, name[5:])}
 _EVAL = {getattr(ast, name[5:]): fn for name, fn in vars(Interpreter).items()
          if name.startswith("eval_") and hasattr(ast, name[5:])}
+
+
+def _origin_of(env: Env | None) -> ModuleOrigin | None:
+    """The user module a scope belongs to (None: the analysed document)."""
+    while env is not None:
+        if env.parent is None:
+            return env.origin  # type: ignore[return-value]
+        env = env.parent
+    return None
 
 
 def _const_slice(s: SliceVal) -> slice | None:

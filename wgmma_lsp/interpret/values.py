@@ -247,6 +247,30 @@ class ModuleVal(Value):
 
 
 @dataclass(eq=False)
+class UserModuleVal(Value):
+    """One of the user's own modules (`import mypkg.allocs as allocs`), read statically by
+    `wgmma_lsp.program`: its module-level names, and its submodules when it is a package."""
+
+    name: str  # dotted, as imported
+    path: str  # its file (`__init__.py` for a package)
+    names: dict[str, Value]
+    submodule: Any = None  # (name) -> Value | None, for packages
+
+    def attr(self, name: str) -> Value:
+        v = self.names.get(name)
+        if v is not None and not isinstance(v, Unknown):
+            return v
+        if self.submodule is not None:
+            sub = self.submodule(name)
+            if sub is not None:
+                return sub
+        return v if v is not None else UNKNOWN
+
+    def describe(self) -> str:
+        return f"module {self.name}"
+
+
+@dataclass(eq=False)
 class FuncVal(Value):
     """A user function with the environment it closes over."""
 

@@ -58,6 +58,7 @@ def _file_uri(path: Path) -> str:
 class Related:
     span: Span
     message: str
+    path: str | None = None  # another file than the analysed document (None: the same one)
 
 
 @dataclass

@@ -1,0 +1,153 @@
+"""The user's other modules (the program layer): fixture packages under tests/fixtures/packages,
+each a directory holding a package and kernel files that import it. Every kernel file's `# E:`
+diagnostics must be what real JAX raises from that line, with the package directory on
+`sys.path` for JAX's run (the analyzer never imports it: it reads the files)."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from jax_oracle import expectations, trace_file
+from wgmma_lsp.analysis import analyze
+from wgmma_lsp.ide.diagnostics import diagnostics
+from wgmma_lsp.ide.model import Severity
+from wgmma_lsp.program import Program
+from wgmma_lsp.program import program as P
+
+PACKAGES = Path(__file__).parent / "fixtures" / "packages"
+KERNEL_FILES = sorted(PACKAGES.glob("*/*.py"))
+
+
+def errors(path: Path, program: Program | None = None, source: str | None = None):
+    analysis = analyze(source if source is not None else path.read_text(), str(path), program=program)
+    return {(d.span.line + 1, d.code, d.message) for d in diagnostics(analysis)
+            if d.severity == Severity.ERROR}, analysis
+
+
+def jax_verdicts(path: Path):
+    """Trace with the fixture's package importable, as it is for its users."""
+    root = str(path.parent)
+    packages = {p.name for p in path.parent.iterdir() if (p / "__init__.py").exists()}
+    sys.path.insert(0, root)
+    try:
+        return trace_file(path)
+    finally:
+        sys.path.remove(root)
+        for name in list(sys.modules):
+            if name.split(".")[0] in packages:
+                del sys.modules[name]
+
+
+@pytest.mark.parametrize("path", KERNEL_FILES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_package_fixture_against_jax(path: Path) -> None:
+    expected = expectations(path.read_text())
+    got, _ = errors(path, Program())
+    assert got == expected
+    verdicts = jax_verdicts(path)
+    assert verdicts
+    raised = {(v.line, v.message) for v in verdicts if v.message is not None}
+    assert raised == {(line, msg) for line, _, msg in expected}, verdicts
+
+
+def test_blame_in_another_module_is_reported_at_the_call_with_related_information() -> None:
+    path = PACKAGES / "accpkg" / "kernel_store_in_helper.py"
+    _, analysis = errors(path, Program())
+    (d,) = diagnostics(analysis)
+    helper = (PACKAGES / "accpkg" / "accpkg" / "stores.py").resolve()
+    where = [r for r in d.related if r.uri == helper.as_uri()]
+    assert where and where[0].span.line == 5  # `acc_ref[...] = ...astype(jnp.bfloat16)`
+    assert d.fixes == []  # no fix edits another file
+
+
+def test_allocation_in_another_module_is_related_information() -> None:
+    path = PACKAGES / "accpkg" / "kernel_dtype.py"
+    _, analysis = errors(path, Program())
+    (d,) = diagnostics(analysis)
+    allocs = (PACKAGES / "accpkg" / "accpkg" / "allocs.py").resolve().as_uri()
+    assert [r.uri for r in d.related] == [allocs]
+
+
+def test_summaries_are_reused_by_content_and_rebuilt_when_a_module_changes(tmp_path: Path) -> None:
+    pkg = tmp_path / "mypkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    allocs = pkg / "allocs.py"
+    allocs.write_text(textwrap.dedent("""\
+        import jax.numpy as jnp
+        from jax.experimental.pallas import mosaic_gpu as plgpu
+
+        def acc_for():
+          return plgpu.ACC((64, 128), jnp.float32)
+        """))
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text((PACKAGES / "accpkg" / "kernel_dtype.py").read_text().replace("accpkg", "mypkg"))
+    program = Program()
+    got, analysis = errors(kernel, program)
+    assert [c for _, c, _ in got] == ["WG001"] and str(allocs) in analysis.modules
+    assert program.built == 1
+    errors(kernel, program)
+    assert program.built == 1 and program.reused >= 1  # warm: nothing interpreted again
+    assert program.dependants(str(allocs)) == {str(kernel)}
+    # The helper now allocates in float16... no: in SMEM. The kernel's diagnostics change.
+    allocs.write_text(allocs.read_text().replace("plgpu.ACC(", "plgpu.SMEM("))
+    program.changed(str(allocs))
+    got, _ = errors(kernel, program)
+    assert program.built == 2
+    assert [c for _, c, _ in got] == ["WG003"]
+    # An open document's text wins over the disk's.
+    program.overlay = lambda p: allocs.read_text().replace("plgpu.SMEM(", "plgpu.ACC(") if p == str(allocs) else None
+    got, _ = errors(kernel, program)
+    assert [c for _, c, _ in got] == ["WG001"]
+
+
+def test_import_cycles_are_cut_and_logged(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    (tmp_path / "a.py").write_text("from b import g\n\ndef f():\n  return g()\n")
+    (tmp_path / "b.py").write_text("from a import f\n\ndef g():\n  return f()\n")
+    main = tmp_path / "main.py"
+    main.write_text("from a import f\nx = f()\n")
+    caplog.set_level("INFO", logger="wgmma_lsp")
+    analysis = analyze(main.read_text(), str(main), program=Program())
+    assert any("import cycle a.py -> b.py -> a.py" in n for n in analysis.module_notes)
+    assert any("import cycle" in r.message for r in caplog.records)
+
+
+def test_the_analysed_file_imported_back_is_a_cycle(tmp_path: Path) -> None:
+    (tmp_path / "helper.py").write_text("from main import X\nY = X\n")
+    main = tmp_path / "main.py"
+    main.write_text("from helper import Y\nX = 1\n")
+    analysis = analyze(main.read_text(), str(main), program=Program())
+    assert any("import cycle" in n for n in analysis.module_notes)
+
+
+def test_bounds_are_said_never_silent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for i in range(6):
+        nxt = f"from m{i + 1} import V\n" if i < 5 else "V = 1\n"
+        (tmp_path / f"m{i}.py").write_text(nxt)
+    main = tmp_path / "main.py"
+    main.write_text("from m0 import V\n")
+    monkeypatch.setattr(P, "MAX_IMPORT_DEPTH", 3)
+    analysis = analyze(main.read_text(), str(main), program=Program())
+    assert any("import chain deeper than 3" in n for n in analysis.module_notes)
+    monkeypatch.setattr(P, "MAX_IMPORT_DEPTH", 12)
+    monkeypatch.setattr(P, "MAX_MODULES_PER_ANALYSIS", 2)
+    analysis = analyze(main.read_text(), str(main), program=Program())
+    assert any("budget of 2 modules" in n for n in analysis.module_notes)
+    monkeypatch.setattr(P, "MAX_MODULES_PER_ANALYSIS", 64)
+    (tmp_path / "big.py").write_text("X = 1\n" * 200)
+    monkeypatch.setattr(P, "MAX_MODULE_CHARS", 100)
+    main.write_text("from big import X\n")
+    analysis = analyze(main.read_text(), str(main), program=Program())
+    assert any("larger than 100 characters" in n for n in analysis.module_notes)
+
+
+def test_user_code_is_never_imported(tmp_path: Path) -> None:
+    marker = tmp_path / "imported"
+    (tmp_path / "evil.py").write_text(f"open({str(marker)!r}, 'w').close()\nX = 1\n")
+    main = tmp_path / "main.py"
+    main.write_text("import evil\nfrom evil import X\n")
+    analyze(main.read_text(), str(main), program=Program())
+    assert not marker.exists()

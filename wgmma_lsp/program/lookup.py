@@ -1,0 +1,133 @@
+"""Finding the user's modules on disk: static file lookup, as Python's path finder would, without
+importing anything.
+
+Search roots, in order: the directory above the top package that holds the importing file (what
+pytest's rootdir insertion and `python -m` give), the importing file's own directory (a script's
+`sys.path[0]`), the workspace roots (and their `src/`), and the environment's extra paths:
+`PYTHONPATH` and the directories that `.pth` files of the environment's site-packages list
+(editable installs of the user's package). Site-packages and the standard library are not
+roots: third-party and standard modules are not the user's, and JAX's are known by name.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import site
+import sys
+import sysconfig
+from pathlib import Path
+
+
+def _is_environment_dir(d: str) -> bool:
+    """site-packages, dist-packages and the standard library."""
+    name = os.path.basename(d.rstrip(os.sep))
+    if name in ("site-packages", "dist-packages"):
+        return True
+    return d in _stdlib_dirs()
+
+
+@functools.lru_cache(maxsize=1)
+def _stdlib_dirs() -> frozenset[str]:
+    out = set()
+    for key in ("stdlib", "platstdlib"):
+        p = sysconfig.get_paths().get(key)
+        if p:
+            out.add(os.path.normpath(p))
+    return frozenset(out)
+
+
+@functools.lru_cache(maxsize=1)
+def environment_roots() -> tuple[str, ...]:
+    """PYTHONPATH entries and the directories listed by `.pth` files (editable installs).
+
+    `.pth` lines that start with `import` are code: they are skipped, never run."""
+    roots: list[str] = []
+    for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+        if entry and os.path.isdir(entry):
+            roots.append(os.path.abspath(entry))
+    site_dirs = list(getattr(site, "getsitepackages", lambda: [])()) + [p for p in sys.path if p.endswith("-packages")]
+    for sp in dict.fromkeys(site_dirs):
+        try:
+            names = sorted(n for n in os.listdir(sp) if n.endswith(".pth"))
+        except OSError:
+            continue
+        for n in names:
+            try:
+                text = Path(sp, n).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            for line in text.splitlines()[:50]:
+                line = line.strip()
+                if not line or line.startswith(("#", "import ", "import\t")):
+                    continue
+                p = line if os.path.isabs(line) else os.path.join(sp, line)
+                if os.path.isdir(p) and not _is_environment_dir(os.path.normpath(p)):
+                    roots.append(os.path.abspath(p))
+    return tuple(dict.fromkeys(roots))
+
+
+def search_roots(from_path: str | None, workspace_roots: tuple[str, ...]) -> tuple[str, ...]:
+    roots: list[str] = []
+    if from_path:
+        d = os.path.dirname(os.path.abspath(from_path))
+        top = d
+        while os.path.isfile(os.path.join(top, "__init__.py")) and os.path.dirname(top) != top:
+            top = os.path.dirname(top)
+        roots += [top, d]
+    for w in workspace_roots:
+        roots += [w, os.path.join(w, "src")]
+    roots += environment_roots()
+    return tuple(r for r in dict.fromkeys(os.path.normpath(r) for r in roots)
+                 if not _is_environment_dir(r) and os.path.isdir(r))
+
+
+def module_file(directory: str, parts: list[str]) -> str | None:
+    """`directory/a/b.py` or `directory/a/b/__init__.py` for parts [a, b]."""
+    base = os.path.join(directory, *parts)
+    f = base + ".py"
+    if os.path.isfile(f):
+        return f
+    init = os.path.join(base, "__init__.py")
+    if os.path.isfile(init):
+        return init
+    return None
+
+
+def find_absolute(dotted: str, roots: tuple[str, ...]) -> str | None:
+    parts = dotted.split(".")
+    if not all(p.isidentifier() for p in parts):
+        return None
+    for r in roots:
+        f = module_file(r, parts)
+        if f is not None:
+            return f
+    return None
+
+
+def relative_base(from_path: str | None, level: int) -> str | None:
+    """The package directory `from .` (level 1), `from ..` (level 2), ... refer to."""
+    if not from_path or level < 1:
+        return None
+    d = os.path.dirname(os.path.abspath(from_path))
+    for _ in range(level - 1):
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
+    return d
+
+
+def find_relative(from_path: str | None, level: int, module: str | None) -> str | None:
+    base = relative_base(from_path, level)
+    if base is None:
+        return None
+    if not module:
+        init = os.path.join(base, "__init__.py")
+        return init if os.path.isfile(init) else None
+    parts = module.split(".")
+    return module_file(base, parts)
+
+
+def is_package(path: str) -> bool:
+    return os.path.basename(path) == "__init__.py"
