@@ -403,6 +403,7 @@ class DSliceVal(Value):
 
     start: Value
     size: Value
+    stride: Value = Const(1)
 
     def describe(self) -> str:
         return f"pl.ds({self.start.describe()}, {self.size.describe()})"

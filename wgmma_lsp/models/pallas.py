@@ -530,9 +530,11 @@ def _program_id(call: Call) -> Value:
 def _ds(call: Call) -> Value:
     start = call.get(0, "start")
     size = call.get(1, "size", Const(None))
+    stride = call.get(2, "stride", Const(None))
+    stride = Const(1) if isinstance(stride, Const) and stride.value is None else stride
     if isinstance(size, Const) and size.value is None and call.has(0):
-        return DSliceVal(Const(0), start)
-    return DSliceVal(start, size)
+        return DSliceVal(Const(0), start, stride)
+    return DSliceVal(start, size, stride)
 
 
 @model("plgpu.layout_cast")

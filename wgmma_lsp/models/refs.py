@@ -14,6 +14,7 @@ from wgmma_lsp.interpret.values import (
 )
 from wgmma_lsp.models.indexing import index_shape
 from wgmma_lsp.models.registry import ATTRIBUTES, GETITEM, SETITEM, model
+from wgmma_lsp.models.stores import check_indexing, check_store
 
 
 def ref_view(ref: RefVal, index: Value, desc: str) -> RefVal:
@@ -33,6 +34,8 @@ ATTRIBUTES["ref.at"] = lambda r: Wrapped("ref.at", r, {})
 def _at_getitem(interp, obj: Wrapped, index: Value, node) -> Value:
     ref = obj.func
     assert isinstance(ref, RefVal)
+    if not check_indexing(interp, ref, index, node):
+        return UNKNOWN  # JAX raises here
     return ref_view(ref, index, "at[...]")
 
 
@@ -45,6 +48,8 @@ def ref_getitem(interp, ref: RefVal, index: Value, node) -> Value:
         return UNKNOWN
     if ref.kind == "tmem":
         return UNKNOWN
+    if not check_indexing(interp, ref, index, node):
+        return UNKNOWN  # JAX raises here
     return ArrayVal(index_shape(ref.shape, index), ref.dtype)
 
 
@@ -52,11 +57,13 @@ GETITEM["ref"] = ref_getitem
 
 
 def plain_setitem(interp, ref: RefVal, index, value, target, value_node, aug) -> None:
-    """Stores into non-accumulator refs are not checked yet (no rule claims them)."""
+    """`ref[idx] = value`: accumulators have their own store; plain refs go through `swap`."""
     if ref.kind == "acc":
         from wgmma_lsp.models.wgmma import accumulator_setitem
 
         accumulator_setitem(interp, ref, index, value, target, value_node, aug)
+    elif ref.kind == "plain" and check_indexing(interp, ref, index, target):
+        check_store(interp, ref, index, value, target, value_node)
 
 
 SETITEM["ref"] = plain_setitem

@@ -1,0 +1,182 @@
+"""Indexing refs and storing into them: what JAX checks before any kernel-specific rule.
+
+Mirrors (jax 0.10.2), in JAX's order:
+- `jax._src.state.indexing.NDIndexer.from_indices_shape` (one ellipsis at most, no more indices
+  than dimensions) and `NDIndexer.__post_init__` (static slices inside the dimension), run by
+  `ref[idx]`, `ref[idx] = v` and `ref.at[idx]`;
+- `jax._src.state.primitives._swap_abstract_eval` for `ref[idx] = v`: a Ref is not a value, then
+  the shape, then the dtype — after `_maybe_implicit_cast`, which converts weak floats to a
+  floating ref's dtype and any integer value to an integer ref's dtype.
+Only plain refs are checked here (accumulators, TMEM and barriers have their own paths).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from wgmma_lsp.interpret import dims as D
+from wgmma_lsp.interpret import dtypes as T
+from wgmma_lsp.interpret.values import (
+    ArrayVal, Const, DSliceVal, RefVal, SliceVal, TupleVal, Value, as_int,
+)
+from wgmma_lsp.models.indexing import index_items, index_shape
+from wgmma_lsp.rules import (
+    index_multiple_ellipsis, index_out_of_bounds, index_too_many, store_dtype, store_ref_value,
+    store_shape,
+)
+
+_FULL = SliceVal(Const(None), Const(None), Const(None))
+
+
+def _expanded(items: list[Value], ndim: int) -> list[Value]:
+    """`indices[ip:ip+1] = [slice(None)] * (len(shape) - len(indices) + 1)` for the one ellipsis."""
+    for ip, i in enumerate(items):
+        if isinstance(i, Const) and i.value is Ellipsis:
+            return items[:ip] + [_FULL] * max(0, ndim - len(items) + 1) + items[ip + 1:]
+    return items
+
+
+def _py_repr(v: Value) -> str | None:
+    """Python's repr of a static index item, as `indices={indices}` prints it."""
+    if isinstance(v, Const) and isinstance(v.value, int) and not isinstance(v.value, bool):
+        return repr(v.value)
+    if isinstance(v, SliceVal):
+        parts = [p.value if isinstance(p, Const) else ... for p in (v.start, v.stop, v.step)]
+        if all(p is None or isinstance(p, int) and not isinstance(p, bool) for p in parts):
+            return repr(slice(*parts))
+    return None
+
+
+def _static_slice(v: Value, d: int) -> tuple[int, int, int] | None:
+    """(start, size, stride) of a static slice item along a dimension of size d, as `Slice`."""
+    if isinstance(v, SliceVal):
+        parts = [p.value if isinstance(p, Const) else ... for p in (v.start, v.stop, v.step)]
+        if not all(p is None or isinstance(p, int) and not isinstance(p, bool) for p in parts):
+            return None
+        if parts[2] is not None and parts[2] < 1:
+            return None
+        r = range(d)[slice(*parts)]
+        return (r.start, len(r), r.step)
+    if isinstance(v, DSliceVal):
+        start, size, stride = as_int(v.start), as_int(v.size), as_int(v.stride)
+        if start is None or size is None or stride is None:
+            return None
+        return (start, size, stride)
+    return None
+
+
+def _starts_at_zero(i: Value) -> bool:
+    start = i.start if isinstance(i, (SliceVal, DSliceVal)) else None
+    if isinstance(i, SliceVal) and not (isinstance(i.step, Const) and i.step.value in (None, 1)):
+        return False
+    return isinstance(start, Const) and (start.value == 0 and not isinstance(start.value, bool)
+                                         or start.value is None and isinstance(i, SliceVal))
+
+
+def check_indexing(interp, ref: RefVal, index: Value, node: ast.AST | None) -> bool:
+    """True when indexing passes (or cannot be decided); False when JAX raises (reported when
+    the message is known)."""
+    if node is None or ref.kind != "plain" or ref.shape is None:
+        return True
+    if isinstance(index, TupleVal) and index.is_list:
+        return True
+    items = index_items(index)
+    shape = ref.shape
+    span, line = interp.span(node), getattr(node, "lineno", 0) - 1
+    if sum(1 for i in items if isinstance(i, Const) and i.value is Ellipsis) > 1:
+        interp.report(index_multiple_ellipsis.RULE, index_multiple_ellipsis.MESSAGE, span, line)
+        return False
+    expanded = _expanded(items, len(shape))
+    if len(expanded) > len(shape):
+        texts = [_py_repr(i) for i in expanded]
+        if all(t is not None for t in texts) and D.is_known(shape):
+            indices = f"({texts[0]},)" if len(texts) == 1 else f"({', '.join(texts)})"  # type: ignore[arg-type]
+            interp.report(index_too_many.RULE,
+                          f"`indices` must not be longer than `shape`: indices={indices}, "
+                          f"shape={D.format_shape(shape)}", span, line)
+        return False
+    for i, d in zip(expanded, shape):
+        if not isinstance(i, (SliceVal, DSliceVal)):
+            if isinstance(i, Const) or (isinstance(i, ArrayVal) and i.shape == ()):
+                continue  # integer indexers: converted to arrays, not checked statically
+            return True  # fancy or unknown indexing: other paths
+        if _starts_at_zero(i):
+            continue  # `if value := start` is false for 0: nothing is checked
+        s = _static_slice(i, d) if isinstance(d, int) else None
+        if s is None:
+            return True  # undecided: a later dimension's error may not be the one JAX raises
+        start, size, stride = s
+        if start and start >= d:
+            interp.report(index_out_of_bounds.RULE, f"Out of bound slice: start={start}, dim={d}.",
+                          span, line)
+            return False
+        if start and size and start + (size - 1) * stride >= d:
+            interp.report(index_out_of_bounds.RULE,
+                          f"Out of bound slice: start={start}, size={size}, stride={stride}, dim={d}.",
+                          span, line)
+            return False
+    return True
+
+
+def _indexer_repr(index: Value, shape: tuple[int, ...]) -> str | None:
+    """The NDIndexer JAX prints in `Transforms: (...)` for a store through a plain ref."""
+    items = _expanded(index_items(index), len(shape))
+    items += [_FULL] * (len(shape) - len(items))
+    parts = []
+    for i, d in zip(items, shape):
+        if isinstance(i, Const) and isinstance(i.value, int) and not isinstance(i.value, bool):
+            parts.append("ShapedArray(int32[], weak_type=True)")
+            continue
+        s = _static_slice(i, d)
+        if s is None:
+            return None
+        parts.append(f"Slice(start={s[0]}, size={s[1]}, stride={s[2]})")
+    indices = f"({parts[0]},)" if len(parts) == 1 else f"({', '.join(parts)})"
+    return (f"(NDIndexer(indices={indices}, shape={D.format_shape(shape)}, int_indexer_shape=(), "
+            "validate=False),)")
+
+
+def _implicitly_cast(ref_dtype: T.DType, val_dtype: T.DType) -> bool:
+    """`_maybe_implicit_cast`: weak floats into floating refs, any integer into integer refs."""
+    return (val_dtype.weak and T.is_floating(ref_dtype) and T.is_floating(val_dtype)) or \
+        (T.is_integer(ref_dtype) and T.is_integer(val_dtype))
+
+
+def check_store(interp, ref: RefVal, index: Value, value: Value, target: ast.Subscript,
+                value_node: ast.AST | None) -> None:
+    """`ref[idx] = value` through a plain ref (after the indexing checks passed)."""
+    if ref.kind != "plain":
+        return
+    line = target.lineno - 1
+    span = interp.span(value_node) if value_node is not None else interp.span(target)
+    if isinstance(value, RefVal):
+        interp.report(store_ref_value.RULE, store_ref_value.MESSAGE, span, line,
+                      data={"value_span": span})
+        return
+    if not isinstance(value, ArrayVal) or value.shape is None:
+        return
+    expected = index_shape(ref.shape, index)
+    eq = D.shapes_equal(expected, value.shape)
+    if eq is False:
+        shape = ref.shape
+        direct = ref.base is None and not ref.transforms
+        if direct and shape is not None and expected is not None and all(
+                isinstance(d, int) for d in (*shape, *expected, *value.shape)):
+            transforms = _indexer_repr(index, shape)  # type: ignore[arg-type]
+            if transforms is not None:
+                interp.report(store_shape.RULE,
+                              f"Invalid shape for `swap`. Ref shape: {D.format_shape(shape)}. "
+                              f"Expected shape: {D.format_shape(expected)}. "
+                              f"Value shape: {D.format_shape(value.shape)}. Transforms: {transforms}. ",
+                              span, line)
+        return
+    if eq is not True or ref.dtype is None or value.dtype is None:
+        return
+    if any(t.kind not in ("index", "tiling", "swizzle", "transpose") for t in ref.transforms):
+        return
+    if _implicitly_cast(ref.dtype, value.dtype) or ref.dtype.name == value.dtype.name:
+        return
+    interp.report(store_dtype.RULE,
+                  f"Invalid dtype for `swap`. Ref dtype: {ref.dtype.name}. Value dtype: {value.dtype.name}. ",
+                  span, line, data={"value_span": span, "ref_dtype": ref.dtype.name,
+                                    "value_dtype": value.dtype.name})
