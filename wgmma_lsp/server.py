@@ -13,17 +13,20 @@ import functools
 import logging
 import os
 import multiprocessing
+import sys
+import threading
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, BinaryIO
 
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.workspace import TextDocument
 
-from wgmma_lsp import __version__
+from wgmma_lsp import __version__, transport
 from wgmma_lsp.analysis import Analysis, analyze
 from wgmma_lsp.interpret import jedi_resolve
 from wgmma_lsp.ide import code_actions as ide_actions
@@ -85,6 +88,23 @@ class WgmmaLanguageServer(LanguageServer):
         self.entries: dict[str, _Entry] = {}
         self.pull_diagnostics = False
         self.extra_diagnostics: dict[str, list[Diagnostic]] = {}  # e.g. trace mode's, by uri
+
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """Serve over stdio with our own reader (`transport.py`): framing errors resynchronise,
+        malformed messages are answered, over-large ones refused; end of input stops the server."""
+        self._stop_event = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            reason = asyncio.run(transport.serve(self.protocol, stdin or sys.stdin.buffer,
+                                                 self.protocol._send_data))
+            log.info("stopping: %s", reason)
+        except BrokenPipeError:
+            log.error("the connection to the client is lost: stopping")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.close_pools()
+            self.shutdown()
 
     # -- analysis scheduling ---------------------------------------------------------------
     def schedule(self, doc: TextDocument) -> "asyncio.Future[Analysis | None]":
