@@ -34,6 +34,7 @@ from wgmma_lsp.ide import diagnostics as ide_diagnostics
 from wgmma_lsp.ide import hover as ide_hover
 from wgmma_lsp.ide import inlay_hints as ide_inlay
 from wgmma_lsp.ide.model import Diagnostic
+from wgmma_lsp.program import lsp_glue as program_glue
 from wgmma_lsp.rules.registry import find_rule
 from wgmma_lsp.settings import Settings
 from wgmma_lsp.spans import Span
@@ -301,6 +302,7 @@ def _convert_span_in(doc: TextDocument, span: Span) -> Span:
 
 def create_server() -> WgmmaLanguageServer:
     server = WgmmaLanguageServer()
+    program_glue.attach(server)  # the user's other modules: overlays, watched files
 
     def server_pos(doc: TextDocument, pos: lsp.Position) -> tuple[int, int]:
         p = doc.position_codec.position_from_client_units(doc.lines, pos)
@@ -338,6 +340,7 @@ def create_server() -> WgmmaLanguageServer:
     @server.feature(lsp.INITIALIZED)
     @_never_fail(None)
     async def initialized(ls: WgmmaLanguageServer, params: lsp.InitializedParams) -> None:
+        program_glue.on_initialized(ls)
         await _load_configuration(ls)
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -361,11 +364,13 @@ def create_server() -> WgmmaLanguageServer:
     @_never_fail(None)
     async def did_change(ls: WgmmaLanguageServer, params: lsp.DidChangeTextDocumentParams) -> None:
         trace_glue.on_document_changed(ls, params.text_document.uri)
+        program_glue.on_document_changed(ls, params.text_document.uri)
         await refresh(params.text_document.uri)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
     @_never_fail(None)
     async def did_save(ls: WgmmaLanguageServer, params: lsp.DidSaveTextDocumentParams) -> None:
+        program_glue.on_document_changed(ls, params.text_document.uri)
         await refresh_and_trace(params.text_document.uri)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
@@ -375,11 +380,12 @@ def create_server() -> WgmmaLanguageServer:
         trace_glue.on_document_changed(ls, uri)
         ls.entries.pop(uri, None)
         ls.extra_diagnostics.pop(uri, None)
+        program_glue.on_document_closed(ls, uri)
         if not ls.pull_diagnostics:
             ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     @server.feature(lsp.TEXT_DOCUMENT_DIAGNOSTIC,
-                    lsp.DiagnosticOptions(identifier="wgmma-lsp", inter_file_dependencies=False,
+                    lsp.DiagnosticOptions(identifier="wgmma-lsp", inter_file_dependencies=True,
                                           workspace_diagnostics=False))
     @_never_fail(lambda: lsp.RelatedFullDocumentDiagnosticReport(items=[]))
     async def pull_diagnostic(ls: WgmmaLanguageServer, params: lsp.DocumentDiagnosticParams):
