@@ -189,9 +189,16 @@ def _identity_apply(call: Call) -> Value:
 
 @model("dataclasses.dataclass")
 def _dataclass(call: Call) -> Value:
+    """`@dataclass` and `@dataclass(frozen=True, ...)`: the class itself (the class statement
+    recognises the decorator, by this name, to make its fields)."""
     if call.args:
         return call.args[0]
-    return Wrapped("identity_decorator", UNKNOWN, {})
+    return Wrapped("dataclasses.dataclass", UNKNOWN, dict(call.kwargs))
+
+
+@model("dataclasses.dataclass()")
+def _dataclass_apply(call: Call) -> Value:
+    return call.get(0)
 
 
 @model("dataclasses.field")
