@@ -40,8 +40,10 @@ def measure(path: Path, tmp: Path) -> tuple[Coverage, Coverage] | None:
     runtime = runtime_arrays(harnessed)
     source = path.read_text()
     tree = ast.parse(source)
-    as_opened = hover_coverage(analyze(source, str(path)), tree, runtime)
-    with_entry = hover_coverage(analyze(harnessed.read_text(), str(harnessed)), tree, runtime)
+    as_opened = hover_coverage(analyze(source, str(path)), tree, runtime.arrays, runtime.lines,
+                                runtime.params)
+    with_entry = hover_coverage(analyze(harnessed.read_text(), str(harnessed)), tree, runtime.arrays,
+                                runtime.lines)
     return as_opened, with_entry
 
 

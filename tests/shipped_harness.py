@@ -178,19 +178,33 @@ def trace_entries(path: Path, lower: bool = False) -> list[Verdict]:
     return out
 
 
-def runtime_arrays(path: Path) -> dict[tuple[int, str], str]:
+@dataclass
+class Runtime:
+    """What JAX did while tracing a harnessed file: `arrays` maps (first line of a function,
+    local name) to the aval of the JAX array or ref it held; `lines` are the 1-based lines that
+    ran."""
+
+    arrays: dict[tuple[int, str], str]
+    lines: set[int]
+    params: dict[tuple[int, str], str]  # what parameters held on entry to their function
+
+
+def runtime_arrays(path: Path) -> Runtime:
     """Which local names of the harnessed file hold JAX arrays or refs while JAX traces its
-    entry points: {(first line of the function, name): aval}. Observed with `sys.settrace`
-    while `jax.make_jaxpr` runs (each function's locals, closure cells included, at every line
-    and at its return). This is the ground truth the hover-coverage benchmark counts against:
-    the analyzer's own opinion does not decide which names count."""
+    entry points, and which lines ran. Observed with `sys.settrace` while `jax.make_jaxpr` runs
+    (each function's locals, closure cells included, at every line and at its return). This is
+    the ground truth the hover-coverage benchmark counts against: the analyzer's own opinion
+    does not decide which names count."""
     import jax
     from jax._src.state.types import TransformedRef
 
     target = str(path)
     seen: dict[tuple[int, str], str] = {}
+    ran: set[int] = set()
+    params: dict[tuple[int, str], str] = {}
 
-    def snapshot(frame) -> None:
+    def snapshot(frame, into: dict[tuple[int, str], str]) -> None:
+        ran.add(frame.f_lineno)
         key_line = frame.f_code.co_firstlineno
         for name, v in frame.f_locals.items():
             if isinstance(v, (jax.core.Tracer, TransformedRef)):
@@ -198,15 +212,16 @@ def runtime_arrays(path: Path) -> dict[tuple[int, str], str]:
                     aval = str(v.aval) if not isinstance(v, TransformedRef) else str(v)
                 except Exception:
                     aval = type(v).__name__
-                seen.setdefault((key_line, name), aval)
+                into.setdefault((key_line, name), aval)
 
     def local(frame, event, arg):
         if event in ("line", "return"):
-            snapshot(frame)
+            snapshot(frame, seen)
         return local
 
     def global_(frame, event, arg):
         if frame.f_code.co_filename == target:
+            snapshot(frame, params)  # the "call" event: only the parameters are bound
             return local
         return None
 
@@ -216,7 +231,7 @@ def runtime_arrays(path: Path) -> dict[tuple[int, str], str]:
         trace_entries(path)
     finally:
         sys.settrace(old)
-    return seen
+    return Runtime(seen, ran, params)
 
 
 def first_line(message: str | None) -> str:

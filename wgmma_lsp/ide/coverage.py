@@ -13,7 +13,8 @@
 **Ref and array names** are the occurrences of names (reads, assignments and parameters) in
 those functions that hold a JAX array or ref while JAX traces the file: the caller supplies
 that set, observed from real JAX (see `tests/shipped_harness.py: runtime_arrays`), so the
-analyzer's own knowledge never decides what counts.
+analyzer's own knowledge never decides what counts. Occurrences on lines JAX did not run while
+tracing (a branch the traced config does not take) are left out.
 
 A name is **covered** when the value recorded at exactly its span is an array or ref whose
 shape and dtype are known (symbolic sizes such as `tile_m` count; `?` does not); when the
@@ -107,31 +108,38 @@ def kernel_body_functions(tree: ast.Module) -> list[FuncNode]:
     return sorted(selected.values(), key=lambda f: (f.lineno, f.col_offset))
 
 
-def own_names(fn: FuncNode) -> list[ast.Name | ast.arg]:
+def own_names(fn: FuncNode) -> list[tuple[ast.Name | ast.arg, tuple[int, int]]]:
     """Parameters and name occurrences of a function, not those of functions nested in it
-    (decorators and defaults of nested functions belong to this one)."""
-    out: list[ast.Name | ast.arg] = []
+    (decorators and defaults of nested functions belong to this one), each with the lines of the
+    statement it belongs to (a compound statement's header only)."""
+    def_line = (fn.lineno, fn.lineno)
+    out: list[tuple[ast.Name | ast.arg, tuple[int, int]]] = []
     a = fn.args
-    out.extend(list(a.posonlyargs) + list(a.args) + list(a.kwonlyargs)
+    out.extend((p, def_line) for p in list(a.posonlyargs) + list(a.args) + list(a.kwonlyargs)
                + [p for p in (a.vararg, a.kwarg) if p is not None])
     body = [fn.body] if isinstance(fn, ast.Lambda) else list(fn.body)
-    stack: list[ast.AST] = list(reversed(body))
+    stack: list[tuple[ast.AST, tuple[int, int]]] = [(n, def_line) for n in reversed(body)]
     while stack:
-        n = stack.pop()
+        n, lines = stack.pop()
+        if isinstance(n, ast.stmt):
+            compound = any(isinstance(getattr(n, f, None), list) and getattr(n, f)
+                           and isinstance(getattr(n, f)[0], ast.stmt)
+                           for f in ("body", "orelse", "finalbody", "handlers"))
+            lines = (n.lineno, n.lineno if compound else (n.end_lineno or n.lineno))
         if isinstance(n, ast.Name):
-            out.append(n)
+            out.append((n, lines))
             continue
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            stack.extend(n.decorator_list)
-            stack.extend(n.args.defaults)
-            stack.extend(d for d in n.args.kw_defaults if d is not None)
+            stack.extend((d, lines) for d in n.decorator_list)
+            stack.extend((d, lines) for d in n.args.defaults)
+            stack.extend((d, lines) for d in n.args.kw_defaults if d is not None)
             continue
         if isinstance(n, ast.Lambda):
-            stack.extend(n.args.defaults)
+            stack.extend((d, lines) for d in n.args.defaults)
             continue
         if isinstance(n, ast.ClassDef):
             continue
-        stack.extend(ast.iter_child_nodes(n))
+        stack.extend((c, lines) for c in ast.iter_child_nodes(n))
     return out
 
 
@@ -171,9 +179,13 @@ def _known(v: object) -> bool:
 
 
 def hover_coverage(analysis: Analysis, tree: ast.Module,
-                   runtime: dict[tuple[int, str], str]) -> Coverage:
+                   runtime: dict[tuple[int, str], str], ran: set[int] | None = None,
+                   params: dict[tuple[int, str], str] | None = None) -> Coverage:
     """Coverage of the ref/array names (per `runtime`, keyed by (function's first line, name))
-    inside the kernel bodies of `tree`, by the values `analysis` recorded."""
+    inside the kernel bodies of `tree`, by the values `analysis` recorded. With `ran` (1-based
+    lines JAX executed), names on lines JAX never ran (a branch the config does not take) are
+    left out: nothing says what they would hold. With `params` (what parameters held on entry),
+    a parameter counts by what it held on entry, not by what its name held later."""
     lines = analysis.lines
     assert lines is not None
     records = analysis.records
@@ -181,10 +193,14 @@ def hover_coverage(analysis: Analysis, tree: ast.Module,
     for fn in kernel_body_functions(tree):
         key_line = first_line(fn)
         fname = getattr(fn, "name", "<lambda>")
-        for node in own_names(fn):
+        for node, (first, last) in own_names(fn):
             name = node.id if isinstance(node, ast.Name) else node.arg
-            aval = runtime.get((key_line, name))
+            source = params if params is not None and isinstance(node, ast.arg) else runtime
+            aval = source.get((key_line, name))
             if aval is None:
+                continue
+            if ran is not None and not isinstance(node, ast.arg) \
+                    and not any(ln in ran for ln in range(first, last + 1)):
                 continue
             span = lines.span(node)
             rec = records.get(span)

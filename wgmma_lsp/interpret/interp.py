@@ -253,6 +253,10 @@ class Interpreter:
             return self.unknown_call(call)
         if isinstance(func, ClassVal):
             return self.instantiate(func, call)
+        model = self.models.get(f"{_value_kind(func)}()")  # e.g. `jnp.int32(x)`: "dtype()"
+        if model is not None:
+            call.wrapped = func
+            return model(call)
         return self.unknown_call(call)
 
     def unknown_call(self, call: Call) -> Value:
@@ -422,6 +426,9 @@ class Interpreter:
 
     def exec_Pass(self, s: ast.Pass, env: Env) -> None:
         pass
+
+    def exec_Assert(self, s: ast.Assert, env: Env) -> None:
+        self.eval(s.test, env)  # for the values it reads (hover); what it proves is not used
 
     def exec_Return(self, s: ast.Return, env: Env) -> None:
         value = self.eval(s.value, env) if s.value is not None else Const(None)
@@ -872,7 +879,11 @@ class Interpreter:
                 return m
             return UNKNOWN
         if isinstance(obj, ClassVal):
-            return obj.methods.get(attr) or dict(obj.fields).get(attr) or UNKNOWN
+            m = obj.methods.get(attr)
+            if isinstance(m, FuncVal) and isinstance(m.node, ast.FunctionDef) and any(
+                    isinstance(d, ast.Name) and d.id == "classmethod" for d in m.node.decorator_list):
+                return FuncVal(m.node, m.closure, m.name, m.defaults, m.kw_defaults, obj)
+            return m or dict(obj.fields).get(attr) or UNKNOWN
         if isinstance(obj, Opaque):
             if attr == "shape":
                 return Opaque(f"{obj.name}.shape")

@@ -207,7 +207,8 @@ class AllocSpec(Value):
         if self.kind == "acc":
             return RefVal(self.inner, "regs", "acc", origin=origin, origin_desc=desc)
         kind = self.kind if self.kind in ("tmem", "barrier") else "plain"
-        return RefVal(self.inner, self.kind, kind, transforms=self.transforms, origin=origin,
+        space = "smem" if self.kind == "barrier" else self.kind  # barriers live in SMEM
+        return RefVal(self.inner, space, kind, transforms=self.transforms, origin=origin,
                       origin_desc=desc)
 
 
@@ -226,6 +227,7 @@ class BlockSpecVal(Value):
     block_shape: tuple[Value, ...] | None
     memory_space: str | None
     transforms: tuple[TransformVal, ...] = ()
+    index_map: Value | None = field(default=None, compare=False)  # traced with the grid indices
 
 
 @dataclass(frozen=True)

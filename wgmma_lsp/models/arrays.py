@@ -618,6 +618,28 @@ def array_getitem(interp, obj: ArrayVal, index: Value, node) -> Value:
 GETITEM["array"] = array_getitem
 
 
+@model("dtype()")
+def _dtype_call(call: Call) -> Value:
+    """`jnp.int32(x)`, `jnp.float32(0)`: a scalar (or `x` converted) of that dtype
+    (jax/_src/numpy/scalar_types.py: _ScalarMeta.__call__ is `asarray(x, dtype=...)`)."""
+    dt = call.wrapped.dtype if isinstance(call.wrapped, DTypeVal) else None
+    x = call.get(0)
+    arr = as_array(x)
+    if dt is None:
+        return UNKNOWN
+    if arr is not None:
+        return ArrayVal(arr.shape, T.canonicalize(DType(dt.name)))
+    if isinstance(x, (Const, SymInt)):
+        return ArrayVal((), T.canonicalize(DType(dt.name)))
+    return UNKNOWN
+
+
+@model("pl.multiple_of")
+def _multiple_of(call: Call) -> Value:
+    """`pl.multiple_of(x, n)`: x, with a divisibility hint (pallas/primitives.py)."""
+    return call.get(0)
+
+
 @model("jnp.dtype", "np.dtype")
 def _dtype(call: Call) -> Value:
     dt = to_dtype(call.get(0))

@@ -59,13 +59,24 @@ for _name, _kind in _SPACES.items():
     CONSTANTS.setdefault(_name, ApiVal(_name))
 
 
-@model("plgpu.Barrier", "plgpu.ClusterBarrier")
-def _barrier(call: Call) -> Value:
-    from wgmma_lsp.models.constructs import barrier_ok
+def _barrier(type_name: str):
+    def fn(call: Call) -> Value:
+        """`core.Barrier/ClusterBarrier(num_arrivals=1, num_barriers=1, ...)`: get_ref_aval is
+        `AbstractRef(ShapedArray(num_barriers, BarrierType), SMEM)`; `num_barriers` is an int
+        (shape (n,)) or a sequence (the shape itself)."""
+        from wgmma_lsp.interpret.dtypes import DType
+        from wgmma_lsp.models.constructs import barrier_ok
 
-    if not barrier_ok(call):
-        return UNKNOWN  # JAX raises here
-    return AllocSpec("barrier", ArrayVal(None, None), span=call.span)
+        if not barrier_ok(call):
+            return UNKNOWN  # JAX raises here
+        n = call.kwargs.get("num_barriers", Const(1))
+        shape = as_shape(n) if call.complete else None
+        return AllocSpec("barrier", ArrayVal(shape, DType(type_name)), span=call.span)
+    return fn
+
+
+model("plgpu.Barrier")(_barrier("barrier"))
+model("plgpu.ClusterBarrier")(_barrier("cluster_barrier"))
 
 
 def _allocate(call: Call, spec: Value, span, desc: str) -> Value:
@@ -178,7 +189,8 @@ def _blockspec(call: Call) -> Value:
         block = ("?",)  # type: ignore[assignment]
     ms = call.get(99, "memory_space", Const(None))
     space = "default" if isinstance(ms, Const) and ms.value is None else _space(ms)
-    return BlockSpecVal(block, space, _transforms(call.get(99, "transforms", Const(()))))
+    return BlockSpecVal(block, space, _transforms(call.get(99, "transforms", Const(()))),
+                        index_map=call.get(1, "index_map", Const(None)))
 
 
 def _block_ref(array: Value, spec: Value, default_space: str, origin, desc: str) -> RefVal:
@@ -354,7 +366,9 @@ def _kernel_apply(call: Call) -> Value:
         _analyse_kernel_generically(call, wrapped.func)
         return UNKNOWN
     origin = wrapped.call_span
-    refs: list[Value] = [_block_ref(a, Const(None), "gmem", origin, f"kernel input {i}")
+    # Arguments are pytrees: `None` is an empty one, handed to the body as None.
+    refs: list[Value] = [a if isinstance(a, Const) and a.value is None
+                         else _block_ref(a, Const(None), "gmem", origin, f"kernel input {i}")
                          for i, a in enumerate(call.args)]
     refs += [_block_ref(o, Const(None), "gmem", origin, f"kernel output {i}") for i, o in enumerate(outs)]
     scratch = kw.get("scratch_shapes", TupleVal(()))
@@ -390,10 +404,6 @@ def _when_apply(call: Call) -> Value:
         with call.interp.uncertain():  # a Python value we do not know: maybe not called
             call.interp.call_traced(f, [], call)
     return Const(None)
-
-
-def _index() -> Value:
-    return ArrayVal((), INT32)
 
 
 @model("lax.cond")
@@ -432,74 +442,7 @@ def _scan(call: Call) -> Value:
     return UNKNOWN
 
 
-@model("plgpu.emit_pipeline")
-def _emit_pipeline(call: Call) -> Value:
-    return Wrapped("plgpu.emit_pipeline", call.get(0, "body"), dict(call.kwargs), call.span)
-
-
-@model("plgpu.emit_pipeline()")
-def _emit_pipeline_apply(call: Call) -> Value:
-    """`emit_pipeline(body, grid=..., in_specs=..., out_specs=...)(*gmem_refs)`
-    (pallas/mosaic_gpu/pipeline.py): body(indices, *smem_blocks[, carry]) is traced once, with
-    one SMEM ref per spec, shaped by its block shape."""
-    wrapped = call.wrapped
-    assert isinstance(wrapped, Wrapped)
-    kw = wrapped.kwargs
-    grid = kw.get("grid", UNKNOWN)
-    indices: Value = (TupleVal(tuple(_index() for _ in grid.items)) if isinstance(grid, TupleVal)
-                      else UNKNOWN)
-    in_specs = kw.get("in_specs", TupleVal(()))
-    out_specs = kw.get("out_specs", TupleVal(()))
-    specs = (list(in_specs.items) if isinstance(in_specs, TupleVal) else None,
-             list(out_specs.items) if isinstance(out_specs, TupleVal) else None)
-    if specs[0] is None or specs[1] is None or not call.complete \
-            or len(call.args) != len(specs[0]) + len(specs[1]):
-        call.interp.call_value(wrapped.func, Call(call.interp, call.node, [], {}, [], {}, call.env,
-                                                  generic=True))
-        return UNKNOWN
-    refs: list[Value] = []
-    for i, (gmem, spec) in enumerate(zip(call.args, specs[0] + specs[1])):
-        array = gmem.inner if isinstance(gmem, RefVal) else UNKNOWN
-        ref = _block_ref(array, spec, "smem", call.span, f"emit_pipeline block {i}")
-        if isinstance(spec, BlockSpecVal) and spec.memory_space in ("default", None):
-            ref = RefVal(ref.inner, "smem", "plain", ref.transforms, origin=ref.origin,
-                         origin_desc=ref.origin_desc)
-        refs.append(ref)
-    carry = kw.get("init_carry")
-    args = [indices, *refs] + ([carry] if carry is not None and not (isinstance(carry, Const) and carry.value is None) else [])
-    return call.interp.call_traced(wrapped.func, args, call)
-
-
-@model("plgpu.emit_pipeline_warp_specialized")
-def _emit_pipeline_ws(call: Call) -> Value:
-    """The warp-specialized pipeline traces its body too; its arguments are not modelled yet."""
-    body = call.get(0, "body")
-    if isinstance(body, FuncVal):
-        call.interp.call_value(body, Call(call.interp, call.node, [], {}, [], {}, call.env, generic=True))
-    return UNKNOWN
-
-
-def _loop_decorator(name: str):
-    def make(call: Call) -> Value:
-        return Wrapped(name, UNKNOWN, dict(call.kwargs), call.span)
-
-    def apply(call: Call) -> Value:
-        """Loop bodies are traced once, with a traced index."""
-        f = call.get(0)
-        if isinstance(f, FuncVal):
-            n = len(f.node.args.args) + len(f.node.args.posonlyargs)
-            args: list[Value] = [ArrayVal((), INT32)] + [UNKNOWN] * max(0, n - 1)
-            if n == 0:
-                args = []
-            call.interp.call_value(f, Call(call.interp, call.node, args, {}, [None] * len(args), {},
-                                           call.env))
-        return Const(None)
-    model(name)(make)
-    model(name + "()")(apply)
-
-
-for _loop in ("pl.loop", "plgpu.nd_loop", "plgpu.dynamic_scheduling_loop", "pl.core_map"):
-    _loop_decorator(_loop)
+# emit_pipeline, emit_pipeline_warp_specialized, nd_loop, pl.loop, core_map: models/pipelines.py
 
 
 @model("jax.jit", "jax.named_call", "jax.named_scope", "jax.checkpoint", "jax.remat")

@@ -39,7 +39,9 @@ def attribute(*names: str) -> Callable[[Callable[[Any], Value]], Callable[[Any],
 
 
 def _load_all() -> None:
-    from wgmma_lsp.models import arrays, blackwell, constructs, pallas, python, refs, tma, wgmma  # noqa: F401
+    from wgmma_lsp.models import (  # noqa: F401
+        arrays, blackwell, constructs, pallas, pipelines, python, refs, tma, wgmma,
+    )
 
 
 _load_all()
