@@ -92,12 +92,12 @@ def test_summaries_are_reused_by_content_and_rebuilt_when_a_module_changes(tmp_p
     errors(kernel, program)
     assert program.built == 1 and program.reused >= 1  # warm: nothing interpreted again
     assert program.dependants(str(allocs)) == {str(kernel)}
-    # The helper now allocates in float16... no: in SMEM. The kernel's diagnostics change.
+    # The helper now allocates in SMEM: the kernel's diagnostics change.
     allocs.write_text(allocs.read_text().replace("plgpu.ACC(", "plgpu.SMEM("))
     program.changed(str(allocs))
     got, _ = errors(kernel, program)
     assert program.built == 2
-    assert [c for _, c, _ in got] == ["WG003"]
+    assert [c for _, c, _ in got if c in ("WG001", "WG003")] == ["WG003"]  # (and WG057: a store into SMEM)
     # An open document's text wins over the disk's.
     program.overlay = lambda p: allocs.read_text().replace("plgpu.SMEM(", "plgpu.ACC(") if p == str(allocs) else None
     got, _ = errors(kernel, program)
