@@ -134,9 +134,12 @@ def _blamed_line(e: BaseException, path: Path) -> int | None:
     return best
 
 
-def trace_entries(path: Path, lower: bool = False) -> list[Verdict]:
+def trace_entries(path: Path, lower: bool = False, ran: set[int] | None = None) -> list[Verdict]:
     """Real JAX on every entry point of a harnessed file: `jax.make_jaxpr`, then (with `lower`)
-    lowering for "cuda". Array arguments (positional or keyword) are traced; the rest is fixed."""
+    lowering for "cuda". Array arguments (positional or keyword) are traced; the rest is fixed.
+    With `ran`, the lines of the file that executed are added to it."""
+    if ran is not None:
+        return _with_line_trace(path, ran, lambda: trace_entries(path, lower))
     import jax
     import jax.numpy as jnp
 
@@ -232,6 +235,24 @@ def runtime_arrays(path: Path) -> Runtime:
     finally:
         sys.settrace(old)
     return Runtime(seen, ran, params)
+
+
+def _with_line_trace(path: Path, ran: set[int], fn):
+    target = str(path)
+
+    def local(frame, event, arg):
+        ran.add(frame.f_lineno)
+        return local
+
+    def global_(frame, event, arg):
+        return local if frame.f_code.co_filename == target else None
+
+    old = sys.gettrace()
+    sys.settrace(global_)
+    try:
+        return fn()
+    finally:
+        sys.settrace(old)
 
 
 def first_line(message: str | None) -> str:

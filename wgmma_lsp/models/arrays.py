@@ -133,11 +133,24 @@ def array_binop(interp, op: ast.operator, left: Value, right: Value, node: ast.A
 
 
 def array_compare(interp, op: ast.cmpop, left: Value, right: Value) -> Value:
+    if isinstance(op, (ast.Eq, ast.NotEq)):
+        ld, rd = _compared_dtype(left), _compared_dtype(right)
+        if ld is not None and rd is not None:  # `a.dtype != b.dtype`, `x.dtype == jnp.int8`
+            same = ld.name == rd.name
+            return Const(same if isinstance(op, ast.Eq) else not same)
     if isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)):
         return UNKNOWN
     if isinstance(left, ArrayVal) or isinstance(right, ArrayVal):
         return elementwise(left, right, dtype=BOOL)
     return UNKNOWN
+
+
+def _compared_dtype(v: Value) -> DType | None:
+    """A dtype on one side of `==`: numpy compares dtypes (and scalar types such as `jnp.int8`)
+    by the dtype they name."""
+    if isinstance(v, DTypeVal) and v.dtype is not None and v.dtype.name in T.DTYPE_NAMES:
+        return v.dtype
+    return None
 
 
 def matmul(a: Value, b: Value, out_dtype: DType | None = None) -> Value:

@@ -7,14 +7,15 @@ import math
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import (
-    UNKNOWN, ArrayVal, Const, InstanceVal, PartialVal, TupleVal, Value, Wrapped, as_dim, dim_value,
+    UNKNOWN, ArrayVal, Const, InstanceVal, PartialVal, SliceVal, TupleVal, Value, Wrapped, as_dim,
+    dim_value,
 )
 from wgmma_lsp.models.registry import model
 
 BUILTINS = {"range", "len", "int", "float", "bool", "min", "max", "tuple", "list", "zip",
             "enumerate", "abs", "sum", "print", "isinstance", "property", "staticmethod",
             "classmethod", "divmod", "reversed", "sorted", "str", "repr", "all", "any", "dict",
-            "getattr", "hasattr", "type", "round", "pow"}
+            "getattr", "hasattr", "type", "round", "pow", "slice"}
 
 
 def _consts(values: list[Value]) -> list | None:
@@ -161,6 +162,17 @@ def _getattr(call: Call) -> Value:
             return UNKNOWN
         return v
     return UNKNOWN
+
+
+@model("builtins.slice")
+def _slice(call: Call) -> Value:
+    """`slice(stop)`, `slice(start, stop[, step])`: the same value as `start:stop:step`."""
+    if not call.complete or call.kwargs or not 1 <= len(call.args) <= 3:
+        return UNKNOWN
+    if len(call.args) == 1:
+        return SliceVal(Const(None), call.args[0], Const(None))
+    start, stop = call.args[0], call.args[1]
+    return SliceVal(start, stop, call.args[2] if len(call.args) == 3 else Const(None))
 
 
 @model("builtins.property", "builtins.staticmethod", "builtins.classmethod")
