@@ -16,7 +16,7 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from wgmma_lsp.trace.entries import parse_entry_points
+from wgmma_lsp.entry.declared import parse_entry_points
 
 _counter = itertools.count()
 

@@ -15,6 +15,7 @@ import pytest
 
 from jax_oracle import expectations, strip_entry_points, trace_file
 from wgmma_lsp.analysis import analyze
+from wgmma_lsp.entry.context import strip_context_note
 from wgmma_lsp.ide.diagnostics import diagnostics
 from wgmma_lsp.ide.model import Severity
 
@@ -25,7 +26,7 @@ CLEAN_FIXTURES = sorted((FIXTURES / "clean").glob("*.py"))
 
 def static_errors(source: str, path: str, severity: Severity = Severity.ERROR) -> set[tuple[int, str, str]]:
     # Some of JAX's messages end in a space (`swap`'s); `# E:` comments cannot show it.
-    return {(d.span.line + 1, d.code, d.message.rstrip()) for d in diagnostics(analyze(source, path))
+    return {(d.span.line + 1, d.code, strip_context_note(d.message).rstrip()) for d in diagnostics(analyze(source, path))
             if d.severity == severity}
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from jax_oracle import expectations, trace_file
 from wgmma_lsp.analysis import analyze
+from wgmma_lsp.entry.context import strip_context_note
 from wgmma_lsp.ide.diagnostics import diagnostics
 from wgmma_lsp.interpret.jax_version import installed
 
@@ -23,7 +24,7 @@ pytestmark = pytest.mark.skipif(
 def test_lowering_fixture(path: Path) -> None:
     source = path.read_text()
     expected = expectations(source)
-    static = {(d.span.line + 1, d.code, d.message) for d in diagnostics(analyze(source, str(path)))}
+    static = {(d.span.line + 1, d.code, strip_context_note(d.message)) for d in diagnostics(analyze(source, str(path)))}
     assert static == expected
     verdicts = trace_file(path, lower=True)
     assert {(v.line, v.message) for v in verdicts if v.message} == {(ln, msg) for ln, _, msg in expected}

@@ -17,6 +17,7 @@ class ValueRecord:
     kind: str  # "name", "expr", "call", "attr", "subscript"
     values: list[Any] = field(default_factory=list)
     name: str | None = None
+    contexts: list[str | None] = field(default_factory=list)  # per value: the context's label
 
 
 @dataclass
@@ -33,6 +34,7 @@ class Analysis:
     cache: dict[str, Any] = field(default_factory=dict)  # derived results (the IDE layer's)
     modules: dict[str, str] = field(default_factory=dict)  # user modules read: path -> digest
     module_notes: list[str] = field(default_factory=list)  # what the program layer's bounds cut
+    notes: list[tuple[Span, str]] = field(default_factory=list)  # what the budget left out
 
     @property
     def records(self) -> dict[Span, ValueRecord]:

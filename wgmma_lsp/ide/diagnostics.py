@@ -6,6 +6,8 @@ from wgmma_lsp.analysis import Analysis
 from wgmma_lsp.ide.model import Diagnostic, RelatedInfo, Severity
 from wgmma_lsp.settings import Settings
 
+NOTE_CODE = "WG903"  # tool-level: what the analysis budget left unchecked (a sweep cut short)
+
 
 def diagnostics(analysis: Analysis, settings: Settings | None = None) -> list[Diagnostic]:
     """The analysis' findings as diagnostics (cached on the analysis, per settings)."""
@@ -27,7 +29,8 @@ def _diagnostics(analysis: Analysis, settings: Settings) -> list[Diagnostic]:
             continue
         seen.add(f.key)
         default = Severity.ERROR if f.certain else Severity.WARNING
-        message = f.message if f.certain else f"{f.message} (on some paths)"
+        message = f.message + f.context_note
+        message = message if f.certain else f"{message} (on some paths)"
         doc_uri = (f"{settings.docs_base_url}/{rule.code}" if settings.docs_base_url
                    else (rule.doc_uri if rule.doc_file else None))
         fixes = rule.fixes(f, analysis.source) if rule.fixes else []
@@ -39,6 +42,9 @@ def _diagnostics(analysis: Analysis, settings: Settings) -> list[Diagnostic]:
                      for r in f.related],
             fixes=fixes,
         ))
+    for span, note in analysis.notes:
+        out.append(Diagnostic(code=NOTE_CODE, name="analysis-budget", message=note, span=span,
+                              severity=Severity.INFORMATION))
     out.sort(key=lambda d: (d.span.line, d.span.col, d.code))
     return out
 

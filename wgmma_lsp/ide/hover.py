@@ -117,23 +117,33 @@ def hover(analysis: Analysis, line: int, col: int, settings: Settings | None = N
     # The innermost expression with something to show (`x.astype` alone is a bound method:
     # the call around it has the value).
     rec, shown = None, []
+    contexts: dict[str, str] = {}  # a value's text -> the concrete context it was seen in
     for candidate in records_at(analysis, line, col)[:4]:
-        shown = []
-        for v in candidate.values:
+        shown, contexts = [], {}
+        for i, v in enumerate(candidate.values):
             d = describe(v)
             if d is not None and d not in shown:
                 shown.append(d)
+                ctx = candidate.contexts[i] if i < len(candidate.contexts) else None
+                if ctx:
+                    contexts[d] = ctx
         if shown:
+            known = [d for d in shown if "?" not in d]
+            if known and len(known) < len(shown):  # partly unknown values add nothing
+                shown = known
             rec = candidate
             break
     if rec is not None:
         if shown:
             span = rec.span
             label = f"**{rec.name}**: " if rec.name else ""
+
+            def item(s: str) -> str:
+                return f"`{s}` ({contexts[s]})" if s in contexts else f"`{s}`"
             if len(shown) == 1:
-                parts.append(f"{label}`{shown[0]}`")
+                parts.append(f"{label}{item(shown[0])}")
             else:
-                parts.append(f"{label}one of (depending on the call):\n" + "\n".join(f"- `{s}`" for s in shown))
+                parts.append(f"{label}one of (depending on the call):\n" + "\n".join(f"- {item(s)}" for s in shown))
             allocs = {a for a in (_allocation(v, analysis) for v in rec.values) if a}
             parts.extend(sorted(allocs))
             if api_doc is not None:

@@ -1,5 +1,7 @@
-"""Runs the interpreter over a document: module code, declared entry points, then every
-function not yet reached, analysed with nothing known about its arguments."""
+"""Runs the interpreter over a document: module code, declared entry points (comments), the
+entry points the program makes itself (`__main__` blocks, tests with their parameters), each in
+its own concrete context, then every function not yet reached, analysed with nothing known about
+its arguments."""
 
 from __future__ import annotations
 
@@ -7,12 +9,15 @@ import ast
 import logging
 
 from wgmma_lsp.analysis import Analysis
+from wgmma_lsp.entry.context import Context, contexts_note
+from wgmma_lsp.entry.discover import discover
 from wgmma_lsp.interpret.call import Call
-from wgmma_lsp.interpret.interp import Budget, Interpreter
-from wgmma_lsp.interpret.values import UNKNOWN, FuncVal, ShapeDtypeVal, TupleVal, Value
-from wgmma_lsp.spans import LineIndex
+from wgmma_lsp.interpret.interp import Budget, Interpreter, _informative, is_driver
+from wgmma_lsp.interpret.values import UNKNOWN, Const, FuncVal, Opaque, ShapeDtypeVal, TupleVal, Value
+from wgmma_lsp.rules.base import Related
+from wgmma_lsp.spans import LineIndex, Span
 from wgmma_lsp.syntax import parse
-from wgmma_lsp.trace.entries import parse_entry_points
+from wgmma_lsp.entry.declared import parse_entry_points
 
 log = logging.getLogger("wgmma_lsp")
 MAX_GENERIC_ROUNDS = 6
@@ -35,16 +40,22 @@ def _run_once(source: str, path: str | None) -> Analysis:
     lines = LineIndex(source)
     interp = Interpreter(source, parsed.tree, lines, path)
     analysis = Analysis(source=source, path=path, syntax_errors=parsed.errors, lines=lines)
+    # Module code runs as imported: `if __name__ == "__main__":` blocks are entry points.
+    interp.module_env.vars["__name__"] = Const("__wgmma_lsp_module__")
     try:
         interp.run_module()
         run_entry_points(interp, source)
+        run_discovered(interp)
         run_unreached(interp)
+        hover_pass(interp)
     except Budget:
         analysis.note = "analysis stopped early: step budget exhausted"
         log.info("step budget exhausted for %s", path)
     except RecursionError:
         analysis.note = "analysis stopped early: nesting too deep"
+    label_contexts(interp)
     analysis.findings = interp.findings
+    analysis.notes = list(interp.notes)
     analysis.record_source = interp.finish_records
     analysis.unresolved_imports = interp.unresolved
     return analysis
@@ -67,11 +78,75 @@ def run_entry_points(interp: Interpreter, source: str) -> None:
             args = [_as_array(interp.eval(a, env)) for a in node.args]
             kwargs = {k.arg: _as_array(interp.eval(k.value, env)) for k in node.keywords if k.arg}
         if isinstance(func, FuncVal) or not isinstance(func, type(UNKNOWN)):
-            interp.context.append(f"entry point `{entry.call}` (line {entry.line + 1 if entry.line is not None else '?'})")
+            line = entry.line if entry.line is not None else 0
+            interp.context.append(f"entry point `{entry.call}` (line {line + 1})")
+            ctx = Context(f"entry point `{entry.call}`", line, span=_line_span(interp, line), open=False)
             try:
-                interp.call_value(func, Call(interp, None, args, kwargs, [None] * len(args), {}, env))
+                with interp.in_context(ctx):
+                    interp.call_value(func, Call(interp, None, args, kwargs, [None] * len(args), {}, env))
             finally:
                 interp.context.pop()
+
+
+def run_discovered(interp: Interpreter) -> None:
+    """`__main__` blocks and test functions, each parameter set its own context."""
+    for site in discover(interp.tree):
+        span = _line_span(interp, site.line)
+        if site.kind == "main-block":
+            assert isinstance(site.node, ast.If)
+            with interp.in_context(Context(site.name, site.line, span=span)):
+                interp.exec_block(site.node.body, interp.module_env)
+            continue
+        func = interp.defined.get(id(site.node))
+        if func is None:
+            continue
+        for case in site.cases:
+            env = interp.module_env
+            with interp.quiet():
+                args = [interp.eval(a, env) for a in case.args]
+                kwargs = {k: interp.eval(v, env) for k, v in case.kwargs}
+            if site.method:
+                args.insert(0, Opaque("self"))
+            ctx = Context(site.name, site.line, tuple(case.label), span=span)
+            with interp.in_context(ctx):
+                interp.call_user(func, Call(interp, None, args, kwargs, [None] * len(args), {}, env))
+        if site.dropped:
+            msg = (f"checked {len(site.cases)} of {len(site.cases) + site.dropped} parameter sets of "
+                   f"this test; the analysis budget left out the others")
+            log.info("line %d: %s", site.line + 1, msg)
+            interp.notes.append((span, msg))
+
+
+def _has_unvisited_names(interp: Interpreter, node: ast.AST) -> bool:
+    """Does the function contain a name no analysis has given a (full) value yet?"""
+    recorded = interp._records
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name):
+            entry = recorded.get(id(n))
+            if entry is None or not any(_informative(v) for v in entry[3]):
+                return True
+    return False
+
+
+def _line_span(interp: Interpreter, line: int) -> Span:
+    text = interp.lines.lines[line] if 0 <= line < len(interp.lines.lines) else ""
+    start = len(text) - len(text.lstrip())
+    return Span(line, start, line, len(text.rstrip()))
+
+
+def label_contexts(interp: Interpreter) -> None:
+    """A finding proven in only some of the contexts that reach its code says which."""
+    for f in interp.findings:
+        if not f.contexts or None in f.contexts or f.owner is None:
+            continue
+        reached = interp.ctx_entered.get(f.owner, set())
+        if None in reached or set(f.contexts) >= reached:
+            continue
+        contexts = sorted(f.contexts, key=lambda c: (c.line, c.bindings))
+        f.context_note = contexts_note(contexts)
+        for c in contexts[:3]:
+            if c.span is not None:
+                f.related.append(Related(c.span, f"proven in this context: {c.label()}"))
 
 
 def _as_array(v: Value) -> Value:
@@ -96,6 +171,28 @@ def run_unreached(interp: Interpreter) -> None:
                 nested = f.closure is not interp.module_env and id(f.node) not in interp.escaped
                 with interp.uncertain(nested):
                     interp.generic_call(f)
+
+
+def hover_pass(interp: Interpreter) -> None:
+    """Module-level functions reached only in concrete contexts, once more with nothing known:
+    lines no context reached (a branch on another config) still get symbolic hovers."""
+    only_in_contexts = [f for key, f in interp.defined.items()
+                        if f.closure is interp.module_env and key in interp.ctx_entered
+                        and None not in interp.ctx_entered[key]
+                        and not is_driver(f.name) and not f.name.startswith("test")]
+    only_in_contexts = [f for f in only_in_contexts if _has_unvisited_names(interp, f.node)]
+    only_in_contexts.sort(key=lambda f: (f.node.lineno, f.node.col_offset))
+    if not only_in_contexts:
+        return
+    interp.hover_only = True
+    entered, interp.entered = interp.entered, set()  # "already analysed" means in a context
+    try:
+        for f in only_in_contexts:
+            with interp.in_context(None):
+                interp.generic_call(f)
+    finally:
+        interp.hover_only = False
+        interp.entered = entered | interp.entered
 
 
 def _spec_model(call: Call) -> Value:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 from wgmma_lsp.analysis import ValueRecord
+from wgmma_lsp.entry.context import Context, binding_text
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret import resolve
 from wgmma_lsp.interpret.call import Call
@@ -33,6 +34,18 @@ MAX_DEPTH = 24
 MAX_STEPS = 400_000
 MAX_RECORD_VALUES = 6
 MAX_UNROLL = 64
+# Steps all configuration sweeps together may spend, per line of the file (at least the
+# minimum): the first case of a sweep always runs; the budget keeps the speed target.
+SWEEP_STEPS_PER_LINE = 4
+MIN_SWEEP_STEPS = 1_500
+DRIVER_NAMES = frozenset({"main", "<lambda>"})
+_DRIVER_PREFIXES = ("main", "run", "bench", "tune", "example", "sweep")
+
+
+def is_driver(name: str) -> bool:
+    """A function that drives kernels (`main`, `_run_example`, `benchmark`): the calls it
+    makes are the call sites contexts are named by, not the call of the driver itself."""
+    return name in DRIVER_NAMES or name.lstrip("_").startswith(_DRIVER_PREFIXES)
 
 
 class Budget(Exception):
@@ -93,6 +106,19 @@ class Interpreter:
         self.defined: dict[int, FuncVal] = {}  # id() of def node -> last function value made
         self.escaped: set[int] = set()  # id() of def nodes returned to callers
         self.context: list[str] = []  # descriptions of the call sites that led here
+        # The concrete context being analysed (an entry point, a sweep iteration), None when
+        # nothing is known; which contexts entered each function (by id of its node); notes
+        # about what the budget left out (span, message).
+        self.ctx: Context | None = None
+        self.ctx_entered: dict[int, set[Context | None]] = {}
+        self.notes: list[tuple[Span, str]] = []
+        self.sweep_steps = 0  # steps spent in sweep iterations
+        self.sweep_depth = 0
+        # The last pass: code the contexts reached, analysed with nothing known, only for the
+        # hovers of lines no context reached (its findings belong to the contexts).
+        self.hover_only = False
+        self.sweep_start = 0
+        self.sweep_budget = max(MIN_SWEEP_STEPS, SWEEP_STEPS_PER_LINE * len(lines.lines))
         # The lowering semantics of the kernel being interpreted ("lane", "warpgroup"), None when
         # unknown (no visible pallas_call/kernel, or an unknown JAX): lowering rules need it.
         self.lowering: str | None = None
@@ -122,11 +148,14 @@ class Interpreter:
             return
         entry = self._records.get(id(node))
         if entry is None:
-            self._records[id(node)] = (node, kind, name, [value])
+            self._records[id(node)] = (node, kind, name, [value], [self.ctx])
             return
+        if self.hover_only and any(_informative(v) for v in entry[3]):
+            return  # code the concrete contexts reached keeps their values
         values = entry[3]
         if len(values) < MAX_RECORD_VALUES and not any(v is value for v in values) and value not in values:
             values.append(value)
+            entry[4].append(self.ctx)
 
     def recorded(self, node: ast.AST) -> list[Value]:
         """The values recorded so far for an expression node."""
@@ -136,15 +165,17 @@ class Interpreter:
     def finish_records(self) -> dict[Span, ValueRecord]:
         """The recorded values by source span, for the IDE layer."""
         out = self.records
-        for node, kind, name, values in self._records.values():
+        for node, kind, name, values, contexts in self._records.values():
             span = self.span(node)
+            labels = [c.label() if c is not None else None for c in contexts]
             rec = out.get(span)
             if rec is None:
-                out[span] = ValueRecord(span, kind, list(values), name)
+                out[span] = ValueRecord(span, kind, list(values), name, labels)
             else:
-                for v in values:
+                for v, label in zip(values, labels):
                     if v not in rec.values and len(rec.values) < MAX_RECORD_VALUES:
                         rec.values.append(v)
+                        rec.contexts.append(label)
         self._records.clear()
         return out
 
@@ -152,6 +183,8 @@ class Interpreter:
                related: list[Related] | None = None, data: dict[str, Any] | None = None) -> None:
         """A model proved that JAX raises `message` here."""
         if self.silent or span is None or self.home is not None:
+
+        if self.silent or span is None or self.hover_only:
             return
         if isinstance(span, ForeignSpan) or any(isinstance(r.span, ForeignSpan) for r in related or ()) \
                 or any(isinstance(v, ForeignSpan) for v in (data or {}).values()):
@@ -165,11 +198,15 @@ class Interpreter:
         key = finding.key
         if key in self._finding_keys:
             # Seen already: if this path is certain, upgrade the earlier finding.
-            if certain:
-                for f in self.findings:
-                    if f.key == key:
-                        f.certain = True
+            for f in self.findings:
+                if f.key == key:
+                    f.certain = f.certain or certain
+                    if self.ctx not in f.contexts:
+                        f.contexts.append(self.ctx)
             return
+        finding.contexts.append(self.ctx)
+        owner = next((fr.func.node for fr in reversed(self.stack) if fr.func is not None), None)
+        finding.owner = id(owner) if owner is not None else None
         self._finding_keys.add(key)
         self.findings.append(finding)
 
@@ -288,7 +325,11 @@ class Interpreter:
         if len(self.stack) >= MAX_DEPTH or any(f.func is not None and f.func.node is node
                                                 for f in self.stack):
             return UNKNOWN
-        self.entered.add(id(node))
+        if not self.silent:  # a pass that only computes state neither records nor reports
+            self.entered.add(id(node))
+        saved_ctx = self.ctx
+        self.ctx = self.call_context(func, call)
+        self.ctx_entered.setdefault(id(node), set()).add(self.ctx)
         env = Env(func.closure)
         self.bind_params(func, call, env)
         frame = Frame(func)
@@ -307,6 +348,7 @@ class Interpreter:
         finally:
             self.stack.pop()
             self.certain = saved_certain
+            self.ctx = saved_ctx
             if ctx_pushed:
                 self.context.pop()
             if saved_where is not None:
@@ -338,6 +380,34 @@ class Interpreter:
 
     def leave_module(self, saved: tuple) -> None:
         self.where, self.lines, self.path, self.volatile, self.entry_span = saved
+
+    def caller_name(self) -> str:
+        frame = next((f for f in reversed(self.stack) if f.func is not None), None)
+        return f"{frame.func.name}()" if frame is not None and frame.func is not None else "module code"
+
+    def call_context(self, func: FuncVal, call: Call) -> Context | None:
+        """The context a call runs in: a call made from module code starts one; the first call
+        made from an entry point's own code names that call site (`main()` and the like are
+        drivers, not sites)."""
+        if call.generic or call.node is None or self.silent:
+            return self.ctx
+        ctx = self.ctx
+        if ctx is None:
+            if self.stack:
+                return None
+            return Context("module code", call.line, span=self.span(call.node), open=False)
+        if ctx.open and not is_driver(func.name):
+            return ctx.at_call(self.caller_name(), call.line, self.span(call.node))
+        return ctx
+
+    @contextmanager
+    def in_context(self, ctx: Context | None) -> Iterator[None]:
+        saved = self.ctx
+        self.ctx = ctx
+        try:
+            yield
+        finally:
+            self.ctx = saved
 
     def bind_params(self, func: FuncVal, call: Call, env: Env) -> None:
         a = func.node.args
@@ -576,6 +646,10 @@ class Interpreter:
     def exec_For(self, s: ast.For, env: Env) -> None:
         it = self.eval(s.iter, env)
         items = self.iter_items(it)
+        if self.ctx is not None and self.ctx.open and not self.silent and items is not None \
+                and len(items) > 1 and _names_only(s.target):
+            self.sweep(s, env, it, items)
+            return
         if items is not None and len(items) <= 8 and not _breaks(s.body):
             # Short known iterations are unrolled: each iteration sees its own item.
             for item in items:
@@ -587,6 +661,52 @@ class Interpreter:
         nonempty = bool(items) if items is not None else self.known_nonempty(it)
         self.loop(env, s.target, elem, s.body, certain=nonempty)
         self.exec_block(s.orelse, env)
+
+    def sweep(self, s: ast.For, env: Env, it: Value, items: list[Value]) -> None:
+        """A loop over known values inside an entry point (a tuning sweep): each iteration is
+        its own context, checked one by one while the budget lasts; what it cuts is said."""
+        from wgmma_lsp.interpret.values import ProductVal
+
+        order = it.covering_order() if isinstance(it, ProductVal) else list(range(len(items)))
+        assert self.ctx is not None
+        origin = self.caller_name()
+        line = s.lineno - 1
+        span = self.span(s.iter)
+        leaves = _breaks(s.body)
+        done = 0
+        for i in order:
+            start = self.steps
+            if done and self.sweep_spent() >= self.sweep_budget:
+                break
+            if self.sweep_depth == 0:
+                self.sweep_start = start
+            item = items[i]
+            self.assign(s.target, item, env, None)
+            bindings = [(name, text) for name, text in _bindings(s.target, item) if text is not None]
+            self.sweep_depth += 1
+            try:
+                with self.in_context(self.ctx.with_bindings(bindings, origin, line, span)), \
+                        self.uncertain(leaves):
+                    if leaves:
+                        self.run_path(lambda: self.exec_block(s.body, env))
+                    else:
+                        self.exec_block(s.body, env)
+            finally:
+                self.sweep_depth -= 1
+            if self.sweep_depth == 0:
+                self.sweep_steps += self.steps - start
+            done += 1
+        if done < len(items):
+            import logging
+
+            msg = (f"checked {done} of {len(items)} combinations of this sweep; the analysis budget "
+                   f"left out the others")
+            logging.getLogger("wgmma_lsp").info("line %d: %s", line + 1, msg)
+            self.notes.append((span, msg))
+        self.exec_block(s.orelse, env)
+
+    def sweep_spent(self) -> int:
+        return self.sweep_steps + (self.steps - self.sweep_start if self.sweep_depth else 0)
 
     def loop(self, env: Env, target: ast.expr | None, elem: Value, body: list[ast.stmt],
              certain: bool) -> None:
@@ -1243,6 +1363,30 @@ def _int_dim(v: Value) -> D.Dim:
     if isinstance(v, Opaque):
         return D.Sym.var(v.name)
     return None
+
+
+def _informative(v: Value) -> bool:
+    """Does a recorded value say something a hover can show in full?"""
+    if isinstance(v, (ArrayVal, RefVal)):
+        return "?" not in v.describe()
+    return not is_unknown(v)
+
+
+def _names_only(target: ast.expr) -> bool:
+    if isinstance(target, ast.Name):
+        return True
+    return isinstance(target, (ast.Tuple, ast.List)) and all(_names_only(e) for e in target.elts)
+
+
+def _bindings(target: ast.expr, value: Value) -> list[tuple[str, str | None]]:
+    """`tile_m, tile_n = (128, 64)` as [("tile_m", "128"), ("tile_n", "64")]."""
+    if isinstance(target, ast.Name):
+        return [(target.id, binding_text(value))]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        if isinstance(value, TupleVal) and len(value.items) == len(target.elts):
+            return [b for t, v in zip(target.elts, value.items) for b in _bindings(t, v)]
+        return []
+    return []
 
 
 def _value_kind(v: Value) -> str:

@@ -37,6 +37,7 @@ MODULE_PREFIXES: list[tuple[str, str]] = sorted([
     ("math", "math"),
     ("itertools", "itertools"),
     ("typing", "typing"),
+    ("absl", "absl"),
 ], key=lambda p: -len(p[0]))
 
 ALIASES: dict[str, str] = {

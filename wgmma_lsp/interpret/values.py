@@ -409,3 +409,26 @@ class DSliceVal(Value):
 
     def describe(self) -> str:
         return f"pl.ds({self.start.describe()}, {self.size.describe()})"
+
+
+@dataclass(frozen=True)
+class ProductVal(TupleVal):
+    """`itertools.product(axis, ...)` over known values: its items, and the axes they came from
+    (so that a sweep cut short by the budget still tries every value of every axis first)."""
+
+    axes: tuple[int, ...] = ()  # the length of each axis
+
+    def covering_order(self) -> list[int]:
+        """Item indices: first a set covering every value of every axis, then the rest."""
+        n = len(self.items)
+        if not self.axes or n == 0:
+            return list(range(n))
+        first: list[int] = []
+        for i in range(max(self.axes)):
+            index = 0
+            for length in self.axes:
+                index = index * length + i % length
+            if index not in first:
+                first.append(index)
+        seen = set(first)
+        return first + [i for i in range(n) if i not in seen]

@@ -294,7 +294,19 @@ def reshape(x: ArrayVal, shape: tuple[Dim, ...] | None) -> Value:
         else:
             inferred = None
         shape = tuple(inferred if isinstance(d, int) and d == -1 else d for d in shape)
+    if x.shape is not None and _size(x.shape) is not None and _size(shape) is not None \
+            and D.equal(_size(x.shape), _size(shape)) is False:
+        return UNKNOWN  # JAX raises its own TypeError here ("cannot reshape array of shape ...")
     return ArrayVal(shape, x.dtype)
+
+
+def _size(shape: tuple[Dim, ...]) -> Dim:
+    total: Dim = 1
+    for d in shape:
+        if d is None:
+            return None
+        total = D.mul(total, d)
+    return total
 
 
 @method("array.reshape")

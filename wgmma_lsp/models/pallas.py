@@ -448,20 +448,25 @@ def _scan(call: Call) -> Value:
 @model("jax.jit", "jax.named_call", "jax.named_scope", "jax.checkpoint", "jax.remat")
 def _jit(call: Call) -> Value:
     if call.args and not is_unknown(call.args[0]):
-        return Wrapped("jax.jit", call.args[0], {}, call.span)
+        return Wrapped("jax.jit", call.args[0], dict(call.kwargs), call.span)
     return Wrapped("jax.jit_decorator", UNKNOWN, dict(call.kwargs), call.span)
 
 
 @model("jax.jit_decorator()")
 def _jit_decorator(call: Call) -> Value:
-    return Wrapped("jax.jit", call.get(0), {}, call.span)
+    wrapped = call.wrapped
+    return Wrapped("jax.jit", call.get(0), dict(wrapped.kwargs) if isinstance(wrapped, Wrapped) else {},
+                   call.span)
 
 
 @model("jax.jit()")
 def _jit_apply(call: Call) -> Value:
+    """Calling a jitted function traces it: Python numbers become arrays unless static."""
+    from wgmma_lsp.models.entry_calls import trace_call
+
     wrapped = call.wrapped
     assert isinstance(wrapped, Wrapped)
-    return call.interp.call_value(wrapped.func, call)
+    return trace_call(call, wrapped.func, call.args, call.kwargs, wrapped.kwargs)
 
 
 @model("pl.program_id", "pl.num_programs", "lax.axis_index", "jax.lax.axis_index")

@@ -40,7 +40,7 @@ def attribute(*names: str) -> Callable[[Callable[[Any], Value]], Callable[[Any],
 
 def _load_all() -> None:
     from wgmma_lsp.models import (  # noqa: F401
-        arrays, blackwell, constructs, pallas, pipelines, python, refs, tma, wgmma,
+        arrays, blackwell, constructs, entry_calls, pallas, pipelines, python, refs, tma, wgmma,
     )
 
 

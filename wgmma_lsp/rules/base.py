@@ -73,6 +73,11 @@ class Finding:
     certain: bool = True  # False when reached only on some paths: shown as a warning
     data: dict[str, Any] = field(default_factory=dict)  # facts the fixes use
     context: str = ""  # the call that made it reachable, e.g. "pallas_call at line 40"
+    # Concrete contexts (entry.context.Context) it was proven in; None stands for the analysis
+    # with nothing known (symbolic). `owner` is the id of the function node it was found in.
+    contexts: list[Any] = field(default_factory=list)
+    owner: int | None = None
+    context_note: str = ""  # " (with tile_m=256, from main() at line 290)" when only some
 
     @property
     def key(self) -> tuple:

@@ -1,0 +1,264 @@
+"""The calls that run a kernel with concrete arguments, and the values they are built from.
+
+- JAX's ways to trace a function: `jax.make_jaxpr(f)(...)`, `jax.jit(f)(...)`,
+  `jax.jit(f).trace(...)` / `.lower(...)` / `.eval_shape(...)`, `jax.eval_shape(f, ...)`,
+  `jax.vjp(f, ...)`, `jax.grad(f)(...)`, `jax.value_and_grad(f)(...)`, `jax.shard_map(f, ...)(...)`,
+  and Mosaic GPU's `profiler.measure(f)(...)`. Each calls `f` the way JAX does: example
+  `ShapeDtypeStruct`s and Python scalars become traced arrays (unless static).
+- Example arguments: `jax.random.uniform(key, shape, dtype)` and friends, `np.zeros/ones/empty/
+  full/arange`.
+- Drivers: `absl.app.run(main)` calls `main(argv)`; `itertools.product` over known values is a
+  configuration sweep (`ProductVal`).
+"""
+
+from __future__ import annotations
+
+from wgmma_lsp.interpret.call import Call
+from wgmma_lsp.interpret.values import (
+    UNKNOWN, ApiVal, ArrayVal, ClassVal, Const, FuncVal, ProductVal, ShapeDtypeVal, SymInt,
+    TupleVal, Value, Wrapped, as_int, is_unknown,
+)
+from wgmma_lsp.models.arrays import _shape_arg, as_array, to_dtype
+from wgmma_lsp.models.registry import METHODS, model
+
+MAX_PRODUCT = 4096
+
+
+def _statics(kwargs: dict[str, Value]) -> tuple[set[int], set[str]] | None:
+    """`static_argnums` / `static_argnames`; None when they are given but not known."""
+    nums: set[int] = set()
+    names: set[str] = set()
+    for key, v in kwargs.items():
+        if key not in ("static_argnums", "static_argnames"):
+            continue
+        items = v.items if isinstance(v, TupleVal) else (v,)
+        for item in items:
+            if key == "static_argnums" and as_int(item) is not None:
+                nums.add(as_int(item))  # type: ignore[arg-type]
+            elif key == "static_argnames" and isinstance(item, Const) and isinstance(item.value, str):
+                names.add(item.value)
+            else:
+                return None
+    return nums, names
+
+
+def traced_value(v: Value) -> Value:
+    """An argument as the traced function sees it: example structs and Python numbers become
+    arrays; containers are traced leaf by leaf; None and other values pass through."""
+    if isinstance(v, ShapeDtypeVal):
+        return v.array
+    if isinstance(v, TupleVal) and not isinstance(v, ProductVal):
+        return TupleVal(tuple(traced_value(i) for i in v.items), v.is_list)
+    if isinstance(v, Const) and isinstance(v.value, (int, float, complex)) or isinstance(v, SymInt):
+        arr = as_array(v)
+        return arr if arr is not None else UNKNOWN
+    return v
+
+
+def trace_call(call: Call, func: Value, args: list[Value], kwargs: dict[str, Value],
+               options: dict[str, Value]) -> Value:
+    """Call `func` as a JAX transformation traces it."""
+    statics = _statics(options)
+    if statics is None:
+        new_args, new_kwargs = list(args), dict(kwargs)
+    else:
+        nums, names = statics
+        new_args = [a if i in nums else traced_value(a) for i, a in enumerate(args)]
+        new_kwargs = {k: v if k in names else traced_value(v) for k, v in kwargs.items()}
+    nodes = list(call.arg_nodes) + [None] * (len(new_args) - len(call.arg_nodes))
+    inner = Call(call.interp, call.node, new_args, new_kwargs, nodes[:len(new_args)],
+                 dict(call.kw_nodes), call.env, call.complete)
+    return call.interp.call_value(func, inner)
+
+
+def _wrap(name: str):
+    def make(call: Call) -> Value:
+        f = call.get(0, "fun")
+        if is_unknown(f):
+            return UNKNOWN
+        return Wrapped(name, f, {k: v for k, v in call.kwargs.items() if k != "fun"}, call.span)
+    return make
+
+
+for _name in ("jax.make_jaxpr", "jax.grad", "jax.value_and_grad", "jax.shard_map",
+              "jax.experimental.shard_map.shard_map", "mgpu.profiler.measure"):
+    model(_name)(_wrap(_name))
+
+
+@model("jax.make_jaxpr()")
+def _make_jaxpr_apply(call: Call) -> Value:
+    wrapped = call.wrapped
+    assert isinstance(wrapped, Wrapped)
+    trace_call(call, wrapped.func, call.args, call.kwargs, wrapped.kwargs)
+    return UNKNOWN  # a ClosedJaxpr
+
+
+@model("jax.grad()", "jax.value_and_grad()")
+def _grad_apply(call: Call) -> Value:
+    wrapped = call.wrapped
+    assert isinstance(wrapped, Wrapped)
+    trace_call(call, wrapped.func, call.args, call.kwargs, {})
+    return UNKNOWN
+
+
+@model("jax.shard_map()", "jax.experimental.shard_map.shard_map()")
+def _shard_map_apply(call: Call) -> Value:
+    """Inside shard_map each argument is one shard: the dtype stays, the shape depends on the mesh."""
+    wrapped = call.wrapped
+    assert isinstance(wrapped, Wrapped)
+
+    def shard(v: Value) -> Value:
+        v = traced_value(v)
+        if isinstance(v, ArrayVal):
+            return ArrayVal(None, v.dtype)
+        if isinstance(v, TupleVal):
+            return TupleVal(tuple(shard(i) for i in v.items), v.is_list)
+        return v
+    args = [shard(a) for a in call.args]
+    call.interp.call_value(wrapped.func, Call(call.interp, call.node, args, {}, [None] * len(args), {},
+                                              call.env, call.complete))
+    return UNKNOWN
+
+
+@model("mgpu.profiler.measure()")
+def _measure_apply(call: Call) -> Value:
+    """`profiler.measure(f, ...)(*args)` runs `f(*args)` under jit: (result, runtimes)."""
+    wrapped = call.wrapped
+    assert isinstance(wrapped, Wrapped)
+    out = trace_call(call, wrapped.func, call.args, call.kwargs, {})
+    return TupleVal((out, UNKNOWN))
+
+
+@model("jax.eval_shape")
+def _eval_shape(call: Call) -> Value:
+    f = call.get(0, "fun")
+    if is_unknown(f):
+        return UNKNOWN
+    out = trace_call(call, f, call.args[1:], {k: v for k, v in call.kwargs.items() if k != "fun"}, {})
+    return _as_struct(out)
+
+
+def _as_struct(v: Value) -> Value:
+    if isinstance(v, ArrayVal):
+        return ShapeDtypeVal(v)
+    if isinstance(v, TupleVal):
+        return TupleVal(tuple(_as_struct(i) for i in v.items), v.is_list)
+    return UNKNOWN
+
+
+@model("jax.vjp", "jax.linearize")
+def _vjp(call: Call) -> Value:
+    f = call.get(0, "fun")
+    if is_unknown(f):
+        return UNKNOWN
+    out = trace_call(call, f, call.args[1:], {}, {})
+    return TupleVal((out, UNKNOWN))
+
+
+@model("jax.jvp")
+def _jvp(call: Call) -> Value:
+    f, primals = call.get(0, "fun"), call.get(1, "primals")
+    if is_unknown(f) or not isinstance(primals, TupleVal):
+        return UNKNOWN
+    out = trace_call(call, f, list(primals.items), {}, {})
+    return TupleVal((out, UNKNOWN))
+
+
+def _jit_method(obj: Value, call: Call) -> Value:
+    """`jax.jit(f).trace(...)` / `.lower(...)` / `.eval_shape(...)`: traced like a call."""
+    assert isinstance(obj, Wrapped)
+    out = trace_call(call, obj.func, call.args, call.kwargs, obj.kwargs)
+    return UNKNOWN if not isinstance(out, ArrayVal) else ShapeDtypeVal(out)
+
+
+for _m in ("trace", "lower", "eval_shape"):
+    METHODS[f"wrapped:jax.jit.{_m}"] = _jit_method
+
+
+# -- example arguments ----------------------------------------------------------------------
+def _random(shape_at: int, dtype_at: int, default: str | None):
+    def make(call: Call) -> Value:
+        from wgmma_lsp.interpret.dtypes import DType
+
+        shape = _shape_arg(call.get(shape_at, "shape", TupleVal(())))
+        dt = call.get(dtype_at, "dtype", Const(None))
+        if isinstance(dt, Const) and dt.value is None:
+            dtype = DType(default) if default else None
+        else:
+            dtype = to_dtype(dt)
+        return ArrayVal(shape, dtype)
+    return make
+
+
+for _name in ("uniform", "normal", "truncated_normal", "exponential", "gumbel", "laplace",
+              "logistic", "cauchy"):
+    model(f"jax.random.{_name}")(_random(1, 2, "float32"))
+model("jax.random.randint")(_random(1, 4, "int32"))
+model("jax.random.bernoulli")(_random(2, 99, "bool"))
+
+
+@model("np.zeros", "np.ones", "np.empty")
+def _np_zeros(call: Call) -> Value:
+    dt = call.get(1, "dtype", Const(None))
+    # numpy's default is float64, which JAX reads as float32 unless x64 is on: unknown here.
+    dtype = None if isinstance(dt, Const) and dt.value is None else to_dtype(dt)
+    return ArrayVal(_shape_arg(call.get(0, "shape")), dtype)
+
+
+@model("np.full")
+def _np_full(call: Call) -> Value:
+    dt = call.get(2, "dtype", Const(None))
+    dtype = None if isinstance(dt, Const) and dt.value is None else to_dtype(dt)
+    return ArrayVal(_shape_arg(call.get(0, "shape")), dtype)
+
+
+# -- drivers --------------------------------------------------------------------------------
+@model("absl.app.run")
+def _app_run(call: Call) -> Value:
+    """absl's `app.run(main)` calls `main(argv)`."""
+    main = call.get(0, "main")
+    if isinstance(main, FuncVal):
+        call.interp.call_value(main, Call(call.interp, call.node, [UNKNOWN], {}, [None], {},
+                                          call.env))
+    return UNKNOWN
+
+
+def enum_members(cls: ClassVal) -> list[Value] | None:
+    """The members of an enum class defined in the file (its constant class attributes)."""
+    import ast
+
+    bases = [ast.unparse(b) for b in cls.node.bases]
+    if not any(b.endswith("Enum") for b in bases):
+        return None
+    members: list[Value] = []
+    for stmt in cls.node.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            v = cls.methods.get(stmt.targets[0].id)
+            if isinstance(v, Const):
+                members.append(v)
+    return members or None
+
+
+@model("itertools.product")
+def _product(call: Call) -> Value:
+    import itertools
+
+    repeat = as_int(call.kwargs.get("repeat", Const(1)))
+    if repeat is None or call.kwargs.keys() - {"repeat"} or not call.complete:
+        return UNKNOWN
+    axes: list[list[Value]] = []
+    for a in call.args:
+        items = call.interp.iter_items(a)
+        if items is None and isinstance(a, ClassVal):
+            items = enum_members(a)
+        if items is None:
+            return UNKNOWN
+        axes.append(items)
+    axes = axes * repeat
+    total = 1
+    for a in axes:
+        total *= len(a)
+    if total > MAX_PRODUCT:
+        return UNKNOWN
+    return ProductVal(tuple(TupleVal(c) for c in itertools.product(*axes)), False,
+                      tuple(len(a) for a in axes))
