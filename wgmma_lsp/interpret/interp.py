@@ -24,7 +24,8 @@ from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.origin import ForeignSpan, Importer, ModuleOrigin, active_importer
 from wgmma_lsp.interpret.values import (
     UNKNOWN, ApiVal, ArrayVal, BoundMethod, ClassVal, Const, DictVal, FuncVal, InstanceVal,
-    ModuleVal, Opaque, PartialVal, RefVal, SliceVal, SymInt, TupleVal, UserModuleVal, Value, Wrapped,
+    ModuleVal, Opaque, PartialVal, RefVal, SliceVal, SymInt, TupleVal, Unknown, UserModuleVal, Value,
+    Wrapped,
     as_dim, dim_value, is_unknown, join,
 )
 from wgmma_lsp.rules.base import Finding, Related, Rule
@@ -94,7 +95,7 @@ class Interpreter:
         self.entry_span: Span | None = None  # the call in the analysed document that led there
         self.importer = importer if importer is not None else active_importer()
         self.records: dict[Span, ValueRecord] = {}
-        self._records: dict[int, tuple] = {}  # id(node) -> (node, kind, name, values)
+        self._records: dict[int, tuple] = {}  # id(node) -> (node, kind, name, values, contexts)
         self.findings: list[Finding] = []
         self._finding_keys: set[tuple] = set()
         self.module_env = Env(origin=origin)
@@ -153,7 +154,17 @@ class Interpreter:
         if self.hover_only and any(_informative(v) for v in entry[3]):
             return  # code the concrete contexts reached keeps their values
         values = entry[3]
-        if len(values) < MAX_RECORD_VALUES and not any(v is value for v in values) and value not in values:
+        if any(v is value for v in values) or value in values:
+            return
+        # Several contexts: a value with unknown parts adds nothing beside a fully known one.
+        if _partial(value):
+            if any(not _partial(v) for v in values):
+                return
+        elif any(_partial(v) for v in values):
+            keep = [i for i, v in enumerate(values) if not _partial(v)]
+            entry[3][:] = [values[i] for i in keep]
+            entry[4][:] = [entry[4][i] for i in keep]
+        if len(values) < MAX_RECORD_VALUES:
             values.append(value)
             entry[4].append(self.ctx)
 
@@ -182,9 +193,7 @@ class Interpreter:
     def report(self, rule: Rule, message: str, span: Span | None, blame_line: int,
                related: list[Related] | None = None, data: dict[str, Any] | None = None) -> None:
         """A model proved that JAX raises `message` here."""
-        if self.silent or span is None or self.home is not None:
-
-        if self.silent or span is None or self.hover_only:
+        if self.silent or span is None or self.home is not None or self.hover_only:
             return
         if isinstance(span, ForeignSpan) or any(isinstance(r.span, ForeignSpan) for r in related or ()) \
                 or any(isinstance(v, ForeignSpan) for v in (data or {}).values()):
@@ -646,8 +655,8 @@ class Interpreter:
     def exec_For(self, s: ast.For, env: Env) -> None:
         it = self.eval(s.iter, env)
         items = self.iter_items(it)
-        if self.ctx is not None and self.ctx.open and not self.silent and items is not None \
-                and len(items) > 1 and _names_only(s.target):
+        if self.ctx is not None and self.ctx.open and not self.silent and items \
+                and _names_only(s.target):
             self.sweep(s, env, it, items)
             return
         if items is not None and len(items) <= 8 and not _breaks(s.body):
@@ -1363,6 +1372,15 @@ def _int_dim(v: Value) -> D.Dim:
     if isinstance(v, Opaque):
         return D.Sym.var(v.name)
     return None
+
+
+def _partial(v: Value) -> bool:
+    """An array or ref value with an unknown dtype or size, or no value at all."""
+    if isinstance(v, RefVal):
+        v = v.inner
+    if isinstance(v, ArrayVal):
+        return v.dtype is None or v.shape is None or any(d is None for d in v.shape)
+    return isinstance(v, Unknown)
 
 
 def _informative(v: Value) -> bool:
