@@ -40,7 +40,9 @@ def test_cli_check_and_explain(capsys) -> None:
 
 
 def test_cli_survives_bad_input(tmp_path: Path, capsys) -> None:
-    (tmp_path / "latin1.py").write_bytes(b"# caf\xe9\nx = (\n")
+    (tmp_path / "latin1.py").write_bytes(b"# caf\xe9\nx = (\n")  # not UTF-8: WG901
     (tmp_path / "empty.py").write_text("")
-    assert main(["check", str(tmp_path)]) == 0
-    assert main(["check", str(tmp_path / "missing.py")]) == 2
+    assert main(["check", str(tmp_path)]) == 1
+    assert "WG901" in capsys.readouterr().out
+    assert main(["check", str(tmp_path / "empty.py")]) == 0
+    assert main(["check", str(tmp_path / "missing.py")]) == 1

@@ -3,81 +3,75 @@
 from __future__ import annotations
 
 import argparse
-import json
+import os
 import sys
 from pathlib import Path
 
 from wgmma_lsp import __version__
 
 
-def _read(path: Path) -> str:
-    data = path.read_bytes()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode("latin-1")
+class UsageError(Exception):
+    """A mistake in the command line or the configuration: exit 2."""
 
 
-def _python_files(paths: list[str]) -> list[Path]:
-    out: list[Path] = []
-    for p in map(Path, paths):
-        if p.is_dir():
-            out.extend(sorted(q for q in p.rglob("*.py") if q.is_file()))
-        else:
-            out.append(p)
+def _codes(values: list[str] | None) -> list[str]:
+    """`--select A --select B,C` -> [A, B, C], each a known code, name or code prefix."""
+    from wgmma_lsp.rules.registry import is_known_selector
+
+    out = [v.strip() for value in values or [] for v in value.split(",") if v.strip()]
+    for v in out:
+        if not is_known_selector(v):
+            raise UsageError(f"unknown rule code or name: {v} (try `wgmma-lsp explain` for the list)")
     return out
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from wgmma_lsp.analysis import analyze
-    from wgmma_lsp.ide.diagnostics import diagnostics
+    try:
+        return _check(args)
+    except UsageError as e:
+        print(f"wgmma-lsp: error: {e}", file=sys.stderr)
+        return 2
+
+
+def _check(args: argparse.Namespace) -> int:
+    from wgmma_lsp import formats
+    from wgmma_lsp.batch import check_files
+    from wgmma_lsp.discovery import DEFAULT_EXCLUDE, exclude_spec, python_files
     from wgmma_lsp.ide.model import Severity
     from wgmma_lsp.settings import Settings
 
-    settings = Settings(select=args.select or [], ignore=args.ignore or [])
-    records = []
-    errors = 0
-    status = 0
-    for path in _python_files(args.paths):
-        try:
-            source = _read(path)
-        except OSError as e:
-            print(f"{path}: cannot read: {e.strerror or e}", file=sys.stderr)
-            status = 2
-            continue
-        diags = diagnostics(analyze(source, str(path), resolve_with_jedi=True), settings)
-        if args.trace:
-            from wgmma_lsp.trace.check import trace_diagnostics
-            from wgmma_lsp.ide.diagnostics import merge
-            diags = merge(diags, trace_diagnostics(path, source, settings))
-        for d in diags:
-            errors += d.severity == Severity.ERROR
-            records.append((path, d))
-    if args.format == "json":
-        print(json.dumps([{
-            "file": str(p), "line": d.span.line + 1, "column": d.span.col + 1,
-            "end_line": d.span.end_line + 1, "end_column": d.span.end_col + 1,
-            "code": d.code, "name": d.name, "severity": d.severity.name.lower(),
-            "message": d.message, "source": d.source, "documentation": d.doc_uri,
-            "fixes": [f.title for f in d.fixes],
-        } for p, d in records], indent=2))
-    else:
-        for p, d in records:
-            sev = "" if d.severity == Severity.ERROR else f"[{d.severity.name.lower()}] "
-            print(f"{p}:{d.span.line + 1}:{d.span.col + 1}: {d.code} {sev}{d.message}")
-        if records:
-            print(f"Found {len(records)} problem{'s' if len(records) != 1 else ''} "
-                  f"({errors} error{'s' if errors != 1 else ''}).", file=sys.stderr)
-    if status:
-        return status
+    select, ignore = _codes(args.select), _codes(args.ignore)
+    settings = Settings(select=select, ignore=ignore)
+    exclude = _split(args.exclude) if args.exclude is not None else list(DEFAULT_EXCLUDE)
+    exclude += _split(args.extend_exclude)
+
+    def excludes(root: Path) -> list:
+        return [exclude_spec(exclude, Path(os.path.abspath(root)))]
+
+    found = list(python_files(args.paths, excludes=excludes, respect_gitignore=not args.no_respect_gitignore))
+    results = check_files(found, lambda path: settings, trace=args.trace, jobs=args.jobs,
+                          progress=False if args.no_progress else None)
+    out = formats.render(args.format, results, settings.docs_base_url)
+    if out:
+        print(out)
+    summary = formats.summary(results)
+    machine = args.format in ("json", "sarif", "github")
+    if not machine and any(r.diagnostics for r in results):
+        print()
+    print(summary, file=sys.stderr if machine else sys.stdout)
+    errors = sum(d.severity == Severity.ERROR for r in results for d in r.diagnostics)
     return 1 if errors else 0
 
 
+def _split(values: list[str] | None) -> list[str]:
+    return [v.strip() for value in values or [] for v in value.split(",") if v.strip()]
+
+
 def cmd_explain(args: argparse.Namespace) -> int:
-    from wgmma_lsp.rules.registry import RULES, find_rule
+    from wgmma_lsp.rules.registry import ALL_CODES, find_rule
 
     if args.code in (None, "all", "--all"):
-        for rule in RULES.values():
+        for rule in ALL_CODES.values():
             print(f"{rule.code}  {rule.name:32}  {rule.summary}")
         return 0
     rule = find_rule(args.code)
@@ -104,9 +98,15 @@ def build_parser() -> argparse.ArgumentParser:
     serve.set_defaults(func=cmd_serve)
     check = sub.add_parser("check", help="report errors in Python files or folders")
     check.add_argument("paths", nargs="+")
-    check.add_argument("--format", choices=["text", "json"], default="text")
-    check.add_argument("--select", action="append", help="only these rule codes or names")
-    check.add_argument("--ignore", action="append", help="skip these rule codes or names")
+    check.add_argument("--format", choices=["text", "full", "json", "sarif", "github"], default="text")
+    check.add_argument("--select", action="append", help="only these rule codes or names (comma-separated)")
+    check.add_argument("--ignore", action="append", help="skip these rule codes or names (comma-separated)")
+    check.add_argument("--exclude", action="append",
+                       help="gitignore-style patterns to skip, replacing the defaults (.git, .venv, build, …)")
+    check.add_argument("--extend-exclude", action="append", help="patterns to skip, besides the defaults")
+    check.add_argument("--no-respect-gitignore", action="store_true", help="walk what .gitignore ignores too")
+    check.add_argument("--jobs", "-j", type=int, default=None, help="parallel processes (default: all cores)")
+    check.add_argument("--no-progress", action="store_true", help="no progress line on a terminal")
     check.add_argument("--trace", action="store_true",
                        help="also trace the file's entry points with JAX (runs your code)")
     check.set_defaults(func=cmd_check)

@@ -9,15 +9,21 @@ from wgmma_lsp.settings import Settings
 NOTE_CODE = "WG903"  # tool-level: what the analysis budget left unchecked (a sweep cut short)
 
 
-def diagnostics(analysis: Analysis, settings: Settings | None = None) -> list[Diagnostic]:
-    """The analysis' findings as diagnostics (cached on the analysis, per settings)."""
+def diagnostics(analysis: Analysis, settings: Settings | None = None,
+                extra: list[Diagnostic] | None = None) -> list[Diagnostic]:
+    """The analysis' findings as diagnostics (cached on the analysis, per settings), with
+    `extra` ones (trace mode's, the checker's own) merged in."""
     settings = settings or Settings()
     key = repr(settings)
     cache = analysis.cache.setdefault("diagnostics", {})
     if key not in cache:
         cache.clear()  # one settings value at a time
         cache[key] = _diagnostics(analysis, settings)
-    return list(cache[key])
+    out = list(cache[key])
+    if extra:
+        out = merge(out, extra)
+        out.sort(key=lambda d: (d.span.line, d.span.col, d.code))
+    return out
 
 
 def _diagnostics(analysis: Analysis, settings: Settings) -> list[Diagnostic]:

@@ -7,8 +7,9 @@ import pkgutil
 
 from wgmma_lsp import rules as _pkg
 from wgmma_lsp.rules.base import Rule
+from wgmma_lsp.rules.tool_codes import TOOL_RULES
 
-_SKIP = {"base", "registry", "fixes_common"}
+_SKIP = {"base", "registry", "fixes_common", "tool_codes"}
 
 
 def _load() -> dict[str, Rule]:
@@ -27,9 +28,20 @@ def _load() -> dict[str, Rule]:
 
 
 RULES: dict[str, Rule] = _load()
-_BY_NAME = {r.name: r for r in RULES.values()}
+#: Every code wgmma-lsp reports: the rules, and the checker's own codes (WG900…).
+ALL_CODES: dict[str, Rule] = {**RULES, **TOOL_RULES}
+_BY_NAME = {r.name: r for r in ALL_CODES.values()}
 
 
 def find_rule(code_or_name: str) -> Rule | None:
     key = code_or_name.strip()
-    return RULES.get(key.upper()) or _BY_NAME.get(key.lower())
+    return ALL_CODES.get(key.upper()) or _BY_NAME.get(key.lower())
+
+
+def is_known_selector(selector: str) -> bool:
+    """A code (`WG001`), a rule name (`accumulator-dtype`) or a code prefix (`WG0`) that
+    matches at least one code: what `select`/`ignore` accept."""
+    s = selector.strip()
+    if find_rule(s) is not None:
+        return True
+    return bool(s) and s.upper() == s and any(code.startswith(s) for code in ALL_CODES)

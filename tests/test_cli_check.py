@@ -1,0 +1,213 @@
+"""`wgmma-lsp check` over files and folders: what it reads, what it skips, how it exits."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from wgmma_lsp.cli import main
+from wgmma_lsp.prefilter import Prefilter
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+BAD_KERNEL = (EXAMPLES / "seed_errors.py").read_text()
+
+
+def run(argv: list[str], capsys) -> tuple[int, list[str], str]:
+    rc = main(argv)
+    out, err = capsys.readouterr()
+    return rc, out.splitlines(), err
+
+
+# --- exits -----------------------------------------------------------------------------------
+
+def test_clean_run_says_so(tmp_path: Path, capsys) -> None:
+    (tmp_path / "empty.py").write_text("")
+    (tmp_path / "plain.py").write_text("print('hello')\n")
+    rc, out, _ = run(["check", str(tmp_path)], capsys)
+    assert (rc, out) == (0, ["All checks passed!"])
+
+
+def test_dirty_run_ends_with_a_summary(tmp_path: Path, capsys) -> None:
+    (tmp_path / "a.py").write_text(BAD_KERNEL)
+    (tmp_path / "b.py").write_text(BAD_KERNEL)
+    rc, out, _ = run(["check", "--jobs", "1", str(tmp_path)], capsys)
+    assert rc == 1
+    assert out[-1] == "Found 6 errors in 2 files."
+    assert sum(": WG00" in line for line in out) == 6
+
+
+def test_syntax_error_is_reported_at_its_line(tmp_path: Path, capsys) -> None:
+    f = tmp_path / "broken.py"
+    f.write_text("x = 1\ndef f(:\n  pass\n")
+    rc, out, _ = run(["check", str(f)], capsys)
+    assert rc == 1
+    assert out[0].startswith(f"{f}:2:") and " WG900 SyntaxError: " in out[0]
+    assert out[-1] == "Found 1 error in 1 file."
+
+
+def test_syntax_error_in_a_walked_kernel_file(tmp_path: Path, capsys) -> None:
+    (tmp_path / "k.py").write_text("from jax.experimental import pallas as pl\n\ndef f(:\n")
+    rc, out, _ = run(["check", str(tmp_path)], capsys)
+    assert rc == 1 and ":3:" in out[0] and "WG900" in out[0]
+
+
+def test_binary_file_is_unreadable(tmp_path: Path, capsys) -> None:
+    f = tmp_path / "blob.py"
+    f.write_bytes(b"x = 1\n\x7fELF\x00\x01\x02")
+    rc, out, _ = run(["check", str(f)], capsys)
+    assert rc == 1
+    assert out[0] == f"{f}:2:5: WG901 binary file: it contains NUL bytes"
+
+
+def test_invalid_utf8_is_reported_at_the_bad_byte(tmp_path: Path, capsys) -> None:
+    f = tmp_path / "latin1.py"
+    f.write_bytes(b"# ok\nname = 'caf\xe9'\n")
+    rc, out, _ = run(["check", str(tmp_path)], capsys)  # found by walking, too
+    assert rc == 1
+    assert out[0].startswith(f"{f}:2:12: WG901 cannot decode as utf-8: invalid continuation byte")
+
+
+def test_declared_encoding_is_honoured(tmp_path: Path, capsys) -> None:
+    f = tmp_path / "latin1.py"
+    f.write_bytes(b"# -*- coding: latin-1 -*-\nname = 'caf\xe9'\n")
+    assert run(["check", str(f)], capsys)[:2] == (0, ["All checks passed!"])
+    g = tmp_path / "bogus.py"
+    g.write_bytes(b"# -*- coding: no-such-codec -*-\n")
+    rc, out, _ = run(["check", str(g)], capsys)
+    assert rc == 1 and "WG901" in out[0] and "no-such-codec" in out[0]
+
+
+def test_missing_file_is_an_error(tmp_path: Path, capsys) -> None:
+    rc, out, _ = run(["check", str(tmp_path / "missing.py")], capsys)
+    assert rc == 1
+    assert out[0] == f"{tmp_path / 'missing.py'}:1:1: WG901 cannot read: No such file or directory"
+
+
+@pytest.mark.parametrize("option", ["--select", "--ignore"])
+def test_unknown_codes_are_a_usage_error(tmp_path: Path, capsys, option: str) -> None:
+    (tmp_path / "a.py").write_text("")
+    rc, out, err = run(["check", option, "WG001,WG999", str(tmp_path)], capsys)
+    assert rc == 2 and out == []
+    assert "WG999" in err
+
+
+def test_select_accepts_codes_names_and_prefixes(tmp_path: Path, capsys) -> None:
+    f = tmp_path / "k.py"
+    f.write_text(BAD_KERNEL)
+    rc, out, _ = run(["check", "--select", "WG002", str(f)], capsys)
+    assert rc == 1 and [line.split(": ")[1][:5] for line in out if ": WG" in line and not line.startswith(" ")] == ["WG002"]
+    rc, out, _ = run(["check", "--ignore", "accumulator-dtype,WG003", str(f)], capsys)
+    assert rc == 1 and out[-1] == "Found 1 error in 1 file."
+    rc, out, _ = run(["check", "--ignore", "WG0", str(f)], capsys)
+    assert (rc, out) == (0, ["All checks passed!"])
+
+
+# --- what is walked --------------------------------------------------------------------------
+
+def _make_repo(root: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / ".gitignore").write_text("generated/\n*.tmp.py\n")
+    (root / "src").mkdir()
+    (root / "src" / "kernel.py").write_text(BAD_KERNEL)
+    for skipped in [".venv/lib/python3.11/site-packages/pkg", "node_modules/pkg", "generated",
+                    "env2/lib", "build", "src/__pycache__"]:
+        (root / skipped).mkdir(parents=True)
+        (root / skipped / "bad.py").write_text(BAD_KERNEL)
+    (root / ".venv" / "pyvenv.cfg").write_text("home = /usr\n")
+    (root / "env2" / "pyvenv.cfg").write_text("home = /usr\n")  # a virtualenv by any name
+    (root / "src" / "scratch.tmp.py").write_text(BAD_KERNEL)
+
+
+def test_walk_reads_no_virtualenv_node_modules_or_ignored_folder(tmp_path: Path) -> None:
+    """Run the CLI under an audit hook that records every file opened under the repository."""
+    _make_repo(tmp_path)
+    script = (
+        "import sys, os\n"
+        f"root = {str(tmp_path)!r}\n"
+        "opened = []\n"
+        "def hook(event, args):\n"
+        "    if event in ('open', 'os.scandir', 'os.listdir') and args and isinstance(args[0], (str, bytes, os.PathLike)):\n"
+        "        p = os.fsdecode(args[0])\n"
+        "        if os.path.abspath(p).startswith(root): opened.append((event, os.path.relpath(os.path.abspath(p), root)))\n"
+        "sys.addaudithook(hook)\n"
+        "from wgmma_lsp.cli import main\n"
+        "rc = main(['check', '--jobs', '1', root])\n"
+        "print('RC', rc)\n"
+        "for e, p in opened: print('OPENED', e, p)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert "RC 1" in lines
+    reported = {line.split(":")[0] for line in lines if ": WG" in line and not line.startswith(" ")}
+    assert reported == {str(tmp_path / "src" / "kernel.py")}
+    touched = [line.split(" ", 2)[2] for line in lines if line.startswith("OPENED")]
+    for path in touched:
+        top = path.split("/")[0]
+        assert top not in (".venv", "node_modules", "generated", "env2", "build"), path
+        assert "__pycache__" not in path and "scratch.tmp.py" not in path, path
+
+
+def test_named_files_are_checked_even_if_excluded(tmp_path: Path, capsys) -> None:
+    _make_repo(tmp_path)
+    rc, out, _ = run(["check", str(tmp_path / "generated" / "bad.py")], capsys)
+    assert rc == 1 and out[-1] == "Found 3 errors in 1 file."
+
+
+def test_exclude_options(tmp_path: Path, capsys) -> None:
+    _make_repo(tmp_path)
+    rc, out, _ = run(["check", "--extend-exclude", "src/kernel.py", str(tmp_path)], capsys)
+    assert (rc, out) == (0, ["All checks passed!"])
+    # `--exclude` replaces the defaults: build/ and node_modules/ are walked again (virtualenvs,
+    # found by their pyvenv.cfg, never are)
+    rc, out, _ = run(["check", "--exclude", "src", "--jobs", "1", str(tmp_path)], capsys)
+    files = {line.split(":")[0] for line in out if ": WG" in line and not line.startswith(" ")}
+    assert files == {str(tmp_path / "build" / "bad.py"), str(tmp_path / "node_modules" / "pkg" / "bad.py")}
+    rc, out, _ = run(["check", "--no-respect-gitignore", "--extend-exclude", "src/kernel.py",
+                      "--jobs", "1", str(tmp_path)], capsys)
+    files = {line.split(":")[0] for line in out if ": WG" in line and not line.startswith(" ")}
+    assert files == {str(tmp_path / "generated" / "bad.py"), str(tmp_path / "src" / "scratch.tmp.py")}
+
+
+# --- the pre-filter --------------------------------------------------------------------------
+
+def test_prefilter_follows_user_reexports_only(tmp_path: Path) -> None:
+    pkg = tmp_path / "mykernels"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "common.py").write_text(
+        "from jax.experimental.pallas import mosaic_gpu as gpu\nACC = gpu.ACC\ndef helper(): pass\n")
+    (pkg / "again.py").write_text("from .common import ACC as Acc, helper\n")
+    (pkg / "kernel.py").write_text("from mykernels.again import Acc\n")
+    (pkg / "modimport.py").write_text("from mykernels import common\nx = common.ACC\n")
+    (pkg / "helper_only.py").write_text("from .common import helper\n")
+    (pkg / "unrelated.py").write_text("import numpy as np\n# pallas is mentioned in a comment\n")
+    pf = Prefilter()
+    names = {p.name for p in pkg.iterdir()}
+    relevant = {Path(p).name for p in pf.relevant(pkg / n for n in names)}
+    assert relevant == {"common.py", "again.py", "kernel.py", "modimport.py"}
+
+
+def test_prefilter_handles_import_cycles(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("from b import x\nfrom jax.experimental import pallas as pl\n")
+    (tmp_path / "b.py").write_text("from a import pl as x\nfrom c import y\n")
+    (tmp_path / "c.py").write_text("from b import x as y\n")
+    (tmp_path / "d.py").write_text("from c import y\n")
+    (tmp_path / "e.py").write_text("from d import nothing\n")
+    relevant = {Path(p).name for p in Prefilter().relevant(tmp_path / f"{n}.py" for n in "abcde")}
+    assert relevant == {"a.py", "b.py", "c.py", "d.py"}
+
+
+def test_json_output_is_machine_readable(tmp_path: Path, capsys) -> None:
+    f = tmp_path / "k.py"
+    f.write_text(BAD_KERNEL)
+    rc, out, err = run(["check", "--format", "json", str(f)], capsys)
+    records = json.loads("\n".join(out))
+    assert rc == 1 and [r["code"] for r in records] == ["WG001", "WG002", "WG003"]
+    assert records[0]["related"][0]["message"].startswith("allocated here")
+    assert records[0]["fixes"][0]["edits"]
+    assert "Found 3 errors in 1 file." in err

@@ -1,0 +1,213 @@
+"""`wgmma-lsp check` over many files: read, pre-filter, analyse in parallel, collect.
+
+Reading is honest (a file that cannot be read, is binary or is not valid text in its encoding
+gets WG901 at its line; one that does not parse gets WG900), the pre-filter (`prefilter.py`)
+spares the files that cannot use Pallas, and the rest are analysed on every core.
+"""
+
+from __future__ import annotations
+
+import io
+import multiprocessing
+import os
+import sys
+import time
+import tokenize
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from wgmma_lsp.discovery import Found
+from wgmma_lsp.ide.model import Diagnostic, Severity
+from wgmma_lsp.prefilter import Prefilter
+from wgmma_lsp.rules.tool_codes import SYNTAX_ERROR, UNREADABLE_FILE
+from wgmma_lsp.settings import Settings
+from wgmma_lsp.spans import Span
+
+
+@dataclass
+class FileResult:
+    path: Path  # as the user named it (or as found under a named folder)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    source: str | None = None  # the decoded text (None: unreadable)
+    analysed: bool = False  # False: the pre-filter showed it cannot use Pallas
+
+
+def tool_diagnostic(rule, message: str, span: Span, settings: Settings) -> Diagnostic | None:
+    if not settings.rule_enabled(rule.code, rule.name):
+        return None
+    doc_uri = (f"{settings.docs_base_url}/{rule.code}" if settings.docs_base_url
+               else (rule.doc_uri if rule.doc_file is not None else None))
+    return Diagnostic(code=rule.code, name=rule.name, message=message, span=span,
+                      severity=settings.severity_for(rule.code, rule.name, Severity.ERROR),
+                      doc_uri=doc_uri)
+
+
+def decode(data: bytes) -> tuple[str | None, tuple[Span, str] | None]:
+    """The text of a Python file as Python reads it (PEP 263), or where and why it is not text."""
+    nul = data.find(b"\0")
+    if nul >= 0:
+        return None, (_byte_span(data, nul), "binary file: it contains NUL bytes")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as e:  # an unknown encoding, a BOM that contradicts the cookie, or
+        # undecodable bytes on the first two lines (then say where, below)
+        if "unknown encoding" in str(e) or "encoding problem" in str(e):
+            return None, (Span(0, 0, 0, 0), str(e))
+        encoding = "utf-8"
+    try:
+        return data.decode(encoding), None
+    except UnicodeDecodeError as e:
+        bad = data[e.start:e.end][:4].hex(" ")
+        return None, (_byte_span(data, e.start), f"cannot decode as {encoding}: {e.reason} (byte {bad})")
+    except LookupError:
+        return None, (Span(0, 0, 0, 0), f"unknown encoding: {encoding}")
+
+
+def _byte_span(data: bytes, offset: int) -> Span:
+    line = data.count(b"\n", 0, offset)
+    start = data.rfind(b"\n", 0, offset) + 1
+    col = len(data[start:offset].decode("utf-8", "replace"))
+    return Span(line, col, line, col + 1)
+
+
+def read(path: Path, settings: Settings) -> tuple[bytes | None, str | None, list[Diagnostic]]:
+    """(bytes, text, WG901 diagnostics) for a file."""
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        d = tool_diagnostic(UNREADABLE_FILE, f"cannot read: {e.strerror or e}", Span(0, 0, 0, 0), settings)
+        return None, None, [d] if d else []
+    text, problem = decode(data)
+    if problem is not None:
+        d = tool_diagnostic(UNREADABLE_FILE, problem[1], problem[0], settings)
+        return data, None, [d] if d else []
+    return data, text, []
+
+
+def check_source(path: str, source: str, settings: Settings, trace: bool = False) -> list[Diagnostic]:
+    """Everything `check` reports for one readable file."""
+    from wgmma_lsp.analysis import analyze
+    from wgmma_lsp.ide.diagnostics import diagnostics
+    from wgmma_lsp.interpret.jedi_resolve import resolve_imports
+
+    analysis = analyze(source, path)
+    # jedi (slow) only for names imported from the user's modules that can hand the API on.
+    pending = [p for p in analysis.unresolved_imports if _may_be_api(path, p.key.module, p.key.name)]
+    if pending and resolve_imports(source, path, pending):
+        analysis = analyze(source, path)
+    extra: list[Diagnostic] = []
+    # The first syntax error only: where Python stops (the rest may be echoes of the first).
+    for span, msg in analysis.syntax_errors[:1]:
+        d = tool_diagnostic(SYNTAX_ERROR, f"SyntaxError: {msg}", span, settings)
+        if d is not None:
+            extra.append(d)
+    if trace:
+        from wgmma_lsp.trace.check import trace_diagnostics
+
+        extra.extend(trace_diagnostics(Path(path), source, settings))
+    return diagnostics(analysis, settings, extra=extra)
+
+
+_prefilter: Prefilter | None = None  # one per process: module facts are read once
+
+
+def _may_be_api(path: str, module: str, name: str) -> bool:
+    """Can `from module import name` in `path` bring in a JAX API object (prefilter.py)?"""
+    global _prefilter
+    if _prefilter is None:
+        _prefilter = Prefilter()
+    return _prefilter.may_export(os.path.abspath(path), module, name)
+
+
+def _check_job(path: str, source: str, settings: Settings, trace: bool) -> list[Diagnostic]:
+    return check_source(path, source, settings, trace)
+
+
+class Progress:
+    """A one-line progress report on a terminal (nothing elsewhere)."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.total, self.done, self.enabled = total, 0, enabled and total > 1
+        self._last = 0.0
+
+    def step(self, path: Path) -> None:
+        self.done += 1
+        now = time.monotonic()
+        if self.enabled and (now - self._last > 0.1 or self.done == self.total):
+            self._last = now
+            sys.stderr.write(f"\r\x1b[K[{self.done}/{self.total}] {path}"[:200])
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def check_files(found: Sequence[Found], settings_for: Callable[[Path], Settings], *,
+                trace: bool = False, jobs: int | None = None,
+                progress: bool | None = None) -> list[FileResult]:
+    """Check every file; results in the order given."""
+    results = [FileResult(f.path) for f in found]
+    prefilter = Prefilter()
+    todo: list[tuple[int, Settings]] = []
+    for i, f in enumerate(found):
+        settings = settings_for(f.path)
+        data, text, problems = read(f.path, settings)
+        results[i].source = text
+        results[i].diagnostics = problems
+        if data is not None:
+            prefilter.add(f.path, data)
+        if text is not None:
+            todo.append((i, settings))
+    # Files named on the command line are always analysed (a syntax error in them is reported);
+    # in walked folders only those that can use Pallas (see prefilter.py).
+    relevant = prefilter.relevant(found[i].path for i, _ in todo if not found[i].explicit)
+    todo = [(i, s) for i, s in todo
+            if found[i].explicit or os.path.abspath(found[i].path) in relevant]
+    jobs = jobs or default_jobs()
+    bar = Progress(len(todo), sys.stderr.isatty() if progress is None else progress)
+    try:
+        if jobs <= 1 or len(todo) <= 1:
+            for i, settings in todo:
+                r = results[i]
+                r.diagnostics += check_source(str(r.path), r.source or "", settings, trace)
+                r.analysed = True
+                bar.step(r.path)
+        else:
+            _run_pool(results, todo, jobs, trace, bar)
+    finally:
+        bar.close()
+    return results
+
+
+def _run_pool(results: list[FileResult], todo: list[tuple[int, Settings]], jobs: int,
+              trace: bool, bar: Progress) -> None:
+    # Warm the analysis modules once in this process: forked workers inherit them.
+    import wgmma_lsp.ide.diagnostics  # noqa: F401
+    import wgmma_lsp.interpret.driver  # noqa: F401
+
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
+    with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx) as pool:
+        # Largest files first: the pool is not left waiting on one big file at the end.
+        order = sorted(todo, key=lambda t: -len(results[t[0]].source or ""))
+        pending: dict[Future, int] = {
+            pool.submit(_check_job, str(results[i].path), results[i].source or "", s, trace): i
+            for i, s in order}
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                i = pending.pop(fut)
+                results[i].diagnostics += fut.result()
+                results[i].analysed = True
+                bar.step(results[i].path)

@@ -1,0 +1,264 @@
+"""The cheap test that decides which files `check` analyses at all.
+
+A finding needs a Pallas / Mosaic GPU API object (`pl.run_scoped`, `plgpu.ACC`, `plgpu.wgmma`…)
+to reach the file's code. It gets there in one of two ways:
+
+1. the file imports the API itself: an import statement naming `pallas`, `mosaic_gpu`, `plgpu`
+   or `mosaic.gpu` (every import spelling — `jax.experimental.pallas`,
+   `jax._src.pallas.mosaic_gpu`, `from jax.experimental.mosaic import gpu` — names one of
+   them), or code spelling `jax.experimental.pallas…` out in full;
+2. the file imports, from one of the user's own modules (a `.py` file next to it or in its
+   package), a name that module binds to the API: `from mykernels.common import ACC, plgpu`
+   where `common.py` imports them from JAX or from another user module that does (followed
+   transitively), or `import mykernels.common` of such a module.
+
+What is not followed, by design (the trade-off for a check that costs next to nothing on a
+file that does not use Pallas): helper *functions* imported from user modules (a function in
+`common.py` that uses the API is analysed in `common.py`, where its own errors are reported;
+what it returns is not tracked into files that never name the API), imports built at run time
+(`importlib.import_module`, `__import__`, `exec`), and re-exports by installed third-party
+packages (not the user's code). A keyword in a comment or string never selects a file, unless
+it sits on an import line; an import inside a string only makes a file look relevant (a wasted
+analysis, never a missed one).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+_KEYWORD = rb"(?:pallas|mosaic_gpu|plgpu|mosaic\.gpu|mosaic\s+import\s+gpu)"
+_KEYWORD_RE = re.compile(_KEYWORD)
+# Each starts with the newline before the statement (the text is searched with one prepended):
+# a literal first character lets the regex engine skip ahead quickly.
+_FROM_RE = re.compile(rb"\n[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*(\([^)]*\)|[^\n#;]*)")
+_IMPORT_RE = re.compile(rb"\n[ \t]*import[ \t]+([^\n#;]+)")
+_SPELLED_OUT_RE = re.compile(rb"\bexperimental\.pallas\b|\bmosaic\.gpu\b")
+_ASSIGN_RE = re.compile(rb"^([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=([^=\n][^\n]*)", re.M)
+_IDENT_RE = re.compile(rb"[A-Za-z_]\w*")
+_NAME_RE = re.compile(rb"[A-Za-z_]\w*(?:[ \t]+as[ \t]+[A-Za-z_]\w*)?|\*")
+
+Import = tuple[int, str, list[tuple[str, str]], bytes]  # level, module, [(name, bound as)], text
+
+
+def _names(text: bytes) -> list[tuple[str, str]]:
+    out = []
+    for m in _NAME_RE.findall(text.strip(b"()")):
+        words = m.split()
+        name = words[0].decode("ascii", "replace")
+        out.append((name, words[-1].decode("ascii", "replace")))
+    return out
+
+
+def imports(data: bytes) -> list[Import]:
+    """Every import statement in the text: (relative level, module, [(name, bound as)], text)."""
+    out: list[Import] = []
+    data = b"\n" + data
+    for m in _FROM_RE.finditer(data):
+        spec = m.group(1).decode("ascii", "replace")
+        level = len(spec) - len(spec.lstrip("."))
+        out.append((level, spec[level:], _names(m.group(2)), m.group(0)[1:]))
+    for m in _IMPORT_RE.finditer(data):
+        for part in m.group(1).split(b","):
+            words = part.split()
+            if words:
+                module = words[0].decode("ascii", "replace")
+                bound = words[-1].decode("ascii", "replace") if len(words) == 3 else module.split(".")[0]
+                out.append((0, module, [("", bound)], part))
+    return out
+
+
+def names_api(data: bytes) -> bool:
+    """Does the text import the API itself (or spell it out in full)?"""
+    if not _has_keyword(data):
+        return False
+    if _SPELLED_OUT_RE.search(data):
+        return True
+    return any(_KEYWORD_RE.search(text) for *_, text in imports(data))
+
+
+def _has_keyword(data: bytes) -> bool:
+    return b"pallas" in data or b"mosaic" in data or b"plgpu" in data
+
+
+@functools.lru_cache(maxsize=65536)
+def package_root(folder: str) -> tuple[str, str | None]:
+    """The folder above the outermost package holding `folder`, and that package's name
+    (None: `folder` is not a package)."""
+    top = folder
+    while os.path.isfile(os.path.join(top, "__init__.py")):
+        parent = os.path.dirname(top)
+        if parent == top:
+            break
+        top = parent
+    if top == folder:
+        return top, None
+    return top, os.path.relpath(folder, top).split(os.sep)[0]
+
+
+@functools.lru_cache(maxsize=65536)
+def _module_file(base: str, dotted: str) -> str | None:
+    parts = [p for p in dotted.split(".") if p]
+    target = os.path.join(base, *parts)
+    if parts and os.path.isfile(target + ".py"):
+        return target + ".py"
+    init = os.path.join(target, "__init__.py")
+    return init if os.path.isfile(init) else None
+
+
+def _key(path: Path | str) -> str:
+    return os.path.abspath(path)
+
+
+def _spells_attribute(data: bytes, prefix: str, names: set[str]) -> bool:
+    """Does the code use `prefix.NAME` for one of `names` (a module's API names)?"""
+    if not names:
+        return False
+    if "*" in names:
+        return True
+    pattern = re.escape(prefix).encode() + rb"\s*\.\s*(" + b"|".join(
+        re.escape(n).encode() for n in sorted(names)) + rb")\b"
+    return re.search(pattern, data) is not None
+
+
+class Prefilter:
+    """Which of a set of files must be analysed (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._data: dict[str, bytes] = {}
+        self._imports: dict[str, list[Import]] = {}
+        self._api: dict[str, set[str]] = {}  # module file -> names it binds to the API ("*": all)
+
+    def add(self, path: Path, data: bytes) -> None:
+        self._data.setdefault(_key(path), data)
+
+    def _text(self, key: str) -> bytes:
+        if key not in self._data:
+            try:
+                with open(key, "rb") as f:
+                    self._data[key] = f.read()
+            except OSError:
+                self._data[key] = b""
+        return self._data[key]
+
+    def _imports_of(self, key: str) -> list[Import]:
+        if key not in self._imports:
+            self._imports[key] = imports(self._text(key))
+        return self._imports[key]
+
+    def _resolve(self, importer: str, level: int, module: str) -> str | None:
+        """The user's module file an import names, if it is found next to the importer."""
+        folder = os.path.dirname(importer)
+        if level:
+            base = folder
+            for _ in range(level - 1):
+                base = os.path.dirname(base)
+            f = _module_file(base, module)
+        else:
+            f = _module_file(folder, module)
+            if f is None:
+                top, package = package_root(folder)
+                if package is not None and module.split(".")[0] == package:
+                    f = _module_file(top, module)  # only the importer's own package
+        return f if f is not None and f != importer else None
+
+    def _edges(self, key: str) -> list[tuple[str, str, str, str | None]]:
+        """What each import of a module may bring in: (kind, bound name, name, source file).
+        kinds: "api" (imported from JAX), "name" (`from m import name`), "star", "module"
+        (`import m` / `from pkg import m`: reached as `m.NAME`)."""
+        keyword = _has_keyword(self._text(key))
+        out: list[tuple[str, str, str, str | None]] = []
+        for level, module, bound, text in self._imports_of(key):
+            if keyword and _KEYWORD_RE.search(text):
+                out.extend(("api", b, "", None) for _, b in bound)
+                continue
+            source = self._resolve(key, level, module)
+            for name, as_ in bound:
+                if name == "":
+                    if source is not None:
+                        out.append(("module", module if as_ == module.split(".")[0] else as_, "", source))
+                    continue
+                if source is not None:
+                    out.append(("star" if name == "*" else "name", as_, name, source))
+                if name != "*":
+                    sub = self._resolve(key, level, f"{module}.{name}" if module else name)
+                    if sub is not None:
+                        out.append(("module", as_, "", sub))
+        return out
+
+    def _solve(self, roots: Iterable[str]) -> None:
+        """API names of every module reachable from `roots`, to a fixpoint (import cycles)."""
+        edges: dict[str, list[tuple[str, str, str, str | None]]] = {}
+        todo = [k for k in roots if k not in self._api]
+        while todo:
+            key = todo.pop()
+            if key in edges or key in self._api:
+                continue
+            edges[key] = self._edges(key)
+            todo.extend(src for *_, src in edges[key] if src is not None)
+        for key in edges:
+            self._api[key] = set()
+        changed = True
+        while changed:
+            changed = False
+            for key, es in edges.items():
+                names = self._api[key]
+                before = len(names)
+                for kind, as_, name, src in es:
+                    if as_ in names:
+                        continue
+                    exported = self._api[src] if src is not None else set()
+                    if kind == "api":
+                        names.add(as_)
+                    elif kind == "star":
+                        names.update(exported)
+                    elif kind == "name" and (name in exported or "*" in exported):
+                        names.add(as_)
+                    elif kind == "module" and _spells_attribute(self._text(key), as_, exported):
+                        names.add(as_)
+                if names:  # module-level assignments from the API: `ACC = plgpu.ACC`
+                    for m in _ASSIGN_RE.finditer(self._text(key)):
+                        if any(w.decode("ascii", "replace") in names for w in _IDENT_RE.findall(m.group(2))):
+                            names.add(m.group(1).decode("ascii", "replace"))
+                changed |= len(names) != before
+
+    def api_names(self, path: Path | str) -> set[str]:
+        """The names a module binds to the API (imported from JAX or re-exported from another
+        user module, or assigned from an expression that uses such a name)."""
+        key = _key(path)
+        if key not in self._api:
+            self._solve([key])
+        return self._api[key]
+
+    def may_export(self, importer: str, module: str, name: str) -> bool:
+        """Can `from module import name` (`import module` when name is empty; dots for relative
+        imports) in `importer` bring in an API object? Unknown modules (not the user's) cannot."""
+        level = len(module) - len(module.lstrip("."))
+        source = self._resolve(importer, level, module[level:])
+        if source is not None:
+            exported = self.api_names(source)
+            if not name or name == "*":
+                return bool(exported)
+            if name in exported or "*" in exported:
+                return True
+        if name:
+            sub = self._resolve(importer, level, f"{module[level:]}.{name}" if module[level:] else name)
+            return sub is not None and bool(self.api_names(sub))
+        return False
+
+    def is_relevant(self, path: Path | str) -> bool:
+        key = _key(path)
+        data = self._text(key)
+        if _has_keyword(data) and (_SPELLED_OUT_RE.search(data) or any(
+                _KEYWORD_RE.search(text) for *_, text in self._imports_of(key))):
+            return True
+        return bool(self.api_names(key))
+
+    def relevant(self, paths: Iterable[Path | str]) -> set[str]:
+        """The absolute paths, among `paths`, that must be analysed."""
+        paths = list(paths)
+        self._solve([_key(p) for p in paths])
+        return {_key(p) for p in paths if self.is_relevant(p)}

@@ -1,0 +1,42 @@
+"""Tool-level codes: what the checker itself reports about a file (not an error JAX raises)."""
+
+from __future__ import annotations
+
+from wgmma_lsp.rules.base import Rule, doc_path
+
+_DOCS = doc_path(__file__).parent
+
+SYNTAX_ERROR = Rule(
+    code="WG900",
+    name="syntax-error",
+    summary="The file does not parse: Python itself rejects it, so nothing in it can run.",
+    template="SyntaxError: {msg}",
+    exception="SyntaxError",
+    jax_source="(Python's parser)",
+    stage="tool",
+    doc_file=_DOCS / "syntax_error.md",
+)
+
+UNREADABLE_FILE = Rule(
+    code="WG901",
+    name="unreadable-file",
+    summary="The file cannot be read, is not text, or is not valid in its declared encoding.",
+    template="{reason}",
+    exception="OSError",
+    jax_source="(the file system)",
+    stage="tool",
+    doc_file=_DOCS / "unreadable_file.md",
+)
+
+UNUSED_SUPPRESSION = Rule(
+    code="WG902",
+    name="unused-suppression",
+    summary="A `# wgmma-lsp: ignore` comment that silences nothing.",
+    template="Unused suppression: {what}",
+    exception="",
+    jax_source="(wgmma-lsp)",
+    stage="tool",
+    doc_file=_DOCS / "unused_suppression.md",
+)
+
+TOOL_RULES: dict[str, Rule] = {r.code: r for r in (SYNTAX_ERROR, UNREADABLE_FILE, UNUSED_SUPPRESSION)}
