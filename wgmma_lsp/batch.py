@@ -89,7 +89,7 @@ def read(path: Path, settings: Settings) -> tuple[bytes | None, str | None, list
 def check_source(path: str, source: str, settings: Settings, trace: bool = False) -> list[Diagnostic]:
     """Everything `check` reports for one readable file."""
     from wgmma_lsp.analysis import analyze
-    from wgmma_lsp.ide.diagnostics import diagnostics
+    from wgmma_lsp.ide.diagnostics import diagnostics, syntax_diagnostics
     from wgmma_lsp.interpret.jedi_resolve import resolve_imports
 
     analysis = analyze(source, path)
@@ -98,9 +98,8 @@ def check_source(path: str, source: str, settings: Settings, trace: bool = False
     if pending and resolve_imports(source, path, pending):
         analysis = analyze(source, path)
     extra: list[Diagnostic] = []
-    # The first syntax error only: where Python stops (the rest may be echoes of the first).
-    for span, msg in analysis.syntax_errors[:1]:
-        d = tool_diagnostic(SYNTAX_ERROR, f"SyntaxError: {msg}", span, settings)
+    for syn in syntax_diagnostics(analysis):  # CPython's message, each broken region once
+        d = tool_diagnostic(SYNTAX_ERROR, syn.message, syn.span, settings)
         if d is not None:
             extra.append(d)
     if trace:

@@ -30,7 +30,8 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-_KEYWORD = rb"(?:pallas|mosaic_gpu|plgpu|mosaic\.gpu|mosaic\s+import\s+gpu)"
+# Whole names only: `jax._src.lax.pallas_lowerings` is not the API.
+_KEYWORD = rb"(?<![\w])(?:pallas|mosaic_gpu|plgpu|mosaic\.gpu|mosaic\s+import\s+gpu)(?![\w])"
 _KEYWORD_RE = re.compile(_KEYWORD)
 # Each starts with the newline before the statement (the text is searched with one prepended):
 # a literal first character lets the regex engine skip ahead quickly.
@@ -39,6 +40,7 @@ _IMPORT_RE = re.compile(rb"\n[ \t]*import[ \t]+([^\n#;]+)")
 _SPELLED_OUT_RE = re.compile(rb"\bexperimental\.pallas\b|\bmosaic\.gpu\b")
 _ASSIGN_RE = re.compile(rb"^([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=([^=\n][^\n]*)", re.M)
 _IDENT_RE = re.compile(rb"[A-Za-z_]\w*")
+_DEF_RE = re.compile(rb"\n(?:async[ \t]+)?(?:def|class)[ \t]+([A-Za-z_]\w*)")
 _NAME_RE = re.compile(rb"[A-Za-z_]\w*(?:[ \t]+as[ \t]+[A-Za-z_]\w*)?|\*")
 
 Import = tuple[int, str, list[tuple[str, str]], bytes]  # level, module, [(name, bound as)], text
@@ -200,7 +202,13 @@ class Prefilter:
             edges[key] = self._edges(key)
             todo.extend(src for *_, src in edges[key] if src is not None)
         for key in edges:
-            self._api[key] = set()
+            # A module that imports the API itself: its functions and classes may use it, and
+            # the program layer follows calls into them (findings reported at the call site).
+            data = self._text(key)
+            direct = any(kind == "api" for kind, *_ in edges[key]) or bool(
+                _has_keyword(data) and _SPELLED_OUT_RE.search(data))
+            self._api[key] = ({m.decode("ascii", "replace") for m in _DEF_RE.findall(b"\n" + data)}
+                              if direct else set())
         changed = True
         while changed:
             changed = False
