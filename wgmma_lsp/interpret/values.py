@@ -228,6 +228,8 @@ class BlockSpecVal(Value):
     memory_space: str | None
     transforms: tuple[TransformVal, ...] = ()
     index_map: Value | None = field(default=None, compare=False)  # traced with the grid indices
+    delay_release: int | None = 0  # None: unknown
+    collective_axes: bool | None = False  # non-empty collective_axes=? None: unknown
 
 
 @dataclass(frozen=True)

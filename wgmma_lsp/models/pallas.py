@@ -81,6 +81,11 @@ model("plgpu.ClusterBarrier")(_barrier("cluster_barrier"))
 
 def _allocate(call: Call, spec: Value, span, desc: str) -> Value:
     """The ref `run_scoped` hands to its body for one allocation (pytrees of them too)."""
+    if isinstance(spec, AllocSpec) and spec.transforms and not desc.startswith("pallas_call"):
+        from wgmma_lsp.models.transforms import transforms_apply
+
+        if not transforms_apply(call, spec):
+            return UNKNOWN  # JAX raises here
     if isinstance(spec, AllocSpec):
         return spec.to_ref(spec.span or span, desc)
     if isinstance(spec, TupleVal):
@@ -189,8 +194,13 @@ def _blockspec(call: Call) -> Value:
         block = ("?",)  # type: ignore[assignment]
     ms = call.get(99, "memory_space", Const(None))
     space = "default" if isinstance(ms, Const) and ms.value is None else _space(ms)
+    delay = call.get(99, "delay_release", Const(0)) if call.complete else UNKNOWN
+    axes = call.get(99, "collective_axes", Const(())) if call.complete else UNKNOWN
+    collective = (bool(axes.value) if isinstance(axes, Const) else
+                  bool(axes.items) if isinstance(axes, TupleVal) else None)
     return BlockSpecVal(block, space, _transforms(call.get(99, "transforms", Const(()))),
-                        index_map=call.get(1, "index_map", Const(None)))
+                        index_map=call.get(1, "index_map", Const(None)),
+                        delay_release=as_int(delay), collective_axes=collective)
 
 
 def _block_ref(array: Value, spec: Value, default_space: str, origin, desc: str) -> RefVal:

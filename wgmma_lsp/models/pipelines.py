@@ -112,6 +112,10 @@ def _run_generic(call: Call, body: Value) -> Value:
 # -- emit_pipeline ----------------------------------------------------------------------------
 @model("plgpu.emit_pipeline")
 def _emit_pipeline(call: Call) -> Value:
+    from wgmma_lsp.models.pipeline_checks import pipeline_ok
+
+    if not pipeline_ok(call):
+        return UNKNOWN  # JAX raises here
     return Wrapped("plgpu.emit_pipeline", call.get(0, "body"), dict(call.kwargs), call.span)
 
 
