@@ -113,7 +113,7 @@ async def test_editing_saving_and_watching_a_helper_module_republishes(client: L
     client.text_document_did_change(lsp.DidChangeTextDocumentParams(
         lsp.VersionedTextDocumentIdentifier(uri=allocs_uri, version=2),
         [lsp.TextDocumentContentChangeWholeDocument(text=SMEM)]))
-    await codes_become(client, kernel_uri, ["WG003", "WG057"])  # + the bf16 store into f32 SMEM
+    await codes_become(client, kernel_uri, ["WG003"])
 
     # Closed without saving: the text on disk (an accumulator) counts again.
     client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(allocs_uri)))
@@ -123,7 +123,7 @@ async def test_editing_saving_and_watching_a_helper_module_republishes(client: L
     allocs.write_text(SMEM)
     client.workspace_did_change_watched_files(lsp.DidChangeWatchedFilesParams(
         [lsp.FileEvent(uri=allocs_uri, type=lsp.FileChangeType.Changed)]))
-    await codes_become(client, kernel_uri, ["WG003", "WG057"])  # + the bf16 store into f32 SMEM
+    await codes_become(client, kernel_uri, ["WG003"])
 
     # Opened, changed on disk and saved.
     open_doc(client, allocs, SMEM)
