@@ -124,8 +124,10 @@ class Interpreter:
         # unknown (no visible pallas_call/kernel, or an unknown JAX): lowering rules need it.
         self.lowering: str | None = None
         # Names some function rebinds with `global`/`nonlocal`: their value at any point is unknown.
+        # (a walk of the whole tree costs more than parsing it: skipped when the words are absent)
         self.volatile: set[str] = {name for node in ast.walk(tree)
-                                   if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
+                                   if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names
+                                   } if "global" in source or "nonlocal" in source else set()
         self._span_cache: dict[int, Span] = {}
         self.unresolved: list = []  # jedi_resolve.Pending: imports only jedi can resolve
         self._home_state = (self.lines, self.path, self.volatile)

@@ -324,22 +324,19 @@ class Session:
         return s
 
     def _build(self, path: str, name: str, text: Text) -> Summary:
-        import ast
-
         from wgmma_lsp.interpret.interp import MAX_STEPS, Budget, Interpreter
         from wgmma_lsp.spans import LineIndex
         from wgmma_lsp.syntax import parse
 
         parsed = parse(text.text)
         lines = LineIndex(text.text)
-        volatile = {n for node in ast.walk(parsed.tree) if isinstance(node, (ast.Global, ast.Nonlocal))
-                    for n in node.names}
-        origin = ModuleOrigin(path, name, lines, volatile)
+        origin = ModuleOrigin(path, name, lines)
         self.stack.append(path)
         self.frames.append(_Frame())
         complete = True
         try:
             interp = Interpreter(text.text, parsed.tree, lines, path, origin=origin, importer=self)
+            origin.volatile = interp.volatile
             interp.steps = MAX_STEPS - MODULE_STEPS
             try:
                 interp.run_module()
