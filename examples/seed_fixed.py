@@ -12,6 +12,9 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
 
 TILE_M, TILE_N, TILE_K = 64, 128, 64
+SWIZZLE = plgpu.find_swizzle(TILE_K * jnp.dtype(jnp.bfloat16).itemsize * 8)
+SWIZZLED = (plgpu.TilingTransform((8, SWIZZLE // jnp.dtype(jnp.bfloat16).itemsize)),
+            plgpu.SwizzleTransform(SWIZZLE))
 
 
 def scaled_matmul_kernel(a_ref, b_ref, o_ref):
@@ -50,7 +53,8 @@ def matmul(kernel, a, b):
   return pl.pallas_call(
       kernel,
       out_shape=jax.ShapeDtypeStruct((TILE_M, TILE_N), jnp.bfloat16),
-      in_specs=[pl.BlockSpec(memory_space=plgpu.SMEM)] * 2,
+      # Lane lowering (JAX 0.10's default) needs WGMMA operands tiled and swizzled (WG018/WG019).
+      in_specs=[plgpu.BlockSpec(memory_space=plgpu.SMEM, transforms=SWIZZLED)] * 2,
       out_specs=pl.BlockSpec(memory_space=plgpu.SMEM),
   )(a, b)
 

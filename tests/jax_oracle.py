@@ -81,17 +81,39 @@ def trace_file(path: Path, lower: bool = False) -> list[Verdict]:
             if lower:
                 jax.jit(traced).trace(*arrays).lower(lowering_platforms=("cuda",))
         except Exception as e:  # the verdict we compare against
+            mlir = _mlir_verification(str(e), path)
+            if mlir is not None:
+                out.append(Verdict(entry.call, mlir[0], mlir[1], type(e).__name__))
+                continue
             out.append(Verdict(entry.call, _blamed_line(e, path), str(e), type(e).__name__))
         else:
             out.append(Verdict(entry.call, None, None))
     return out
 
 
-_EXPECT = re.compile(r"(?P<kind>[ESW]): (?P<code>WG\d{3}) (?P<msg>.*?)(?=\s+[ESW]: WG\d{3} |$)")
+def _mlir_verification(message: str, path: Path) -> tuple[int | None, str] | None:
+    """An MLIR verifier failure: the real message (the line after `Verification failed:`,
+    without its location) and the line of `path` its location names."""
+    lines = message.splitlines()
+    if len(lines) < 2 or not lines[0].startswith("Verification failed:"):
+        return None
+    first = lines[1]
+    m = re.search(r"\): ('[\w.]+' op .*)$", first)
+    if m is None:
+        return None
+    loc = re.search(re.escape(f'"{path}":') + r"(\d+):", first)
+    return (int(loc.group(1)) if loc else None, m.group(1))
+
+
+_EXPECT = re.compile(r"(?P<kind>[ESWB]): (?P<code>WG\d{3}) (?P<msg>.*?)(?=\s+[ESWB]: WG\d{3} |$)")
 
 
 def expectations(source: str, kind: str = "E") -> set[tuple[int, str, str]]:
-    """`# E: WG001 message` comments: (1-based line, code, message)."""
+    """`# E: WG001 message` comments: (1-based line, code, message).
+
+    `# B: WG0xx message` marks where JAX blames an error wgmma-lsp reports elsewhere (kernel-level
+    lowering errors have no kernel frame: JAX blames the `pallas_call`), with JAX's own message
+    (`(empty AssertionError)` for a bare assert), when it differs from the diagnostic's."""
     out = set()
     for i, line in enumerate(source.splitlines(), 1):
         if "#" not in line:

@@ -165,7 +165,8 @@ if __name__ == "__main__":
   main()
 '''
     analysis = analyze(src, "k.py")
-    diags = [d for d in diagnostics(analysis) if d.severity == Severity.ERROR]
+    # (The n=64 context also gets WG018 at lowering: the kernel's SMEM operands are untransformed.)
+    diags = [d for d in diagnostics(analysis) if d.severity == Severity.ERROR and d.code != "WG018"]
     line = src.splitlines().index("    jax.jit(f).trace(jax.ShapeDtypeStruct((64, 64), jnp.bfloat16),")
     assert [d.message for d in diags] == [
         "Expected WGMMAAbstractAccumulatorRef got Ref<smem>{float32[64,128]}"

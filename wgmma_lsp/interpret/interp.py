@@ -123,6 +123,9 @@ class Interpreter:
         # The lowering semantics of the kernel being interpreted ("lane", "warpgroup"), None when
         # unknown (no visible pallas_call/kernel, or an unknown JAX): lowering rules need it.
         self.lowering: str | None = None
+        # The `pallas_call`/`plgpu.kernel` call being interpreted: kernel-level lowering errors
+        # (no kernel frame in JAX's traceback) are blamed there.
+        self.kernel_span: Span | None = None
         # Names some function rebinds with `global`/`nonlocal`: their value at any point is unknown.
         # (a walk of the whole tree costs more than parsing it: skipped when the words are absent)
         self.volatile: set[str] = {name for node in ast.walk(tree)
@@ -247,6 +250,23 @@ class Interpreter:
             else:
                 out_related.append(r)
         return span, blame, out_related, data
+
+    def settle_lowering_findings(self, start: int) -> None:
+        """After a kernel body ran (its findings are `self.findings[start:]`): JAX lowers a kernel
+        only if tracing it succeeded, so a certain trace-time error hides the lowering-time ones,
+        and a possible one makes them possible too."""
+        new = self.findings[start:]
+        trace = [f for f in new if f.rule.stage != "lower"]
+        if not trace or len(trace) == len(new):
+            return
+        if any(f.certain for f in trace):
+            dropped = [f for f in new if f.rule.stage == "lower"]
+            self.findings[start:] = trace
+            for f in dropped:
+                self._finding_keys.discard(f.key)
+        else:
+            for f in new:
+                f.certain = False
 
     @contextmanager
     def uncertain(self, flag: bool = True) -> Iterator[None]:

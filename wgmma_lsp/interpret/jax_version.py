@@ -1,4 +1,4 @@
-"""Which JAX the user has, read from package metadata (JAX itself is never imported).
+"""Which JAX the user has, read from package metadata and source text (JAX is never imported).
 
 Lowering-time rules depend on it: JAX 0.10 lowers Mosaic GPU kernels with Lane semantics by
 default, and later versions switched to Warpgroup semantics, whose checks and messages differ.
@@ -9,6 +9,14 @@ from __future__ import annotations
 import functools
 import re
 from importlib import metadata
+
+LANE, WARPGROUP = "lane", "warpgroup"
+
+# `lowering_semantics: mgpu.core.LoweringSemantics = mgpu.core.LoweringSemantics.Lane` in the
+# `CompilerParams` dataclass of jax/_src/pallas/mosaic_gpu/core.py.
+_DEFAULT_FIELD = re.compile(
+    r"^\s*lowering_semantics\s*:\s*[\w.]*LoweringSemantics\s*=\s*[\w.]*LoweringSemantics\.(\w+)",
+    re.MULTILINE)
 
 
 @functools.lru_cache(maxsize=1)
@@ -21,9 +29,27 @@ def installed() -> tuple[int, int, int] | None:
     return (int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None
 
 
+def _installed_source(relpath: str) -> str | None:
+    """The text of a file of the installed jax distribution (read, not imported)."""
+    try:
+        path = metadata.distribution("jax").locate_file(relpath)
+        return path.read_text(encoding="utf-8")  # type: ignore[union-attr]
+    except (metadata.PackageNotFoundError, OSError, ValueError):
+        return None
+
+
+@functools.lru_cache(maxsize=1)
 def default_lowering_semantics() -> str | None:
-    """"lane" where the installed JAX lowers with Lane semantics by default; None if unknown."""
+    """The lowering semantics `plgpu.CompilerParams()` gets by default in the installed JAX:
+    "lane" or "warpgroup", read from the dataclass field's default; None if unknown."""
+    text = _installed_source("jax/_src/pallas/mosaic_gpu/core.py")
+    if text is not None:
+        m = _DEFAULT_FIELD.search(text)
+        if m and m.group(1).lower() in (LANE, WARPGROUP):
+            return m.group(1).lower()
     v = installed()
     if v is not None and (0, 10) <= v[:2] < (0, 11):
-        return "lane"
+        return LANE
+    if v is not None and v[:2] >= (0, 12):
+        return WARPGROUP
     return None

@@ -149,6 +149,9 @@ class RefVal(Value):
     base: "RefVal | None" = None
     origin: Span | None = field(default=None, compare=False)
     origin_desc: str = field(default="", compare=False)
+    # The expression that gave the buffer its memory space and transforms (`plgpu.SMEM(...)`,
+    # `plgpu.BlockSpec(...)`): where fixes add transforms.
+    spec_span: Span | None = field(default=None, compare=False)
 
     @property
     def shape(self) -> tuple[Dim, ...] | None:
@@ -196,6 +199,7 @@ class AllocSpec(Value):
     inner: ArrayVal
     init: Value | None = None  # `plgpu.ACC.init(x)`
     span: Span | None = field(default=None, compare=False)
+    init_span: Span | None = field(default=None, compare=False)  # x in `plgpu.ACC.init(x)`
     transforms: tuple[TransformVal, ...] = ()
 
     def describe(self) -> str:
@@ -209,7 +213,7 @@ class AllocSpec(Value):
         kind = self.kind if self.kind in ("tmem", "barrier") else "plain"
         space = "smem" if self.kind == "barrier" else self.kind  # barriers live in SMEM
         return RefVal(self.inner, space, kind, transforms=self.transforms, origin=origin,
-                      origin_desc=desc)
+                      origin_desc=desc, spec_span=self.span)
 
 
 @dataclass(frozen=True)
@@ -230,6 +234,7 @@ class BlockSpecVal(Value):
     index_map: Value | None = field(default=None, compare=False)  # traced with the grid indices
     delay_release: int | None = 0  # None: unknown
     collective_axes: bool | None = False  # non-empty collective_axes=? None: unknown
+    span: Span | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -179,11 +179,22 @@ def _shape_arg(v: Value) -> tuple[Dim, ...] | None:
     return shape
 
 
-@model("jnp.zeros", "jnp.ones", "jnp.empty", "lax.zeros")
-def _zeros(call: Call) -> Value:
+# Mosaic GPU gives constants built by jnp.zeros/ones/full a splat register layout (not WGMMA).
+SPLAT = "splat"
+
+
+@model("jnp.empty", "lax.zeros")
+def _empty(call: Call) -> Value:
     dt = call.get(1, "dtype", Const(None))
     dtype = FLOAT32 if isinstance(dt, Const) and dt.value is None else to_dtype(dt)
     return ArrayVal(_shape_arg(call.get(0, "shape")), dtype)
+
+
+@model("jnp.zeros", "jnp.ones")
+def _zeros(call: Call) -> Value:
+    v = _empty(call)
+    assert isinstance(v, ArrayVal)
+    return ArrayVal(v.shape, v.dtype, SPLAT)
 
 
 @model("jnp.full")
@@ -197,7 +208,7 @@ def _full(call: Call) -> Value:
             dtype = strong(dtype)
     else:
         dtype = to_dtype(dt)
-    return ArrayVal(shape, dtype)
+    return ArrayVal(shape, dtype, SPLAT if isinstance(fill, Const) else None)
 
 
 @model("jnp.zeros_like", "jnp.ones_like", "jnp.empty_like")

@@ -35,7 +35,8 @@ def _acc_init(call: Call) -> Value:
     """`plgpu.ACC.init(x)`: an accumulator initialised with x (only valid in `pl.run_state`)."""
     x = as_array(call.get(0, "array"))
     inner = x if x is not None else ArrayVal(None, None)
-    return AllocSpec("acc", ArrayVal(inner.shape, inner.dtype), init=call.get(0, "array"), span=call.span)
+    return AllocSpec("acc", ArrayVal(inner.shape, inner.dtype), init=call.get(0, "array"), span=call.span,
+                     init_span=call.span_of(0, "array"))
 
 
 def _mem_alloc(kind: str):
@@ -170,9 +171,25 @@ def _run_state_apply(call: Call) -> Value:
         return v if isinstance(v, ArrayVal) else UNKNOWN
 
     init = call.get(0)
+    if interp.lowering == "lane":
+        _check_init_layouts(call, init)
     refs = to_ref(init, call.span_of(0))
     interp.call_value(wrapped.func, Call(interp, call.node, [refs], {}, [None], {}, call.env))
     return final(init)
+
+
+def _check_init_layouts(call: Call, init: Value) -> None:
+    """Lane lowering of run_state: `WGMMAAccumulator.from_registers` for each `ACC.init(x)`."""
+    from wgmma_lsp.models.arrays import SPLAT
+    from wgmma_lsp.models.wgmma_lowering import module_alias
+    from wgmma_lsp.rules import accumulator_layout
+
+    items = init.items if isinstance(init, TupleVal) else (init,)
+    for v in items:
+        if isinstance(v, AllocSpec) and v.kind == "acc" and isinstance(v.init, ArrayVal) \
+                and v.init.layout == SPLAT:
+            call.interp.report(accumulator_layout.RULE, accumulator_layout.MESSAGE, v.init_span, call.line,
+                               data={"value_span": v.init_span, "plgpu": module_alias(call.interp, "plgpu")})
 
 
 # -- specs ----------------------------------------------------------------------------------
@@ -200,7 +217,7 @@ def _blockspec(call: Call) -> Value:
                   bool(axes.items) if isinstance(axes, TupleVal) else None)
     return BlockSpecVal(block, space, _transforms(call.get(99, "transforms", Const(()))),
                         index_map=call.get(1, "index_map", Const(None)),
-                        delay_release=as_int(delay), collective_axes=collective)
+                        delay_release=as_int(delay), collective_axes=collective, span=call.span)
 
 
 def _block_ref(array: Value, spec: Value, default_space: str, origin, desc: str) -> RefVal:
@@ -209,9 +226,11 @@ def _block_ref(array: Value, spec: Value, default_space: str, origin, desc: str)
     dtype = arr.dtype if arr is not None else None
     space = default_space
     transforms: tuple[TransformVal, ...] = ()
+    spec_span = None
     if isinstance(spec, BlockSpecVal):
         space = spec.memory_space or "?"
         transforms = spec.transforms
+        spec_span = spec.span
         if spec.block_shape is not None:
             if spec.block_shape == ("?",):
                 shape = None
@@ -226,7 +245,8 @@ def _block_ref(array: Value, spec: Value, default_space: str, origin, desc: str)
                 shape = tuple(dims)
     elif not (isinstance(spec, Const) and spec.value is None):
         shape, space = None, None  # type: ignore[assignment]
-    return RefVal(ArrayVal(shape, dtype), space, "plain", transforms, origin=origin, origin_desc=desc)
+    return RefVal(ArrayVal(shape, dtype), space, "plain", transforms, origin=origin, origin_desc=desc,
+                  spec_span=spec_span)
 
 
 def _specs_list(v: Value, n: int) -> list[Value]:
@@ -298,11 +318,15 @@ def _run_kernel(call: Call, wrapped: Wrapped, refs: list[Value], what: str) -> V
     interp, kw = call.interp, wrapped.kwargs
     interp.context.append(f"{what} at line {call.line + 1}")
     saved, interp.lowering = interp.lowering, lowering_semantics(kw.get("compiler_params"))
+    saved_span, interp.kernel_span = interp.kernel_span, call.span
+    start = len(interp.findings)
     try:
         interp.call_value(wrapped.func, Call(interp, call.node, refs, {}, [None] * len(refs), {}, call.env))
+        interp.settle_lowering_findings(start)
     finally:
         interp.context.pop()
         interp.lowering = saved
+        interp.kernel_span = saved_span
     return _outputs(kw.get("out_shape", UNKNOWN))
 
 

@@ -17,6 +17,7 @@ from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import UNKNOWN, ArrayVal, Const, RefVal, Value, as_int
 from wgmma_lsp.models.indexing import is_trivial_index
 from wgmma_lsp.models.registry import model
+from wgmma_lsp.models.wgmma_lowering import check_wgmma_lowering
 from wgmma_lsp.rules import (
     accumulator_access_ref_type, accumulator_dtype, accumulator_shape, accumulator_store_index,
     wait_n_negative, wgmma_accumulator_ref_type, wgmma_mixed_dtypes, wgmma_shapes,
@@ -72,8 +73,7 @@ def _wgmma(call: Call) -> Value:
         interp.report(wgmma_mixed_dtypes.RULE, msg, call.span, call.line)
         return Const(None)
     if isinstance(acc, RefVal) and acc.root().kind == "acc":
-        if interp.lowering == "lane":
-            _check_accumulator_dtype_hw(call, acc, a, b)
+        check_wgmma_lowering(call, acc, a, b)
         return Const(None)
     if isinstance(acc, RefVal):
         aval = acc.root().aval()
@@ -92,62 +92,6 @@ def _wgmma(call: Call) -> Value:
     interp.report(wgmma_accumulator_ref_type.RULE, f"Expected WGMMAAbstractAccumulatorRef got {aval}",
                   call.span_of(0, "acc"), call.line, related=related, data=data)
     return Const(None)
-
-
-_MLIR = {"float32": "f32", "float16": "f16", "bfloat16": "bf16", "int32": "i32", "int8": "i8",
-         "float64": "f64", "int16": "i16", "float8_e4m3fn": "f8E4M3FN", "float8_e5m2": "f8E5M2"}
-_ITEMSIZE = {"bfloat16": 2, "float16": 2}
-
-
-def _swizzled_operand(v: Value, dtype: str) -> int | None:
-    """The swizzle of an SMEM operand whose transforms pass the Lane lowering's WGMMA checks
-    (exactly tiling (8, swizzle // itemsize) then swizzle; views and transposes on top): None if
-    that is not proven."""
-    if not isinstance(v, RefVal) or v.kind != "plain":
-        return None
-    root = v.root()
-    if root.space != "smem":
-        return None
-    own = [t for t in root.transforms]
-    if len(own) != 2 or own[0].kind != "tiling" or own[1].kind != "swizzle":
-        return None
-    view = v.transforms[len(own):]
-    if any(t.kind not in ("index", "transpose") for t in view):
-        return None
-    swizzle = own[1].params[0] if own[1].params else None
-    if not isinstance(swizzle, int) or swizzle not in (32, 64, 128):
-        return None
-    if tuple(own[0].params) != (8, swizzle // _ITEMSIZE[dtype]):
-        return None
-    return swizzle
-
-
-def _check_accumulator_dtype_hw(call: Call, acc: RefVal, a: Value, b: Value) -> None:
-    """mosaic/gpu/wgmma.py: which accumulator dtypes the hardware takes for each operand type.
-    Only 16-bit operands in correctly tiled and swizzled SMEM are claimed (other operand forms
-    have earlier lowering checks on the same line)."""
-    from wgmma_lsp.rules import wgmma_accumulator_dtype_hw
-
-    elem = a.dtype.name if isinstance(a, RefVal) and a.dtype is not None else None
-    acc_dtype = acc.dtype.name if acc.dtype is not None else None
-    if elem not in _ITEMSIZE or acc_dtype is None or acc_dtype not in _MLIR:
-        return
-    sa, sb = _swizzled_operand(a, elem), _swizzled_operand(b, elem)
-    if sa is None or sa != sb:
-        return
-    if elem == "bfloat16" and acc_dtype != "float32":
-        allowed = "f32"
-    elif elem == "float16" and acc_dtype not in ("float32", "float16"):
-        allowed = "f32 or f16"
-    else:
-        return
-    message = (f"WGMMA with element type {_MLIR[elem]} only supports accumulators of type {allowed}, "
-               f"but got: {_MLIR[acc_dtype]}")
-    root = acc.root()
-    call.interp.report(wgmma_accumulator_dtype_hw.RULE, message, call.span_of(0, "acc"), call.line,
-                       related=allocated_here(acc),
-                       data={"alloc_span": root.origin, "acc_dtype": acc_dtype, "elem": elem,
-                             "jnp": _jnp_alias(call.interp)})
 
 
 def _access_check(call: Call, acc: Value, prefix: str) -> bool:
@@ -234,6 +178,9 @@ def check_store(interp, ref: RefVal, value: Value, value_node: ast.AST | None, b
         return
     if eq is not True or inner.dtype is None or val.dtype is None:
         return
+    if inner.dtype.name == val.dtype.name:
+        _check_store_layout(interp, val, span, blame)
+        return
     if inner.dtype.name != val.dtype.name:
         interp.report(accumulator_dtype.RULE,
                       f"Accumulator dtype {inner.dtype} does not match value dtype {val.dtype}",
@@ -242,6 +189,17 @@ def check_store(interp, ref: RefVal, value: Value, value_node: ast.AST | None, b
                             "value_dtype": val.dtype.name, "value_node": value_node,
                             "ref_text": ref_text, "jnp": _jnp_alias(interp),
                             "cast_receiver": _cast_receiver(interp, value_node, inner.dtype.name)})
+
+
+def _check_store_layout(interp, val: ArrayVal, span, blame: int) -> None:
+    """Lane lowering of the store: `WGMMAAccumulator.from_registers` needs the WGMMA layout."""
+    from wgmma_lsp.models.arrays import SPLAT
+    from wgmma_lsp.models.wgmma_lowering import module_alias
+    from wgmma_lsp.rules import accumulator_layout
+
+    if interp.lowering == "lane" and val.layout == SPLAT:
+        interp.report(accumulator_layout.RULE, accumulator_layout.MESSAGE, span, blame,
+                      data={"value_span": span, "plgpu": module_alias(interp, "plgpu")})
 
 
 def _jnp_alias(interp) -> str | None:

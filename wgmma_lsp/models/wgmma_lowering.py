@@ -1,0 +1,404 @@
+"""What lowering a `plgpu.wgmma` call does with its operands, under either lowering semantics.
+
+Called by the `plgpu.wgmma` model once the trace-time checks passed (shapes, dtypes, an
+accumulator ref). Mirrors, in JAX 0.10's order of checks:
+
+- Lane semantics: `_wgmma_lowering` in `jax/_src/pallas/mosaic_gpu/primitives.py` (operand
+  transforms: tiling `(8, swizzle // itemsize)` then swizzle, equal swizzles), then
+  `mosaic/gpu/wgmma.py: wgmma` (A in registers, accumulator dtype per element type, N, K) and
+  `wgmma_m64` (transposes only for 16-bit types);
+- Warpgroup semantics: layout inference infers missing transforms; what it cannot satisfy is
+  "Failed to infer a possible set of layouts" (no kernel frame: JAX blames the `pallas_call`),
+  the `mosaic_gpu.wgmma` op verifier reports at the `wgmma` line, and the same `wgmma.py` checks
+  run afterwards, outside the kernel's frame.
+
+Every check claims only operands whose form is proven (SMEM refs whose own transforms are known,
+views made of `.at[...]` and one `transpose_ref(..., (1, 0))`); anything else stops silently.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from wgmma_lsp.interpret.call import Call
+from wgmma_lsp.interpret.values import ArrayVal, RefVal, Value
+from wgmma_lsp.rules.base import Related
+
+# MLIR spelling of element types (what wgmma.py's messages print).
+MLIR = {"float32": "f32", "float16": "f16", "bfloat16": "bf16", "int32": "i32", "uint32": "i32",
+        "int8": "i8", "uint8": "i8", "int16": "i16", "uint16": "i16",
+        "float8_e4m3fn": "f8E4M3FN", "float8_e5m2": "f8E5M2"}
+ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2, "int8": 1, "uint8": 1, "int16": 2,
+            "uint16": 2, "int32": 4, "uint32": 4, "float8_e4m3fn": 1, "float8_e5m2": 1}
+WGMMA_TYPES = {"float32", "bfloat16", "float16", "float8_e4m3fn", "float8_e5m2", "int8", "uint8"}
+REGISTER_TYPES = {"float16", "bfloat16", "int8", "uint8", "float8_e5m2", "float8_e4m3fn"}
+_SWIZZLE_MODE = {128: "k128ByteSwizzle", 64: "k64ByteSwizzle", 32: "k32ByteSwizzle"}
+
+
+@dataclass(frozen=True)
+class Operand:
+    """An SMEM operand's own transforms and the view on top of it."""
+
+    ref: RefVal
+    tiling: tuple | None  # the TilingTransform's tile, None if absent
+    swizzle: int | None  # the SwizzleTransform's swizzle, None if absent
+    own: tuple[str, ...]  # kinds of the buffer's own transforms, in order
+    transposed: bool  # viewed through transpose_ref(..., (1, 0))
+    has_view: bool  # any `.at[...]` / transpose view on top
+
+    @property
+    def tiled_swizzled(self) -> bool:
+        return self.own == ("tiling", "swizzle")
+
+    @property
+    def untransformed(self) -> bool:
+        return self.own == () and not self.has_view
+
+
+def operand(v: Value) -> Operand | None:
+    """An SMEM ref operand whose transforms are all known, or None."""
+    if not isinstance(v, RefVal) or v.kind != "plain":
+        return None
+    root = v.root()
+    if root.space != "smem" or v.dtype is None:
+        return None
+    own = root.transforms
+    if any(t.kind not in ("tiling", "swizzle") or not t.params for t in own):
+        return None
+    view = v.transforms[len(own):]
+    if v.base is None and view:
+        return None
+    kinds = [t.kind for t in view]
+    if any(k not in ("index", "transpose") for k in kinds):
+        return None
+    transposes = [t for t in view if t.kind == "transpose"]
+    if transposes and (len(transposes) > 1 or kinds[-1] != "transpose"
+                       or tuple(transposes[0].params) != (1, 0)):
+        return None
+    tiling = next((tuple(t.params) for t in own if t.kind == "tiling"), None)
+    swz = next((t.params[0] for t in own if t.kind == "swizzle"), None)
+    if tiling is not None and not all(isinstance(x, int) for x in tiling):
+        return None
+    if swz is not None and not isinstance(swz, int):
+        return None
+    return Operand(v, tiling, swz, tuple(t.kind for t in own), bool(transposes), bool(view))
+
+
+def _known_dims(*dims) -> bool:
+    return all(isinstance(d, int) for d in dims)
+
+
+def transforms_repr(op: Operand) -> str:
+    """How `_wgmma_lowering` prints the transforms it could not match (lowering-side objects)."""
+    parts = []
+    for kind in reversed(op.own):  # JAX lists the inverse transforms, innermost first
+        if kind == "tiling":
+            parts.append(f"UntilingTransform(tiling={op.tiling})")
+        else:
+            parts.append(f"UnswizzleRef(swizzle={op.swizzle})")
+    return "[" + ", ".join(parts) + "]"
+
+
+class WgmmaLowering:
+    """One `plgpu.wgmma(acc, a, b)` call whose trace-time checks passed."""
+
+    def __init__(self, call: Call, acc: RefVal, a: Value, b: Value) -> None:
+        self.call, self.acc, self.a, self.b = call, acc, a, b
+        self.interp = call.interp
+        self.sem = self.interp.lowering
+
+    # -- reporting -----------------------------------------------------------------------
+    def _report(self, rule, message: str, *, kernel_level: bool = False, data: dict | None = None,
+                span=None) -> None:
+        """Report on the wgmma call; `kernel_level` errors have no kernel frame in JAX's
+        traceback, which blames the `pallas_call`/`plgpu.kernel` call instead."""
+        from wgmma_lsp.models.wgmma import allocated_here
+
+        related: list[Related] = []
+        blame = self.call.line
+        if kernel_level:
+            ks = self.interp.kernel_span
+            if ks is None:
+                return
+            blame = ks.line
+            related.append(Related(ks, "JAX raises this while lowering this kernel (Warpgroup semantics: "
+                                       "no line of the kernel is in its traceback)"))
+        related += allocated_here(self.acc)
+        info = {"semantics": self.sem}
+        info.update(data or {})
+        self.interp.report(rule, message, span or self.call.span, blame, related=related, data=info)
+
+    # -- entry ---------------------------------------------------------------------------
+    def check(self) -> None:
+        if self.sem == "lane":
+            self._lane()
+        elif self.sem == "warpgroup":
+            self._warpgroup()
+
+    # -- Lane: _wgmma_lowering -----------------------------------------------------------
+    def _lane(self) -> None:
+        from wgmma_lsp.rules import (
+            wgmma_lhs_untransformed, wgmma_operand_transforms, wgmma_rhs_untransformed,
+            wgmma_swizzle_mismatch, wgmma_tiling_swizzle_fit,
+        )
+
+        a, b = self.a, self.b
+        if self.acc.base is not None:
+            return  # acc views: indexing transforms are checked first (not modelled)
+        lhs_swizzle = None
+        if isinstance(a, RefVal):
+            op = operand(a)
+            if op is None:
+                return
+            if op.untransformed:
+                self._report(wgmma_lhs_untransformed.RULE, wgmma_lhs_untransformed.MESSAGE,
+                             span=self.call.span_of(1, "a"), data=self._fix_data(op, b, "lhs"))
+                return
+            if not op.tiled_swizzled:
+                if op.has_view:
+                    return
+                self._report(wgmma_operand_transforms.RULE,
+                             f"WGMMA lhs has unsupported transforms: {transforms_repr(op)}.",
+                             span=self.call.span_of(1, "a"))
+                return
+            itemsize = ITEMSIZE.get(op.ref.dtype.name)  # type: ignore[union-attr]
+            if itemsize is None:
+                return
+            expected = (8, op.swizzle // itemsize)  # type: ignore[operator]
+            if op.tiling != expected:
+                self._report(wgmma_tiling_swizzle_fit.RULE,
+                             f"WGMMA lhs tiling does not fit swizzle. Got tiling={op.tiling}, "
+                             f"expected {expected}", span=self.call.span_of(1, "a"))
+                return
+            lhs_swizzle = op.swizzle
+        elif not isinstance(a, ArrayVal):
+            return
+        opb = operand(b)
+        if opb is None:
+            return
+        if opb.untransformed:
+            self._report(wgmma_rhs_untransformed.RULE, wgmma_rhs_untransformed.MESSAGE,
+                         span=self.call.span_of(2, "b"), data=self._fix_data(opb, a, "rhs"))
+            return
+        if not opb.tiled_swizzled:
+            if opb.has_view:
+                return
+            self._report(wgmma_operand_transforms.RULE,
+                         f"WGMMA rhs has unsupported transforms: {transforms_repr(opb)}.",
+                         span=self.call.span_of(2, "b"))
+            return
+        if lhs_swizzle is not None:
+            if opb.swizzle != lhs_swizzle:
+                self._report(wgmma_swizzle_mismatch.RULE, wgmma_swizzle_mismatch.LANE_MESSAGE,
+                             span=self.call.span_of(2, "b"),
+                             data={"lhs_swizzle": lhs_swizzle, "rhs_swizzle": opb.swizzle})
+                return
+            itemsize = ITEMSIZE.get(opb.ref.dtype.name)  # type: ignore[union-attr]
+            if itemsize is None or opb.tiling != (8, opb.swizzle // itemsize):  # type: ignore[operator]
+                if itemsize is not None:
+                    self._report(wgmma_tiling_swizzle_fit.RULE, "WGMMA rhs tiling does not fit swizzle",
+                                 span=self.call.span_of(2, "b"))
+                return
+        self._mosaic_wgmma(opb, kernel_level=False)
+
+    # -- Warpgroup: layout inference, the op verifier, then wgmma.py --------------------------
+    def _warpgroup(self) -> None:
+        from wgmma_lsp.rules import (
+            accumulator_tile_shape, wgmma_operand_transforms, wgmma_swizzle_mismatch,
+            wgmma_tiling_swizzle_fit,
+        )
+
+        a, b = self.a, self.b
+        if self.acc.base is not None:
+            return
+        opa = operand(a) if isinstance(a, RefVal) else None
+        opb = operand(b)
+        if opb is None or (isinstance(a, RefVal) and opa is None) or not isinstance(a, (RefVal, ArrayVal)):
+            return
+        ops = [o for o in (opa, opb) if o is not None]
+        for o in ops:
+            if o.own == ("swizzle",) and not o.has_view and o.swizzle in _SWIZZLE_MODE:
+                self._report(wgmma_operand_transforms.RULE,
+                             f"Unsupported transforms [<SwizzlingMode.{_SWIZZLE_MODE[o.swizzle]}: {o.swizzle}>]",
+                             kernel_level=True, span=self._operand_span(o))
+                return
+        if not all(o.tiled_swizzled for o in ops):
+            return  # inferred transforms: which swizzle layout inference picks is not modelled
+        # Both operands carry explicit tiling + swizzle: layout inference must satisfy them.
+        for o in ops:
+            itemsize = ITEMSIZE.get(o.ref.dtype.name)  # type: ignore[union-attr]
+            if itemsize is None:
+                return
+            if o.tiling != (8, o.swizzle // itemsize):  # type: ignore[operator]
+                side = "lhs" if o is opa else "rhs"
+                self._report(wgmma_tiling_swizzle_fit.RULE,
+                             f"WGMMA {side} tiling {o.tiling} does not fit its swizzle {o.swizzle} "
+                             f"(expected (8, {o.swizzle // itemsize})): {LAYOUT_FAILURE}",  # type: ignore[operator]
+                             kernel_level=True, span=self._operand_span(o))
+                return
+        if opa is not None and opa.swizzle != opb.swizzle:
+            self._report(wgmma_swizzle_mismatch.RULE,
+                         f"WGMMA lhs and rhs swizzles differ ({opa.swizzle} and {opb.swizzle}): {LAYOUT_FAILURE}",
+                         kernel_level=True, span=self.call.span_of(2, "b"),
+                         data={"lhs_swizzle": opa.swizzle, "rhs_swizzle": opb.swizzle})
+            return
+        # The mosaic_gpu.wgmma verifier: accumulator rows.
+        m = self.acc.shape[0] if self.acc.shape else None
+        if isinstance(m, int) and m % 64:
+            self._report(accumulator_tile_shape.RULE,
+                         f"'mosaic_gpu.wgmma' op The accumulator's first dimension must be a multiple of 64, "
+                         f"but got {m}.", span=self.call.span_of(0, "acc"))
+            return
+        self._mosaic_wgmma(opb, kernel_level=True)
+
+    def _operand_span(self, o: Operand):
+        return self.call.span_of(1, "a") if o.ref is self.a else self.call.span_of(2, "b")
+
+    # -- mosaic/gpu/wgmma.py: wgmma ------------------------------------------------------
+    def _mosaic_wgmma(self, opb: Operand, kernel_level: bool) -> None:
+        from wgmma_lsp.rules import (
+            wgmma_accumulator_dtype_hw, wgmma_k_swizzle, wgmma_lhs_register_dtype, wgmma_n_size,
+            wgmma_transpose_16bit,
+        )
+
+        a, acc = self.a, self.acc
+        elem = opb.ref.dtype.name  # type: ignore[union-attr]
+        acc_dtype = acc.dtype.name if acc.dtype is not None else None
+        swizzle = opb.swizzle
+        if acc_dtype is None or elem not in MLIR or swizzle is None:
+            return
+        a_in_regs = isinstance(a, ArrayVal)
+        if a_in_regs:
+            if a.dtype is None:  # type: ignore[union-attr]
+                return
+            if a.dtype.name not in REGISTER_TYPES:  # type: ignore[union-attr]
+                if a.dtype.name not in MLIR:  # type: ignore[union-attr]
+                    return
+                self._report(wgmma_lhs_register_dtype.RULE,
+                             "Only f16, bf16, i8, f8e5m2, f8e4m3fn are supported for A in registers, "
+                             f"got {MLIR[a.dtype.name]}", kernel_level=kernel_level,  # type: ignore[union-attr]
+                             span=self.call.span_of(1, "a"))
+                return
+            if MLIR[a.dtype.name] == "i8" and swizzle == 32:  # type: ignore[union-attr]
+                return  # NotImplementedError("swizzle=32 not supported for s8 lhs in registers")
+        # Accumulator dtype per element type.
+        if elem not in WGMMA_TYPES:
+            return  # "Unsupported element type" (WG027) is raised after the accumulator checks
+        if elem in ("uint8",) or (a_in_regs and a.dtype.name == "uint8"):  # type: ignore[union-attr]
+            return  # u8: lhs-in-registers error / silently s8
+        allowed = _allowed_acc(elem)
+        if acc_dtype not in allowed:
+            self._acc_dtype_error(elem, acc_dtype, allowed, kernel_level)
+            return
+        if acc_dtype == "uint32":
+            return
+        # Instruction shape: N (one group), K (one swizzle atom per group).
+        k, n = (opb.ref.shape[1], opb.ref.shape[0]) if opb.transposed else (opb.ref.shape or (None, None))
+        if opb.ref.shape is None or not _known_dims(k, n):
+            return
+        if n > 256 or n % 8:  # type: ignore[operator]
+            self._report(wgmma_n_size.RULE, f"N must be a multiple of 8 and <= 256, got: {n}",
+                         kernel_level=kernel_level, data={"n": n})
+            return
+        m = acc.shape[0] if acc.shape else None
+        if not isinstance(m, int) or m % 64:
+            return
+        k_group = swizzle // ITEMSIZE[elem]
+        if k % k_group:  # type: ignore[operator]
+            self._report(wgmma_k_swizzle.RULE, f"K must be a multiple of {k_group}, got: {k}",
+                         kernel_level=kernel_level, data={"k": k, "k_group": k_group})
+            return
+        if a_in_regs:
+            return  # register-layout checks come first (not modelled)
+        # wgmma_m64: only 16-bit types support transposed (MN-major) operands.
+        opa = operand(a)
+        if opa is None:
+            return
+        b_transpose = not opb.transposed  # a row-major (K, N) rhs is N-major
+        if ITEMSIZE[elem] != 2 and (opa.transposed or b_transpose):
+            self._report(wgmma_transpose_16bit.RULE, "Only f16 WGMMA supports transposes",
+                         kernel_level=kernel_level,
+                         span=self.call.span_of(1, "a") if opa.transposed else self.call.span_of(2, "b"),
+                         data={"lhs_transposed": opa.transposed, "rhs_transposed": b_transpose})
+
+    def _acc_dtype_error(self, elem: str, acc_dtype: str, allowed: tuple[str, ...], kernel_level: bool) -> None:
+        from wgmma_lsp.models.wgmma import _jnp_alias
+        from wgmma_lsp.rules import wgmma_accumulator_dtype_hw as rule
+
+        acc_mlir = MLIR.get(acc_dtype)
+        if acc_mlir is None:
+            return
+        names = {"float32": "f32", "float16": "f32 or f16", "int8": "s32"}
+        kind = "float32" if elem in ("float32", "bfloat16") else ("int8" if elem == "int8" else "float16")
+        message = (f"WGMMA with element type {MLIR[elem]} only supports accumulators of type {names[kind]}, "
+                   f"but got: {acc_mlir}")
+        root = self.acc.root()
+        data = {"alloc_span": root.origin, "acc_dtype": acc_dtype, "elem": elem,
+                "needed": "int32" if elem == "int8" else "float32", "jnp": _jnp_alias(self.interp)}
+        if self.sem == "warpgroup" and kind == "float16":
+            # The op verifier rejects the accumulator vector type first (at the wgmma line).
+            shape = "x".join(str(d) for d in (self.acc.shape or ()))
+            message = (f"{message}: 'mosaic_gpu.wgmma' op operand #0 must be vector of A type supported by "
+                       f"the accumulator `wgmma.mma_async` instruction values of ranks 2, but got "
+                       f"'vector<{shape}x{acc_mlir}>'")
+            self._report(rule.RULE, message, span=self.call.span_of(0, "acc"), data=data)
+            return
+        if self.sem == "warpgroup" and kind == "int8":
+            if acc_dtype not in ("float32", "float16", "bfloat16"):
+                return
+            message = (f"{message} (JAX, Warpgroup semantics: is_signed must be non-None if and only if the "
+                       f"MLIR type is an integer type, got _is_signed=True for {acc_mlir})")
+        self._report(rule.RULE, message, kernel_level=kernel_level, span=self.call.span_of(0, "acc"), data=data)
+
+    def _fix_data(self, op: Operand, other: Value, side: str) -> dict:
+        """What the add-transforms fix needs: the swizzle find_swizzle picks for the minor dim
+        (the other operand's swizzle when it has one: they must match)."""
+        from wgmma_lsp.models.wgmma import _jnp_alias
+
+        dtype = op.ref.dtype.name  # type: ignore[union-attr]
+        itemsize = ITEMSIZE.get(dtype)
+        shape = op.ref.root().shape
+        other_op = operand(other) if isinstance(other, RefVal) else None
+        swizzle = None
+        if other_op is not None and other_op.tiled_swizzled:
+            swizzle = other_op.swizzle
+        elif itemsize is not None and shape and isinstance(shape[-1], int):
+            swizzle = find_swizzle(shape[-1] * itemsize * 8)
+        return {"side": side, "swizzle": swizzle, "itemsize": itemsize,
+                "spec_span": op.ref.root().spec_span, "plgpu": module_alias(self.interp, "plgpu"),
+                "jnp": _jnp_alias(self.interp)}
+
+
+LAYOUT_FAILURE = ("Failed to infer a possible set of layouts. This should only happen if user-provided "
+                  "layout casts are unsatisfiable.")
+
+
+def _allowed_acc(elem: str) -> tuple[str, ...]:
+    if elem in ("float32", "bfloat16"):
+        return ("float32",)
+    if elem == "int8":
+        return ("int32", "uint32")  # uint32 is rejected at allocation (WG028)
+    return ("float32", "float16")
+
+
+def find_swizzle(minor_dim_bits: int) -> int | None:
+    """`plgpu.find_swizzle` (pallas/mosaic_gpu/helpers.py): the largest swizzle (bytes) that
+    divides the minor dimension; None where it raises."""
+    for swizzle_bytes in (128, 64, 32, 16):
+        if minor_dim_bits % (swizzle_bytes * 8) == 0:
+            return swizzle_bytes
+    return None
+
+
+def module_alias(interp, canonical: str) -> str | None:
+    from wgmma_lsp.interpret.values import ModuleVal
+
+    for name, v in interp.module_env.vars.items():
+        if isinstance(v, ModuleVal) and v.name == canonical:
+            return name
+    return None
+
+
+def check_wgmma_lowering(call: Call, acc: RefVal, a: Value, b: Value) -> None:
+    WgmmaLowering(call, acc, a, b).check()
+
