@@ -50,7 +50,8 @@ def matmul(kernel, a, b):
   return pl.pallas_call(
       kernel,
       out_shape=jax.ShapeDtypeStruct((TILE_M, TILE_N), jnp.bfloat16),
-      in_specs=[pl.BlockSpec(memory_space=plgpu.SMEM)] * 2,
+      in_specs=[plgpu.BlockSpec(memory_space=plgpu.SMEM, transforms=(  # tiled + swizzled for WGMMA
+          plgpu.TilingTransform((8, 64)), plgpu.SwizzleTransform(128)))] * 2,
       out_specs=pl.BlockSpec(memory_space=plgpu.SMEM),
   )(a, b)
 

@@ -17,6 +17,7 @@ from wgmma_lsp.ide.diagnostics import diagnostics
 from wgmma_lsp.ide.model import Severity
 from wgmma_lsp.program import Program
 from wgmma_lsp.program import program as P
+from wgmma_lsp.rules.registry import RULES
 
 PACKAGES = Path(__file__).parent / "fixtures" / "packages"
 KERNEL_FILES = sorted(PACKAGES.glob("*/*.py"))
@@ -46,6 +47,9 @@ def jax_verdicts(path: Path):
 def test_package_fixture_against_jax(path: Path) -> None:
     expected = expectations(path.read_text())
     got, _ = errors(path, Program())
+    # JAX only traces these kernels here: lowering-time findings (e.g. WG018 for untransformed
+    # SMEM operands under Lane semantics) are checked against the lowering in test_lowering_rules.
+    got = {e for e in got if RULES[e[1]].stage != "lower"}
     assert got == expected
     verdicts = jax_verdicts(path)
     assert verdicts
