@@ -138,6 +138,19 @@ def array_compare(interp, op: ast.cmpop, left: Value, right: Value) -> Value:
         if ld is not None and rd is not None:  # `a.dtype != b.dtype`, `x.dtype == jnp.int8`
             same = ld.name == rd.name
             return Const(same if isinstance(op, ast.Eq) else not same)
+    if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, TupleVal):
+        # `x in (a, b)`: decided when every item compares to x for sure.
+        found: bool | None = False
+        for item in right.items:
+            eq = interp.compare(ast.Eq(), left, item)
+            if not isinstance(eq, Const):
+                found = None
+            elif eq.value:
+                found = True
+                break
+        if found is not None:
+            return Const(found if isinstance(op, ast.In) else not found)
+        return UNKNOWN
     if isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)):
         return UNKNOWN
     if isinstance(left, ArrayVal) or isinstance(right, ArrayVal):
@@ -668,6 +681,15 @@ def _dtype_call(call: Call) -> Value:
     if isinstance(x, (Const, SymInt)):
         return ArrayVal((), T.canonicalize(DType(dt.name)))
     return UNKNOWN
+
+
+@model("jax._src.dtypes.itemsize_bits", "jax.dtypes.itemsize_bits")
+def _itemsize_bits(call: Call) -> Value:
+    """`dtypes.itemsize_bits(dtype)` (jax/_src/dtypes.py): the dtype's width in bits."""
+    dt = to_dtype(call.get(0))
+    if dt is None or dt.name not in T.DTYPE_NAMES:
+        return UNKNOWN
+    return Const(T.itemsize_bits(dt))
 
 
 @model("pl.multiple_of")

@@ -6,13 +6,16 @@ Mirrors `jax._src.pallas.primitives` (run_scoped), `jax._src.state.discharge` (r
 
 from __future__ import annotations
 
+from typing import Callable
+
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import (
     UNKNOWN, AllocSpec, ApiVal, ArrayVal, BlockSpecVal, Const, DSliceVal, FuncVal, RefVal,
-    ShapeDtypeVal, TransformVal, TupleVal, Value, Wrapped, as_int, as_shape, is_unknown,
+    ShapeDtypeVal, TransformVal, TupleVal, Value, Wrapped, as_int, as_shape, is_unknown, DictVal,
+    PartialVal,
 )
 from wgmma_lsp.models.arrays import FLOAT32, INT32, as_array, to_dtype
-from wgmma_lsp.models.registry import CONSTANTS, model
+from wgmma_lsp.models.registry import CONSTANTS, METHODS, model
 
 _SPACES = {"plgpu.SMEM": "smem", "plgpu.GMEM": "gmem", "plgpu.TMEM": "tmem", "plgpu.REGS": "regs",
            "plgpu.MemorySpace.SMEM": "smem", "plgpu.MemorySpace.GMEM": "gmem",
@@ -91,6 +94,8 @@ def _allocate(call: Call, spec: Value, span, desc: str) -> Value:
         return spec.to_ref(spec.span or span, desc)
     if isinstance(spec, TupleVal):
         return TupleVal(tuple(_allocate(call, s, span, desc) for s in spec.items), spec.is_list)
+    if isinstance(spec, Const) and spec.value is None:
+        return spec  # an empty pytree: the body gets None
     return UNKNOWN
 
 
@@ -260,6 +265,22 @@ def _specs_list(v: Value, n: int) -> list[Value]:
     return [UNKNOWN] * n
 
 
+def _is_type_tree(v: Value) -> bool:
+    """A pytree of array types (`jax.ShapeDtypeStruct`s, arrays, `None`s)."""
+    if isinstance(v, TupleVal):
+        return all(_is_type_tree(x) for x in v.items)
+    return isinstance(v, (ShapeDtypeVal, ArrayVal)) or (isinstance(v, Const) and v.value is None)
+
+
+def _gmem_tree(v: Value, origin, desc: str) -> Value:
+    """The GMEM refs a kernel body gets for one pytree argument (None stays None)."""
+    if isinstance(v, Const) and v.value is None:
+        return v
+    if isinstance(v, TupleVal):
+        return TupleVal(tuple(_gmem_tree(x, origin, desc) for x in v.items), v.is_list)
+    return _block_ref(v, Const(None), "gmem", origin, desc)
+
+
 def _leaves(v: Value) -> list[Value] | None:
     if isinstance(v, TupleVal):
         out: list[Value] = []
@@ -313,15 +334,21 @@ def _pallas_call_apply(call: Call) -> Value:
     return _run_kernel(call, wrapped, refs, "pallas_call")
 
 
-def _run_kernel(call: Call, wrapped: Wrapped, refs: list[Value], what: str) -> Value:
-    """Interpret the kernel body with its refs, under the call's lowering semantics."""
+def _run_kernel(call: Call, wrapped: Wrapped, refs: list[Value], what: str,
+                run: Callable[[], Value] | None = None) -> Value:
+    """Interpret the kernel body with its refs (or `run` it), under the call's lowering
+    semantics."""
     interp, kw = call.interp, wrapped.kwargs
     interp.context.append(f"{what} at line {call.line + 1}")
     saved, interp.lowering = interp.lowering, lowering_semantics(kw.get("compiler_params"))
     saved_span, interp.kernel_span = interp.kernel_span, call.span
     start = len(interp.findings)
     try:
-        interp.call_value(wrapped.func, Call(interp, call.node, refs, {}, [None] * len(refs), {}, call.env))
+        if run is not None:
+            run()
+        else:
+            interp.call_value(wrapped.func, Call(interp, call.node, refs, {}, [None] * len(refs), {},
+                                                 call.env))
         interp.settle_lowering_findings(start)
     finally:
         interp.context.pop()
@@ -333,6 +360,8 @@ def _run_kernel(call: Call, wrapped: Wrapped, refs: list[Value], what: str) -> V
 def _outputs(v: Value) -> Value:
     if isinstance(v, ShapeDtypeVal):
         return v.array
+    if isinstance(v, ArrayVal) or (isinstance(v, Const) and v.value is None):
+        return v
     if isinstance(v, TupleVal):
         return TupleVal(tuple(_outputs(x) for x in v.items), v.is_list)
     return UNKNOWN
@@ -395,23 +424,27 @@ def _kernel_apply(call: Call) -> Value:
     wrapped = call.wrapped
     assert isinstance(wrapped, Wrapped)
     kw = wrapped.kwargs
-    outs = _leaves(kw.get("out_shape", UNKNOWN))
-    if not call.complete or outs is None:
+    out_type = kw.get("out_shape", UNKNOWN)
+    outs = list(out_type.items) if isinstance(out_type, TupleVal) else [out_type]
+    if not call.complete or not all(_is_type_tree(o) for o in outs):
         _analyse_kernel_generically(call, wrapped.func)
         return UNKNOWN
     origin = wrapped.call_span
-    # Arguments are pytrees: `None` is an empty one, handed to the body as None.
-    refs: list[Value] = [a if isinstance(a, Const) and a.value is None
-                         else _block_ref(a, Const(None), "gmem", origin, f"kernel input {i}")
-                         for i, a in enumerate(call.args)]
-    refs += [_block_ref(o, Const(None), "gmem", origin, f"kernel output {i}") for i, o in enumerate(outs)]
+    # Operands and outputs are pytrees, one body argument each (`None` is an empty one).
+    refs: list[Value] = [_gmem_tree(a, origin, f"kernel input {i}") for i, a in enumerate(call.args)]
+    refs += [_gmem_tree(o, origin, f"kernel output {i}") for i, o in enumerate(outs)]
     scratch = kw.get("scratch_shapes", TupleVal(()))
-    if isinstance(scratch, TupleVal):
-        refs += [_allocate(call, s, origin, "kernel scratch") for s in scratch.items]
-    else:
+    if not isinstance(scratch, (TupleVal, DictVal)):
         _analyse_kernel_generically(call, wrapped.func)
         return _outputs(kw.get("out_shape", UNKNOWN))
-    return _run_kernel(call, wrapped, refs, "plgpu.kernel")
+    # core.kernel: `run_scoped(partial(body, *refs), *scratch_types, collective_axes=thread_name,
+    # **scratch_types)` — a sequence of scratch types is positional, a mapping is by keyword.
+    positional = list(scratch.items) if isinstance(scratch, TupleVal) else []
+    by_name = {k: v for k, v in scratch.items} if isinstance(scratch, DictVal) else {}
+    scoped = Call(call.interp, call.node, [PartialVal(wrapped.func, tuple(refs), {}), *positional],
+                  by_name, [None] * (1 + len(positional)), {}, call.env)
+    return _run_kernel(call, wrapped, refs, "plgpu.kernel",
+                       lambda: _run_scoped(scoped))
 
 
 # -- control flow inside kernels -------------------------------------------------------------
@@ -484,6 +517,19 @@ def _jit(call: Call) -> Value:
     if call.args and not is_unknown(call.args[0]):
         return Wrapped("jax.jit", call.args[0], dict(call.kwargs), call.span)
     return Wrapped("jax.jit_decorator", UNKNOWN, dict(call.kwargs), call.span)
+
+
+@model("jax.custom_vjp", "jax.custom_jvp")
+def _custom_derivative(call: Call) -> Value:
+    """`jax.custom_vjp(f, nondiff_argnums=...)` (jax/_src/custom_derivatives.py): calling it
+    calls f (the forward pass traces f); `.defvjp`/`.defjvp` only register rules."""
+    if call.args and not is_unknown(call.args[0]):
+        return Wrapped("jax.jit", call.args[0], {}, call.span)
+    return UNKNOWN
+
+
+for _rule in ("defvjp", "defjvp", "defjvps"):
+    METHODS[f"wrapped:jax.jit.{_rule}"] = lambda obj, call: Const(None)
 
 
 @model("jax.jit_decorator()")

@@ -7,7 +7,7 @@ import math
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import (
-    UNKNOWN, ArrayVal, Const, InstanceVal, PartialVal, SliceVal, TupleVal, Value, Wrapped, as_dim,
+    UNKNOWN, ArrayVal, Const, DictVal, InstanceVal, PartialVal, SliceVal, TupleVal, Value, Wrapped, as_dim,
     dim_value,
 )
 from wgmma_lsp.models.registry import model
@@ -15,7 +15,7 @@ from wgmma_lsp.models.registry import model
 BUILTINS = {"range", "len", "int", "float", "bool", "min", "max", "tuple", "list", "zip",
             "enumerate", "abs", "sum", "print", "isinstance", "property", "staticmethod",
             "classmethod", "divmod", "reversed", "sorted", "str", "repr", "all", "any", "dict",
-            "getattr", "hasattr", "type", "round", "pow", "slice"}
+            "getattr", "hasattr", "type", "round", "pow", "slice", "map"}
 
 
 def _consts(values: list[Value]) -> list | None:
@@ -133,6 +133,21 @@ def _zip(call: Call) -> Value:
     return UNKNOWN
 
 
+@model("builtins.map")
+def _map(call: Call) -> Value:
+    """`map(f, xs, ...)` over known sequences: f applied to each (eagerly, as a tuple)."""
+    f, seqs = call.get(0), call.args[1:]
+    if not seqs or not all(isinstance(s, TupleVal) for s in seqs) or not call.complete:
+        return call.interp.unknown_call(call)
+    n = min(len(s.items) for s in seqs)  # type: ignore[union-attr]
+    if n > 64:
+        return call.interp.unknown_call(call)
+    interp = call.interp
+    return TupleVal(tuple(interp.call_value(f, Call(interp, call.node, [s.items[i] for s in seqs], {},  # type: ignore[union-attr]
+                                                    [None] * len(seqs), {}, call.env))
+                          for i in range(n)))
+
+
 @model("builtins.enumerate")
 def _enumerate(call: Call) -> Value:
     v = call.get(0)
@@ -148,9 +163,17 @@ def _reversed(call: Call) -> Value:
 
 
 @model("builtins.print", "builtins.isinstance", "builtins.hasattr", "builtins.type",
-       "builtins.sorted", "builtins.all", "builtins.any", "builtins.dict")
+       "builtins.sorted", "builtins.all", "builtins.any")
 def _opaque(call: Call) -> Value:
     return call.interp.unknown_call(call)
+
+
+@model("builtins.dict")
+def _dict(call: Call) -> Value:
+    """`dict(a=x, b=y)` (keyword form only; anything else is not followed)."""
+    if call.args or not call.complete:
+        return call.interp.unknown_call(call)
+    return DictVal(tuple(call.kwargs.items()))
 
 
 @model("builtins.getattr")
