@@ -152,10 +152,20 @@ class RefVal(Value):
     # The expression that gave the buffer its memory space and transforms (`plgpu.SMEM(...)`,
     # `plgpu.BlockSpec(...)`): where fixes add transforms.
     spec_span: Span | None = field(default=None, compare=False)
+    # Facts of the allocation a ref type carries (TMEM `collective`, a barrier's
+    # `orders_tensor_core`), as (name, bool) pairs; read them through `attr()`.
+    attrs: tuple[tuple[str, bool], ...] = ()
 
     @property
     def shape(self) -> tuple[Dim, ...] | None:
         return self.inner.shape
+
+    def attr(self, name: str) -> bool | None:
+        """A fact of the underlying allocation; None when unknown."""
+        for k, v in self.root().attrs:
+            if k == name:
+                return v
+        return None
 
     @property
     def dtype(self) -> DType | None:
@@ -201,6 +211,7 @@ class AllocSpec(Value):
     span: Span | None = field(default=None, compare=False)
     init_span: Span | None = field(default=None, compare=False)  # x in `plgpu.ACC.init(x)`
     transforms: tuple[TransformVal, ...] = ()
+    attrs: tuple[tuple[str, bool], ...] = ()  # see RefVal.attrs
 
     def describe(self) -> str:
         names = {"acc": "plgpu.ACC", "smem": "plgpu.SMEM", "gmem": "plgpu.GMEM",
@@ -213,7 +224,7 @@ class AllocSpec(Value):
         kind = self.kind if self.kind in ("tmem", "barrier") else "plain"
         space = "smem" if self.kind == "barrier" else self.kind  # barriers live in SMEM
         return RefVal(self.inner, space, kind, transforms=self.transforms, origin=origin,
-                      origin_desc=desc, spec_span=self.span)
+                      origin_desc=desc, spec_span=self.span, attrs=self.attrs)
 
 
 @dataclass(frozen=True)
@@ -398,7 +409,8 @@ def join(a: Value, b: Value) -> Value:
         assert isinstance(inner, ArrayVal)
         return replace(a, inner=inner, space=a.space if a.space == b.space else None,
                        transforms=a.transforms if a.transforms == b.transforms else (TransformVal("unknown"),),
-                       base=a.base if a.base == b.base else None)
+                       base=a.base if a.base == b.base else None,
+                       attrs=a.attrs if a.attrs == b.attrs else ())
     if isinstance(a, TupleVal) and isinstance(b, TupleVal) and len(a.items) == len(b.items):
         return TupleVal(tuple(join(x, y) for x, y in zip(a.items, b.items)), a.is_list)
     if isinstance(a, Opaque) and isinstance(b, Opaque) and a.name == b.name:

@@ -13,11 +13,12 @@ from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.dtypes import DType
-from wgmma_lsp.interpret.values import Const, RefVal, TupleVal, Value
+from wgmma_lsp.interpret.values import UNKNOWN, ArrayVal, Const, RefVal, TupleVal, Value
 from wgmma_lsp.models.registry import model
 from wgmma_lsp.rules import (
-    memory_space_arguments, tcgen05_memory_spaces, tcgen05_shapes, tmem_narrow_dtype, tmem_rows,
-    tmem_transforms,
+    memory_space_arguments, mma_barrier_orders_tensor_core, tcgen05_collective_tmem,
+    tcgen05_memory_spaces, tcgen05_scales_pair, tcgen05_shapes, tmem_async_access, tmem_narrow_dtype,
+    tmem_rows, tmem_transforms,
 )
 
 TMEM_ROWS = 128
@@ -118,8 +119,13 @@ def _tcgen05_mma(call: Call) -> Value:
             return Const(None)
         if ok is None:
             return Const(None)
-    if _given(call, "a_scale") is not False or _given(call, "b_scale") is not False:
-        return Const(None)  # block-scaled MMA: its own checks
+    a_scaled, b_scaled = _given(call, "a_scale"), _given(call, "b_scale")
+    if a_scaled is None or b_scaled is None:
+        return Const(None)
+    if a_scaled != b_scaled:
+        interp.report(tcgen05_scales_pair.RULE, tcgen05_scales_pair.MESSAGE,
+                      call.span_of(99, "a_scale" if a_scaled else "b_scale"), call.line)
+        return Const(None)
     spaces = [_space(acc), _space(a), _space(b)]
     for i, (allowed, message) in enumerate([
             (("tmem",), "Accumulator must be a TMEM Ref."),
@@ -140,4 +146,71 @@ def _tcgen05_mma(call: Call) -> Value:
             interp.report(tcgen05_memory_spaces.RULE, message, call.span_of(i, ("acc", "a", "b")[i]),
                           call.line, related=related, data=data)
             return Const(None)
+    if collective:
+        for i, name, what in ((0, "acc", "Accumulator"), (1, "a", "LHS")):
+            ref = call.get(i, name)
+            if not isinstance(ref, RefVal) or ref.root().kind != "tmem":
+                continue  # only TMEM refs carry the flag
+            flag = ref.attr("collective")
+            if flag is None:
+                return Const(None)
+            if not flag:
+                interp.report(tcgen05_collective_tmem.RULE,
+                              f"{what} Ref must be collective if collective_axis is set.",
+                              call.span_of(i, name), call.line, related=_allocated(ref))
+                return Const(None)
+    check_mma_barrier(call, call.get(3, "barrier", Const(None)), 3)
+    return Const(None)
+
+
+def _allocated(ref: RefVal) -> list:
+    from wgmma_lsp.rules.base import Related
+
+    root = ref.root()
+    return [Related(root.origin, f"allocated here ({root.origin_desc})")] if root.origin is not None else []
+
+
+def check_mma_barrier(call: Call, barrier: Value, i: int) -> bool:
+    """`orders_tensor_core` of the barrier an MMA (or commit) arrives on; False if JAX raises."""
+    if not isinstance(barrier, RefVal) or barrier.root().kind != "barrier":
+        return True
+    if barrier.attr("orders_tensor_core") is False:
+        call.interp.report(mma_barrier_orders_tensor_core.RULE, mma_barrier_orders_tensor_core.MESSAGE,
+                           call.span_of(i, "barrier"), call.line, related=_allocated(barrier))
+        return False
+    return True
+
+
+@model("plgpu.tcgen05_commit_arrive")
+def _tcgen05_commit_arrive(call: Call) -> Value:
+    check_mma_barrier(call, call.get(0, "barrier"), 0)
+    return Const(None)
+
+
+def _tmem_only(call: Call, name: str, message: str) -> bool:
+    """`ref.memory_space != TMEM` raises; True when the ref is proven to be TMEM."""
+    ref = call.get(0, name)
+    if not isinstance(ref, RefVal):
+        return False
+    space = ref.root().space
+    if space == "tmem":
+        return True
+    if space in ("smem", "gmem", "default", "any", "regs") and ref.root().kind != "acc":
+        call.interp.report(tmem_async_access.RULE, message, call.span_of(0, name), call.line,
+                           related=_allocated(ref))
+    return False
+
+
+@model("plgpu.async_load_tmem")
+def _async_load_tmem(call: Call) -> Value:
+    if not _tmem_only(call, "src", "Async load only supports TMEM refs"):
+        return UNKNOWN
+    ref = call.get(0, "src")
+    assert isinstance(ref, RefVal)
+    return ArrayVal(ref.shape, ref.dtype)  # `_get_abstract_eval` of the (viewed) ref
+
+
+@model("plgpu.async_store_tmem")
+def _async_store_tmem(call: Call) -> Value:
+    _tmem_only(call, "ref", "Async store only supports TMEM refs")
     return Const(None)

@@ -53,7 +53,8 @@ def _mem_alloc(kind: str):
         transforms = _transforms(call.get(99, "transforms", Const(())))
         if not check_allocation(call, kind, shape, dtype):
             return UNKNOWN  # JAX raises here
-        return AllocSpec(kind, ArrayVal(shape, dtype), span=call.span, transforms=transforms)
+        return AllocSpec(kind, ArrayVal(shape, dtype), span=call.span, transforms=transforms,
+                         attrs=_bool_attrs(call, ("collective",) if kind == "tmem" else ()))
     return fn
 
 
@@ -61,6 +62,16 @@ for _name, _kind in _SPACES.items():
     if _kind in ("smem", "gmem", "tmem"):
         model(_name)(_mem_alloc(_kind))
     CONSTANTS.setdefault(_name, ApiVal(_name))
+
+
+def _bool_attrs(call: Call, names: tuple[str, ...]) -> tuple[tuple[str, bool], ...]:
+    """Boolean keyword arguments of an allocation (absent: False) where they are known."""
+    out = []
+    for name in names:
+        v = call.kwargs.get(name, Const(False) if call.complete else None)
+        if isinstance(v, Const) and (v.value is None or isinstance(v.value, bool)):
+            out.append((name, bool(v.value)))
+    return tuple(out)
 
 
 def _barrier(type_name: str):
@@ -75,7 +86,8 @@ def _barrier(type_name: str):
             return UNKNOWN  # JAX raises here
         n = call.kwargs.get("num_barriers", Const(1))
         shape = as_shape(n) if call.complete else None
-        return AllocSpec("barrier", ArrayVal(shape, DType(type_name)), span=call.span)
+        return AllocSpec("barrier", ArrayVal(shape, DType(type_name)), span=call.span,
+                         attrs=_bool_attrs(call, ("orders_tensor_core",)))
     return fn
 
 
@@ -615,6 +627,6 @@ def _transpose_transform(call: Call) -> Value:
 
 _NOOP = ["plgpu.wgmma_wait", "plgpu.commit_smem", "plgpu.wait_smem_to_gmem",
          "plgpu.set_max_registers", "plgpu.commit_smem_to_gmem_group", "plgpu.semaphore_signal",
-         "plgpu.tcgen05_commit_arrive", "plgpu.async_prefetch", "pl.debug_print"]
+         "plgpu.async_prefetch", "pl.debug_print"]
 for _n in _NOOP:
     model(_n)(lambda call: Const(None))

@@ -75,6 +75,11 @@ def _transpose_ref(call: Call) -> Value:
     perm = call.get(1, "permutation")
     if not isinstance(ref, RefVal):
         return UNKNOWN
+    if ref.root().space == "tmem":
+        from wgmma_lsp.rules import tmem_transpose
+
+        call.interp.report(tmem_transpose.RULE, tmem_transpose.MESSAGE, call.span_of(0, "ref"), call.line)
+        return UNKNOWN  # JAX raises here
     shape = ref.shape
     if shape is not None and isinstance(perm, TupleVal):
         p = [x.value if isinstance(x, Const) else None for x in perm.items]
