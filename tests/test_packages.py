@@ -155,3 +155,29 @@ def test_user_code_is_never_imported(tmp_path: Path) -> None:
     main.write_text("import evil\nfrom evil import X\n")
     analyze(main.read_text(), str(main), program=Program())
     assert not marker.exists()
+
+
+def test_writes_to_an_imported_instance_stay_in_the_analysis_that_made_them(tmp_path: Path) -> None:
+    """Summaries are shared by every analysis: `cfg.tile_n = …` in one file must not change
+    what another file sees (the write is the writer's own)."""
+    (tmp_path / "cfgs.py").write_text(textwrap.dedent("""\
+        class Config:
+          def __init__(self):
+            self.tile_n = 128
+
+        CONFIG = Config()
+        """))
+    writer = tmp_path / "writer.py"
+    writer.write_text("from cfgs import CONFIG\nCONFIG.tile_n = 64\nN = CONFIG.tile_n\n")
+    reader = tmp_path / "reader.py"
+    reader.write_text("from cfgs import CONFIG\nN = CONFIG.tile_n\n")
+    program = Program()
+
+    def n_of(path: Path):
+        analysis = analyze(path.read_text(), str(path), program=program)
+        values = [r.values for s, r in analysis.records.items() if r.name == "N"]
+        return values[0][0].value
+
+    assert n_of(writer) == 64
+    assert n_of(reader) == 128
+    assert n_of(writer) == 64

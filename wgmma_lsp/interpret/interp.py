@@ -94,6 +94,7 @@ class Interpreter:
         self.where = origin
         self.entry_span: Span | None = None  # the call in the analysed document that led there
         self.importer = importer if importer is not None else active_importer()
+        self.shared_writes: dict[int, dict[str, Value]] = {}  # see InstanceVal.shared
         self.records: dict[Span, ValueRecord] = {}
         self._records: dict[int, tuple] = {}  # id(node) -> (node, kind, name, values, contexts)
         self.findings: list[Finding] = []
@@ -611,7 +612,10 @@ class Interpreter:
         elif isinstance(target, ast.Attribute):
             obj = self.eval(target.value, env)
             if isinstance(obj, InstanceVal):
-                obj.attrs[target.attr] = value
+                if obj.shared:
+                    self.shared_writes.setdefault(id(obj), {})[target.attr] = value
+                else:
+                    obj.attrs[target.attr] = value
         elif isinstance(target, ast.Starred):
             self.assign(target.value, UNKNOWN, env, None)
 
@@ -1015,6 +1019,8 @@ class Interpreter:
             name = resolve.ALIASES.get(f"{obj.name}.{attr}", f"{obj.name}.{attr}")
             return CONSTANTS.get(name) or ApiVal(name)
         if isinstance(obj, InstanceVal):
+            if obj.shared and attr in self.shared_writes.get(id(obj), ()):
+                return self.shared_writes[id(obj)][attr]
             if attr in obj.attrs:
                 return obj.attrs[attr]
             m = obj.cls.methods.get(attr)

@@ -340,6 +340,9 @@ class ClassVal(Value):
 class InstanceVal(Value):
     cls: ClassVal
     attrs: dict[str, Value]
+    # Part of another module's summary, which every analysis shares: attribute writes go to the
+    # writing interpreter's `shared_writes`, never into `attrs`.
+    shared: bool = False
 
     def describe(self) -> str:
         return f"{self.cls.name} instance"

@@ -245,5 +245,6 @@ def _field(call: Call) -> Value:
 def _replace(call: Call) -> Value:
     obj = call.get(0)
     if isinstance(obj, InstanceVal):
-        return InstanceVal(obj.cls, {**obj.attrs, **call.kwargs})
+        written = call.interp.shared_writes.get(id(obj), {}) if obj.shared else {}
+        return InstanceVal(obj.cls, {**obj.attrs, **written, **call.kwargs})
     return UNKNOWN

@@ -350,8 +350,38 @@ class Session:
             self.stack.pop()
         self.program.built += 1
         env = interp.module_env
+        seen: set[int] = set()
+        for v in env.vars.values():
+            _share(v, 0, seen)
         return Summary(path, name, text.digest, env.vars, list(env.star_modules), frame.deps,
                        origin, complete and not frame.partial)
+
+
+def _share(v: object, depth: int, seen: set[int]) -> None:
+    """Mark the instances a summary holds as shared (see InstanceVal.shared)."""
+    from wgmma_lsp.interpret.values import (ClassVal, DictVal, FuncVal, InstanceVal, PartialVal,
+                                            TupleVal)
+
+    if depth > 8 or id(v) in seen:
+        return
+    seen.add(id(v))
+    if isinstance(v, InstanceVal):
+        v.shared = True
+        children: list = list(v.attrs.values())
+    elif isinstance(v, TupleVal):
+        children = list(v.items)
+    elif isinstance(v, DictVal):
+        children = [x for _, x in v.items]
+    elif isinstance(v, FuncVal):
+        children = list(v.defaults) + list(v.kw_defaults.values())
+    elif isinstance(v, ClassVal):
+        children = [x for _, x in v.fields] + list(v.methods.values())
+    elif isinstance(v, PartialVal):
+        children = list(v.args) + list(v.kwargs.values())
+    else:
+        return
+    for c in children:
+        _share(c, depth + 1, seen)
 
 
 _default: Program | None = None
