@@ -12,6 +12,7 @@ from __future__ import annotations
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import Const, RefVal, Value, is_unknown
 from wgmma_lsp.models.registry import model
+from wgmma_lsp.models.tma_lowering import check_copy_lowering
 from wgmma_lsp.rules import copy_leader_tracked, ref_memory_space
 from wgmma_lsp.rules.base import Related
 
@@ -49,10 +50,12 @@ def check_ref(call: Call, i: int, name: str, space: str) -> bool | None:
     return False
 
 
-def _checks(call: Call, refs: list[tuple[int, str, str]]) -> None:
+def _checks(call: Call, refs: list[tuple[int, str, str]]) -> bool:
+    """True when every check passes."""
     for i, name, space in refs:
         if check_ref(call, i, name, space) is not True:
-            return  # JAX raises at the first failing check; undecided ones stop us too
+            return False  # JAX raises at the first failing check; undecided ones stop us too
+    return True
 
 
 @model("plgpu.copy_gmem_to_smem")
@@ -70,13 +73,15 @@ def _copy_gmem_to_smem(call: Call) -> Value:
             return Const(None)
     elif leader is None and not call.complete:
         return Const(None)
-    _checks(call, [(0, "src", "gmem"), (1, "dst", "smem"), (2, "barrier", "smem")])
+    if _checks(call, [(0, "src", "gmem"), (1, "dst", "smem"), (2, "barrier", "smem")]):
+        check_copy_lowering(call, gmem_to_smem=True)
     return Const(None)
 
 
 @model("plgpu.copy_smem_to_gmem")
 def _copy_smem_to_gmem(call: Call) -> Value:
-    _checks(call, [(0, "src", "smem"), (1, "dst", "gmem")])
+    if _checks(call, [(0, "src", "smem"), (1, "dst", "gmem")]):
+        check_copy_lowering(call, gmem_to_smem=False)
     return Const(None)
 
 

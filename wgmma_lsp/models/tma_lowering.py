@@ -1,0 +1,123 @@
+"""What Mosaic GPU's lowering of a TMA copy rejects (Lane semantics, jax 0.10.2).
+
+Mirrors, in JAX's order:
+- `jax._src.pallas.mosaic_gpu.primitives._copy_gmem_to_smem_lowering` (Lane): the bytes copied
+  must be a multiple of the warpgroup size (128);
+- `jax.experimental.mosaic.gpu.launch_context.LaunchContext.async_copy`: same element type,
+  then the SMEM ref must have the shape of the GMEM slice; `_prepare_tma`: every GMEM stride but
+  the last a multiple of 16 bytes, then the minor dimension of the slice a multiple of 16 bytes;
+  then the SMEM window must be contiguous.
+Claimed only where every input to those checks is known and simple: a `plgpu.kernel` GMEM
+argument viewed through slices only (no integer indices), an SMEM buffer without transforms,
+no collective or reduction copy.
+"""
+
+from __future__ import annotations
+
+import math
+
+from wgmma_lsp.interpret import dtypes as T
+from wgmma_lsp.interpret.call import Call
+from wgmma_lsp.interpret.jax_version import installed
+from wgmma_lsp.interpret.values import Const, RefVal
+from wgmma_lsp.models.wgmma_lowering import MLIR
+from wgmma_lsp.rules import (
+    tma_bytes_per_warpgroup, tma_element_type, tma_gmem_strides, tma_minor_dim, tma_slice_shape,
+    tma_smem_contiguous,
+)
+from wgmma_lsp.rules.base import Related
+
+WARPGROUP_SIZE = 128
+
+
+def _int_shape(ref: RefVal) -> tuple[int, ...] | None:
+    s = ref.shape
+    if s is None or not all(isinstance(d, int) for d in s):
+        return None
+    return tuple(s)  # type: ignore[arg-type]
+
+
+def _views_only(ref: RefVal) -> bool:
+    return all(t.kind == "index" for t in ref.transforms[len(ref.root().transforms):])
+
+
+def _strides(shape: tuple[int, ...]) -> list[int]:
+    return [math.prod(shape[i + 1:]) for i in range(len(shape))]
+
+
+def check_copy_lowering(call: Call, gmem_to_smem: bool) -> None:
+    interp = call.interp
+    if interp.lowering != "lane" or installed() is None or installed()[:2] != (0, 10):
+        return
+    if not call.complete or any(k in call.kwargs and not (isinstance(call.kwargs[k], Const)
+                                                          and call.kwargs[k].value is None)
+                                for k in ("collective_axes", "leader_tracked", "reduction_op")):
+        return
+    src, dst = call.get(0, "src"), call.get(1, "dst")
+    gmem, smem = (src, dst) if gmem_to_smem else (dst, src)
+    if not isinstance(gmem, RefVal) or not isinstance(smem, RefVal):
+        return
+    groot, sroot = gmem.root(), smem.root()
+    if groot.kind != "plain" or groot.space != "gmem" or sroot.kind != "plain" or sroot.space != "smem":
+        return
+    if groot.transforms or sroot.transforms or not _views_only(gmem) or not _views_only(smem):
+        return
+    gshape, sshape, rshape = _int_shape(gmem), _int_shape(smem), _int_shape(groot)
+    if gshape is None or sshape is None or rshape is None or len(gshape) != len(rshape):
+        return  # integer indices on the GMEM side squeeze dimensions: not modelled
+    if gmem.dtype is None or smem.dtype is None:
+        return
+    gname, sname = gmem.dtype.name, smem.dtype.name
+    if gname not in MLIR or sname not in MLIR:
+        return
+    line = call.line
+    span = call.span
+
+    def related(ref: RefVal) -> list[Related]:
+        r = ref.root()
+        return [Related(r.origin, f"{r.aval()} allocated here ({r.origin_desc})")] if r.origin else []
+
+    sbits = T.itemsize_bits(smem.dtype)
+    if gmem_to_smem:
+        bits = math.prod(sshape) * sbits
+        if bits % 8:
+            return
+        if (bits // 8) % WARPGROUP_SIZE:
+            interp.report(tma_bytes_per_warpgroup.RULE,
+                          "Only copies transferring a number of bytes divisible by the warpgroup size "
+                          f"are supported. Got bytes={bits // 8} but warpgroup size is {WARPGROUP_SIZE}",
+                          span, line, related=related(smem))
+            return
+    src_t, dst_t = (MLIR[gname], MLIR[sname]) if gmem_to_smem else (MLIR[sname], MLIR[gname])
+    if src_t != dst_t:
+        interp.report(tma_element_type.RULE, f"Expected same element type, got {src_t} and {dst_t}",
+                      span, line, related=related(smem) + related(gmem))
+        return
+    if gshape != sshape:
+        interp.report(tma_slice_shape.RULE,
+                      "Expected the SMEM reference to have the same shape as the transformed slice: "
+                      f"{sshape} != {gshape}", span, line, related=related(smem))
+        return
+    bits = T.itemsize_bits(gmem.dtype)
+    if len(rshape) > 5:
+        return
+    if any(s * bits % 128 for s in _strides(rshape)[:-1]):
+        interp.report(tma_gmem_strides.RULE,
+                      "async_copy requires all GMEM strides except the last one to be a multiple of 16 bytes",
+                      span, line, related=related(gmem))
+        return
+    if rshape[-1] == 1 and gshape[-1] == 1:
+        return  # unit dimensions are dropped first
+    if (zeroth := gshape[-1] * bits) % 128:
+        interp.report(tma_minor_dim.RULE,
+                      "Async copies require the number of bits copied along the last dimension to be "
+                      f"divisible by 128, but got {zeroth}", span, line)
+        return
+    sroot_shape = _int_shape(sroot)
+    if sroot_shape is None or len(sroot_shape) != len(sshape):
+        return
+    strides = _strides(sroot_shape)
+    if any(s != cs and d != 1 for s, cs, d in zip(strides, _strides(sshape), sshape)):
+        interp.report(tma_smem_contiguous.RULE,
+                      "async_copy needs the SMEM reference to be contiguous, but got strides "
+                      f"{strides} for shape {list(sshape)}", span, line, related=related(smem))

@@ -1,0 +1,18 @@
+"""WG071 tma-element-type: Lane: a TMA copy between refs of different element types."""
+
+from __future__ import annotations
+
+from wgmma_lsp.rules.base import Rule, doc_path
+
+RULE = Rule(
+    code="WG071",
+    name="tma-element-type",
+    summary="Lane: a TMA copy between refs of different element types.",
+    template="Expected same element type, got {element_type} and {dst_ref_ty.element_type}",
+    exception="ValueError",
+    jax_source="jax/experimental/mosaic/gpu/launch_context.py: LaunchContext.async_copy",
+    stage="lower",
+    semantics=("lane",),
+    doc_file=doc_path(__file__),
+    catalog_rows=(76,),
+)

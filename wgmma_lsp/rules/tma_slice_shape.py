@@ -1,0 +1,18 @@
+"""WG072 tma-slice-shape: A TMA copy whose SMEM buffer does not have the GMEM slice's shape."""
+
+from __future__ import annotations
+
+from wgmma_lsp.rules.base import Rule, doc_path
+
+RULE = Rule(
+    code="WG072",
+    name="tma-slice-shape",
+    summary="A TMA copy whose SMEM buffer does not have the GMEM slice's shape.",
+    template="Expected the SMEM reference to have the same shape as the transformed slice: {tuple(smem_ref_ty.shape)} != {tuple(slice_shape[len(squeezed_dims):])}",
+    exception="ValueError",
+    jax_source="jax/experimental/mosaic/gpu/launch_context.py: LaunchContext.async_copy",
+    stage="lower",
+    semantics=("lane",),
+    doc_file=doc_path(__file__),
+    catalog_rows=(75,),
+)
