@@ -2,7 +2,11 @@
 
 Each `# wgmma-lsp: trace f(specs)` entry point of the file is traced; the verdict is the
 exception message and the line of the file that JAX's traceback blames (its last frame in the
-file), or a clean trace.
+file), or a clean trace. The entry points the program makes itself run as Python would run them
+(found by the analyzer's own discovery, `wgmma_lsp.entry.discover`): the `if __name__ ==
+"__main__":` block is executed in the module's namespace, and each pytest test function is
+called once per parameter set of its `@pytest.mark.parametrize` decorators; whatever JAX calls
+they make (`jax.make_jaxpr(f)(...)`, `jax.jit(f).trace(...)`, `jax.eval_shape(...)`) is what runs.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wgmma_lsp.entry.declared import parse_entry_points
+from wgmma_lsp.entry.discover import discover
 
 _counter = itertools.count()
 
@@ -88,6 +93,39 @@ def trace_file(path: Path, lower: bool = False) -> list[Verdict]:
             out.append(Verdict(entry.call, _blamed_line(e, path), str(e), type(e).__name__))
         else:
             out.append(Verdict(entry.call, None, None))
+    out.extend(run_program_entries(path, module, source))
+    return out
+
+
+def run_program_entries(path: Path, module, source: str) -> list[Verdict]:
+    """The `__main__` block and the pytest test functions (one call per parameter set), run."""
+    ns = vars(module)
+    out = []
+
+    def run(label: str, fn) -> None:
+        try:
+            fn()
+        except SystemExit:  # absl's app.run exits when main returns
+            out.append(Verdict(label, None, None))
+        except Exception as e:  # the verdict we compare against
+            out.append(Verdict(label, _blamed_line(e, path), str(e), type(e).__name__))
+        else:
+            out.append(Verdict(label, None, None))
+
+    def value(node: ast.expr):
+        return eval(compile(ast.Expression(node), str(path), "eval"), ns)
+
+    for site in discover(ast.parse(source)):
+        if site.kind == "main-block":
+            assert isinstance(site.node, ast.If)
+            code = compile(ast.Module(body=site.node.body, type_ignores=[]), str(path), "exec")
+            run(site.name, lambda code=code: exec(code, ns))
+        elif site.kind == "test" and not site.method:
+            fn = ns[site.node.name]
+            for case in site.cases:
+                label = site.name + "".join(f" {k}={v}" for k, v in case.label)
+                run(label, lambda fn=fn, case=case: fn(*[value(a) for a in case.args],
+                                                        **{k: value(v) for k, v in case.kwargs}))
     return out
 
 

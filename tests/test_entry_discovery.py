@@ -207,3 +207,24 @@ if __name__ == "__main__":
     assert "of 128 combinations of this sweep" in notes[0].message
     assert notes[0].span.line == src.splitlines().index(
         "  for m, n, k in itertools.product(range(64, 64 * 9, 64), range(64, 64 * 9, 64), (64, 128)):")
+
+
+def test_fixture_diagnostics_name_their_contexts() -> None:
+    from pathlib import Path
+
+    fixtures = Path(__file__).parent / "fixtures" / "errors"
+    expected = {
+        "entry_pytest_parametrize.py": " (with tile_n=64, from test_matmul() at line 34)",
+        "entry_sweep_product.py": " (with tile_m=128, tile_n=64, from main() at line 44)",
+        "entry_make_jaxpr_main_block.py": "",  # the only context: a plain error
+        "entry_jit_absl_main.py": "",
+    }
+    for name, note in expected.items():
+        path = fixtures / name
+        diags = [d for d in diagnostics(analyze(path.read_text(), str(path)))
+                 if d.severity == Severity.ERROR]
+        assert len(diags) == 1, (name, diags)
+        assert diags[0].message.endswith(note) and (note or "(with" not in diags[0].message), name
+        if note:
+            line = int(note.rsplit(" ", 1)[1].rstrip(")")) - 1
+            assert any(r.span.line == line for r in diags[0].related), name
