@@ -36,7 +36,10 @@ def _diagnostics(analysis: Analysis, settings: Settings) -> list[Diagnostic]:
         seen.add(f.key)
         default = Severity.ERROR if f.certain else Severity.WARNING
         message = f.message + f.context_note
-        message = message if f.certain else f"{message} (on some paths)"
+        if f.condition:
+            message = f"{message} (differs unless {f.condition})"
+        elif not f.certain:
+            message = f"{message} (on some paths)"
         doc_uri = (f"{settings.docs_base_url}/{rule.code}" if settings.docs_base_url
                    else (rule.doc_uri if rule.doc_file else None))
         fixes = rule.fixes(f, analysis.source) if rule.fixes else []

@@ -197,8 +197,10 @@ class Interpreter:
         return out
 
     def report(self, rule: Rule, message: str, span: Span | None, blame_line: int,
-               related: list[Related] | None = None, data: dict[str, Any] | None = None) -> None:
-        """A model proved that JAX raises `message` here."""
+               related: list[Related] | None = None, data: dict[str, Any] | None = None,
+               condition: str = "") -> None:
+        """A model proved that JAX raises `message` here (with `condition`: unless sizes that
+        differ only symbolically turn out equal, `tile_m == tile_n`: a warning)."""
         if self.silent or span is None or self.home is not None or self.hover_only:
             return
         if isinstance(span, ForeignSpan) or any(isinstance(r.span, ForeignSpan) for r in related or ()) \
@@ -208,14 +210,14 @@ class Interpreter:
                 return
             span, blame_line, related, data = moved
         certain = self.certain and not any(f.maybe_returned for f in self.stack)
-        finding = Finding(rule, message, span, blame_line, related or [], certain, data or {},
-                          " <- ".join(reversed(self.context[-3:])))
+        finding = Finding(rule, message, span, blame_line, related or [], certain and not condition,
+                          data or {}, " <- ".join(reversed(self.context[-3:])), condition=condition)
         key = finding.key
         if key in self._finding_keys:
             # Seen already: if this path is certain, upgrade the earlier finding.
             for f in self.findings:
                 if f.key == key:
-                    f.certain = f.certain or certain
+                    f.certain = f.certain or (certain and not condition)
                     if self.ctx not in f.contexts:
                         f.contexts.append(self.ctx)
             return

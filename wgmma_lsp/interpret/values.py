@@ -391,6 +391,8 @@ def as_shape(v: Value) -> tuple[Dim, ...] | None:
     """A value used as a shape: a tuple/list of dims, or a single int."""
     if isinstance(v, TupleVal):
         return tuple(as_dim(i) for i in v.items)
+    if isinstance(v, Opaque) and v.name.endswith(".shape"):
+        return None  # an unknown array's shape: its rank is unknown too
     d = as_dim(v)
     if d is not None:
         return (d,)

@@ -45,41 +45,52 @@ def allocated_here(ref: RefVal) -> list[Related]:
 
 @model("plgpu.wgmma")
 def _wgmma(call: Call) -> Value:
+    """JAX checks the shapes, then the dtypes, then (in the primitive's abstract eval) the
+    accumulator's ref type, and raises at the first that fails. A check proven to fail is
+    reported when every earlier one passes or cannot be decided (the line raises either way);
+    shapes that differ only symbolically give a warning naming the condition."""
     interp = call.interp
     acc, a, b = call.get(0, "acc"), call.get(1, "a"), call.get(2, "b")
     sa, sb, sacc = _shape(a), _shape(b), _shape(acc)
-    if sa is None or sb is None or sacc is None:
-        return Const(None)
-    if len(sacc) != 2 or len(sa) != 2 or len(sb) != 2:
-        return Const(None)  # JAX fails unpacking the shapes: not one of our messages
-    m, n = sacc
-    m2, k = sa
-    k2, n2 = sb
-    checks = [D.equal(m, m2), D.equal(n, n2), D.equal(k, k2)]
-    if False in checks:
-        msg = (f"Incompatible shapes for matrix multiplication: lhs={D.format_shape(sa)},"
-               f" rhs=b.shape={D.format_shape(sb)}, acc={D.format_shape(sacc)}")
-        interp.report(wgmma_shapes.RULE, msg, call.span, call.line,
-                      related=allocated_here(acc) if isinstance(acc, RefVal) else [])
-        return Const(None)
-    if None in checks:
-        return Const(None)
+    shapes: bool | None = None  # proven compatible / proven not / undecided
+    condition = ""
+    if sa is not None and sb is not None and sacc is not None:
+        if len(sacc) != 2 or len(sa) != 2 or len(sb) != 2:
+            return Const(None)  # JAX fails unpacking the shapes: not one of our messages
+        m, n = sacc
+        m2, k = sa
+        k2, n2 = sb
+        pairs = [(m, m2), (n, n2), (k, k2)]
+        checks = [D.equal(x, y) for x, y in pairs]
+        shapes = False if False in checks else (None if None in checks else True)
+        if shapes is False:
+            msg = (f"Incompatible shapes for matrix multiplication: lhs={D.format_shape(sa)},"
+                   f" rhs=b.shape={D.format_shape(sb)}, acc={D.format_shape(sacc)}")
+            interp.report(wgmma_shapes.RULE, msg, call.span, call.line,
+                          related=allocated_here(acc) if isinstance(acc, RefVal) else [])
+            return Const(None)
+        if shapes is None:
+            condition = differs_unless(pairs)
     da = a.dtype if isinstance(a, (RefVal, ArrayVal)) else None
     db = b.dtype if isinstance(b, (RefVal, ArrayVal)) else None
-    if da is None or db is None:
-        return Const(None)
-    if da.name != db.name:
+    dtypes = None if da is None or db is None else da.name == db.name
+    if dtypes is False:
         msg = f"Mixed input dtypes for matrix multiplication unsupported: lhs={da}, rhs={db}"
         interp.report(wgmma_mixed_dtypes.RULE, msg, call.span, call.line)
         return Const(None)
     if isinstance(acc, RefVal) and acc.root().kind == "acc":
-        check_wgmma_lowering(call, acc, a, b)
+        if shapes is True and dtypes is True:
+            check_wgmma_lowering(call, acc, a, b)
+        elif condition:
+            _symbolic_shape_warning(call, sa, sb, sacc, condition)
         return Const(None)
     if isinstance(acc, RefVal):
         aval = acc.root().aval()
     elif isinstance(acc, ArrayVal):
         aval = acc.aval()
     else:
+        if condition:
+            _symbolic_shape_warning(call, sa, sb, sacc, condition)
         return Const(None)
     if not _known_aval(aval):
         return Const(None)
@@ -92,6 +103,30 @@ def _wgmma(call: Call) -> Value:
     interp.report(wgmma_accumulator_ref_type.RULE, f"Expected WGMMAAbstractAccumulatorRef got {aval}",
                   call.span_of(0, "acc"), call.line, related=related, data=data)
     return Const(None)
+
+
+def differs_unless(pairs: list[tuple[D.Dim, D.Dim]]) -> str:
+    """`tile_m == tile_n` for sizes that differ only symbolically; "" when a size is unknown."""
+    conds = []
+    for x, y in pairs:
+        e = D.equal(x, y)
+        if e is True:
+            continue
+        if e is False or x is None or y is None or isinstance(x, int) or isinstance(y, int):
+            return ""  # unknown, or a name against a number: too common in generic code to warn
+        text = " == ".join(sorted((str(x), str(y))))
+        if text not in conds:
+            conds.append(text)
+    return " and ".join(conds)
+
+
+def _symbolic_shape_warning(call: Call, sa: tuple, sb: tuple, sacc: tuple, condition: str) -> None:
+    msg = (f"Incompatible shapes for matrix multiplication: lhs={D.format_shape(sa)},"
+           f" rhs=b.shape={D.format_shape(sb)}, acc={D.format_shape(sacc)}")
+    acc = call.get(0, "acc")
+    call.interp.report(wgmma_shapes.RULE, msg, call.span, call.line,
+                       related=allocated_here(acc) if isinstance(acc, RefVal) else [],
+                       condition=condition)
 
 
 def _access_check(call: Call, acc: Value, prefix: str) -> bool:
@@ -167,6 +202,10 @@ def check_store(interp, ref: RefVal, value: Value, value_node: ast.AST | None, b
     span = interp.span(value_node) if value_node is not None else None
     ref_text = interp.lines.text(interp.span(ref_node)) if ref_node is not None else "acc_ref"
     eq = D.shapes_equal(inner.shape, val.shape)
+    condition = ""
+    if eq is None and inner.shape is not None and val.shape is not None \
+            and len(inner.shape) == len(val.shape):
+        condition = differs_unless(list(zip(inner.shape, val.shape)))
     if eq is False and inner.shape is not None and val.shape is not None \
             and D.is_known(inner.shape) and D.is_known(val.shape):
         interp.report(accumulator_shape.RULE,
@@ -176,11 +215,18 @@ def check_store(interp, ref: RefVal, value: Value, value_node: ast.AST | None, b
                             "value_node": value_node, "ref_text": ref_text, "jnp": _jnp_alias(interp),
                             "operand_shapes": _operand_shapes(interp, value_node)})
         return
-    if eq is not True or inner.dtype is None or val.dtype is None:
+    if eq is False or inner.dtype is None or val.dtype is None \
+            or (eq is None and inner.dtype.name == val.dtype.name):
+        if condition and D.is_known(inner.shape) and D.is_known(val.shape):
+            interp.report(accumulator_shape.RULE,
+                          f"Accumulator shape {D.format_shape(inner.shape)} does not match value "
+                          f"shape {D.format_shape(val.shape)}", span, blame,
+                          related=allocated_here(ref), condition=condition)
         return
     if inner.dtype.name == val.dtype.name:
         _check_store_layout(interp, val, span, blame)
         return
+    # The dtype differs: an error even when the shape check before it cannot be decided.
     if inner.dtype.name != val.dtype.name:
         interp.report(accumulator_dtype.RULE,
                       f"Accumulator dtype {inner.dtype} does not match value dtype {val.dtype}",

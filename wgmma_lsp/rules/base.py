@@ -78,6 +78,7 @@ class Finding:
     contexts: list[Any] = field(default_factory=list)
     owner: int | None = None
     context_note: str = ""  # " (with tile_m=256, from main() at line 290)" when only some
+    condition: str = ""  # "tile_m == tile_n": the sizes differ only symbolically (a warning)
 
     @property
     def key(self) -> tuple:
