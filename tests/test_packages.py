@@ -181,3 +181,16 @@ def test_writes_to_an_imported_instance_stay_in_the_analysis_that_made_them(tmp_
     assert n_of(writer) == 64
     assert n_of(reader) == 128
     assert n_of(writer) == 64
+
+
+def test_hover_names_the_module_that_allocated() -> None:
+    from wgmma_lsp.ide.hover import hover
+
+    path = PACKAGES / "accpkg" / "kernel_dtype.py"
+    analysis = analyze(path.read_text(), str(path), program=Program())
+    line = next(i for i, t in enumerate(path.read_text().splitlines()) if "plgpu.wgmma(acc_ref" in t)
+    col = path.read_text().splitlines()[line].index("acc_ref")
+    info = hover(analysis, line, col)
+    assert info is not None
+    assert "Accumulator{float32[64,128]}" in info.markdown
+    assert "accpkg/allocs.py:9" in info.markdown

@@ -82,6 +82,16 @@ def describe(v: Value) -> str | None:
     return None
 
 
+def _shown_path(path: str, relative_to: str | None) -> str:
+    """Another module's file, relative to the analysed file's directory when that is shorter."""
+    import os
+
+    if not relative_to:
+        return path
+    rel = os.path.relpath(path, os.path.dirname(os.path.abspath(relative_to)))
+    return rel if len(rel) < len(path) else path
+
+
 def _allocation(v: Value, analysis: Analysis) -> str | None:
     if not isinstance(v, RefVal):
         return None
@@ -94,7 +104,7 @@ def _allocation(v: Value, analysis: Analysis) -> str | None:
     text = " ".join(text.split())
     if len(text) > 80:
         text = text[:77] + "…"
-    where = f"line {root.origin.line + 1}" if other is None else f"{other}:{root.origin.line + 1}"
+    where = f"line {root.origin.line + 1}" if other is None else f"{_shown_path(other, analysis.path)}:{root.origin.line + 1}"
     out = f"allocated at {where} by {root.origin_desc}" + (f": `{text}`" if text else "")
     return out + (f"; transforms: {transforms}" if transforms else "")
 
