@@ -122,7 +122,7 @@ class RawClient:
             if self.proc.poll() is None:
                 self.proc.kill()
                 self.proc.wait()
-            for stream in (self.proc.stdin, self.proc.stdout, self.log):
+            for stream in (self.proc.stdin, self.proc.stdout):
                 if stream is not None:
                     stream.close()
 

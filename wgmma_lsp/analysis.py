@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -54,14 +55,16 @@ class Analysis:
 
 
 def analyze(source: str, path: str | None = None, resolve_with_jedi: bool = False,
-            program: Any = None) -> Analysis:
+            program: Any = None, cancel: "threading.Event | None" = None) -> Analysis:
     """Analyse a document. Names it imports from the user's other modules are read through
-    `program` (default: the process-wide `wgmma_lsp.program.default_program()`)."""
+    `program` (default: the process-wide `wgmma_lsp.program.default_program()`). `cancel` (set
+    from another thread) abandons the analysis at its next checkpoint by raising
+    `interpret.interp.Cancelled`."""
     from wgmma_lsp.interpret.driver import run
     from wgmma_lsp.program import default_program
 
     with (program or default_program()).session(path, source) as session:
-        analysis = run(source, path, resolve_with_jedi)
+        analysis = run(source, path, resolve_with_jedi, cancel)
     analysis.modules = dict(session.read)
     analysis.module_notes = list(session.notes)
     return analysis

@@ -23,11 +23,12 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
+from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.workspace import TextDocument
 
-from wgmma_lsp import __version__, transport
+from wgmma_lsp import __version__, documents, transport
 from wgmma_lsp.analysis import Analysis, analyze
+from wgmma_lsp.interpret.interp import Cancelled
 from wgmma_lsp.interpret import jedi_resolve
 from wgmma_lsp.ide import code_actions as ide_actions
 from wgmma_lsp.ide import diagnostics as ide_diagnostics
@@ -49,8 +50,11 @@ DEBOUNCE_SECONDS = 0.015  # edits closer together than this are analysed once
 
 @dataclass
 class _Entry:
-    version: int | None
+    """The analysis of one generation of a document (see `documents.py`)."""
+
+    generation: int
     task: "asyncio.Future[Analysis | None]"
+    cancel: threading.Event
 
 
 class _Handled:
@@ -71,12 +75,60 @@ class WgmmaProtocol(LanguageServerProtocol):
             if not isinstance(data, dict) or "method" not in data:
                 raise
             method = data.get("method")
+            if method == lsp.TEXT_DOCUMENT_DID_CHANGE:
+                self._server.desync(data.get("params"))
             if "id" in data:
                 self._send_response(data["id"], error=lsp.ResponseError(
                     code=exc.CODE, message=f"{exc.MESSAGE}: the params do not fit {method}"))
             else:
                 log.warning("dropped a malformed %s notification", method)
             return _Handled()
+
+
+    # -- document state (see documents.py) -------------------------------------------------
+    @lsp_method(lsp.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(self, params: lsp.DidOpenTextDocumentParams) -> Any:
+        uri = params.text_document.uri
+        if uri in self.workspace.text_documents:
+            log.info("didOpen for %s, which is open already: its text is replaced", uri)
+        self.workspace.put_text_document(params.text_document)
+        self._server.desynced.discard(uri)
+        self._server.new_generation(uri)
+        if (handler := self.fm.features.get(lsp.TEXT_DOCUMENT_DID_OPEN)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: lsp.DidChangeTextDocumentParams) -> Any:
+        uri = params.text_document.uri
+        doc = self.workspace.text_documents.get(uri)
+        changes = params.content_changes
+        if doc is None and uri in self._server.desynced and changes \
+                and not isinstance(changes[0], lsp.TextDocumentContentChangePartial):
+            log.info("%s: a full text after a malformed change: in sync again", uri)
+            self._server.desynced.discard(uri)
+            self.workspace.put_text_document(lsp.TextDocumentItem(
+                uri=uri, language_id="python", version=params.text_document.version, text=""))
+            doc = self.workspace.text_documents.get(uri)
+        if doc is None:
+            log.error("didChange for %s, which is not open: ignored", uri)
+            return
+        for change in params.content_changes:
+            documents.apply_change(doc, change)
+        doc.version = params.text_document.version
+        self._server.new_generation(uri)
+        if (handler := self.fm.features.get(lsp.TEXT_DOCUMENT_DID_CHANGE)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(lsp.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(self, params: lsp.DidCloseTextDocumentParams) -> Any:
+        uri = params.text_document.uri
+        if uri not in self.workspace.text_documents:
+            log.error("didClose for %s, which is not open: ignored", uri)
+            return
+        self.workspace.remove_text_document(uri)
+        self._server.new_generation(uri)
+        if (handler := self.fm.features.get(lsp.TEXT_DOCUMENT_DID_CLOSE)) is not None:
+            yield handler, (params,), None
 
 
 class WgmmaLanguageServer(LanguageServer):
@@ -87,6 +139,10 @@ class WgmmaLanguageServer(LanguageServer):
                                        thread_name_prefix="wgmma-analysis")
         self._jedi_pool: ProcessPoolExecutor | None = None
         self.entries: dict[str, _Entry] = {}
+        self.desynced: set[str] = set()  # documents dropped after a change that could not be read
+        self.generations: dict[str, int] = {}  # uri -> bumped by every didOpen/didChange/didClose
+        self._running: dict[str, "asyncio.Future[Any]"] = {}  # uri -> the analysis thread's job
+        self._published: dict[str, tuple[int, Analysis | None]] = {}  # uri -> what was pushed last
         self.pull_diagnostics = False
         self.extra_diagnostics: dict[str, list[Diagnostic]] = {}  # e.g. trace mode's, by uri
 
@@ -108,24 +164,67 @@ class WgmmaLanguageServer(LanguageServer):
             self.shutdown()
 
     # -- analysis scheduling ---------------------------------------------------------------
+    def new_generation(self, uri: str) -> None:
+        """The document changed (or was opened or closed): its running analysis is abandoned at
+        its next checkpoint."""
+        self.generations[uri] = self.generations.get(uri, 0) + 1
+        entry = self.entries.get(uri)
+        if entry is not None:
+            entry.cancel.set()
+            if not entry.task.done():
+                entry.task.cancel()
+
+    def desync(self, params: Any) -> None:
+        """A didChange that could not be read: the server's copy of the document is no longer
+        the editor's. Rather than answer from a wrong copy, the document is dropped (its
+        diagnostics cleared) until the editor reopens it or sends its full text."""
+        uri = params.get("textDocument", {}).get("uri") if isinstance(params, dict) else None
+        if not isinstance(uri, str) or uri not in self.workspace.text_documents:
+            return
+        log.error("%s: a change could not be applied; the document is out of sync until it is "
+                  "reopened or its full text is sent", uri)
+        self.workspace.remove_text_document(uri)
+        self.desynced.add(uri)
+        self.new_generation(uri)
+        self.forget(uri)
+        if not self.pull_diagnostics:
+            self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    def generation(self, uri: str) -> int:
+        return self.generations.get(uri, 0)
+
     def schedule(self, doc: TextDocument) -> "asyncio.Future[Analysis | None]":
-        """The analysis task for this version; a pending task for an older version is cancelled."""
+        """The analysis task for the document's current generation."""
+        generation = self.generation(doc.uri)
         entry = self.entries.get(doc.uri)
-        if entry is not None and entry.version == doc.version and doc.version is not None:
+        if entry is not None and entry.generation == generation:
             return entry.task
-        if entry is not None and not entry.task.done():
-            entry.task.cancel()  # superseded: keystroke bursts coalesce into one analysis
-        task = asyncio.ensure_future(self._analyse(doc.uri, doc.version, doc.source, doc.path))
-        self.entries[doc.uri] = _Entry(doc.version, task)
+        if entry is not None:
+            entry.cancel.set()
+            if not entry.task.done():
+                entry.task.cancel()  # superseded: keystroke bursts coalesce into one analysis
+        cancel = threading.Event()
+        task = asyncio.ensure_future(self._analyse(doc.uri, generation, doc.source, doc.path, cancel))
+        self.entries[doc.uri] = _Entry(generation, task, cancel)
         return task
 
-    async def _analyse(self, uri: str, version: int | None, source: str,
-                       path: str | None) -> Analysis | None:
+    async def _analyse(self, uri: str, generation: int, source: str, path: str | None,
+                       cancel: threading.Event) -> Analysis | None:
         await asyncio.sleep(DEBOUNCE_SECONDS)
+        running = self._running.get(uri)
+        if running is not None and not running.done():
+            # At most one analysis per document: the superseded one stops at its next checkpoint.
+            await asyncio.wait([running])
+        if cancel.is_set():
+            raise asyncio.CancelledError()
         loop = asyncio.get_running_loop()
-        result = await loop.run_in_executor(self.pool, _safe_analyze, source, path)
+        job = loop.run_in_executor(self.pool, _safe_analyze, source, path, cancel)
+        self._running[uri] = job
+        result = await asyncio.shield(job)
+        if cancel.is_set():
+            raise asyncio.CancelledError()
         if result is not None and result.unresolved_imports and path:
-            asyncio.ensure_future(self._resolve_imports(uri, version, source, path,
+            asyncio.ensure_future(self._resolve_imports(uri, generation, source, path,
                                                         list(result.unresolved_imports)))
         return result
 
@@ -153,7 +252,7 @@ class WgmmaLanguageServer(LanguageServer):
             return
         jedi_resolve.store_doc(name, doc)
 
-    async def _resolve_imports(self, uri: str, version: int | None, source: str, path: str,
+    async def _resolve_imports(self, uri: str, generation: int, source: str, path: str,
                                pending: list) -> None:
         """jedi, in the background: when it learns what an import is, analyse again."""
         loop = asyncio.get_running_loop()
@@ -168,13 +267,14 @@ class WgmmaLanguageServer(LanguageServer):
             return
         learnt = jedi_resolve.store_imports(found)
         doc = self._open_document(uri)
-        if not learnt or doc is None or doc.version != version:
+        if not learnt or doc is None or self.generation(uri) != generation:
             return
         self.entries.pop(uri, None)
-        await self.refresh_diagnostics([uri])
+        await self.refresh_diagnostics([uri], force=True)
 
-    async def refresh_diagnostics(self, uris: list[str]) -> None:
-        """New diagnostics are ready: ask a pulling client to pull again, or push them."""
+    async def refresh_diagnostics(self, uris: list[str], force: bool = False) -> None:
+        """New diagnostics are ready: ask a pulling client to pull again, or push them (`force`:
+        even if this version's were pushed already, because settings or other inputs changed)."""
         if self.pull_diagnostics:
             try:
                 self.workspace_diagnostic_refresh(None)
@@ -182,7 +282,7 @@ class WgmmaLanguageServer(LanguageServer):
                 log.debug("diagnostic refresh not supported", exc_info=True)
         else:
             for uri in uris:
-                await self.publish(uri)
+                await self.publish(uri, force=force)
 
     async def analysis_for(self, uri: str) -> Analysis | None:
         """The analysis of the document's current version (None if never opened or failed)."""
@@ -190,7 +290,7 @@ class WgmmaLanguageServer(LanguageServer):
             doc = self._open_document(uri)
             if doc is None:
                 return None
-            version = doc.version
+            generation = self.generation(uri)
             task = self.schedule(doc)
             try:
                 result = await asyncio.shield(task)
@@ -198,10 +298,9 @@ class WgmmaLanguageServer(LanguageServer):
                 if task.cancelled():
                     continue  # superseded by a newer version: wait for that one
                 raise
-            doc = self._open_document(uri)
-            if doc is None:
+            if self._open_document(uri) is None:
                 return None
-            if doc.version == version:  # not changed meanwhile: the result is current
+            if self.generation(uri) == generation:  # not changed meanwhile: the result is current
                 return result
         return None
 
@@ -218,13 +317,41 @@ class WgmmaLanguageServer(LanguageServer):
         diags = ide_diagnostics.merge(diags, self.extra_diagnostics.get(uri, []))
         return [to_lsp_diagnostic(d, uri, doc) for d in diags]
 
-    async def publish(self, uri: str) -> None:
+    async def publish(self, uri: str, force: bool = False) -> None:
+        """Push the diagnostics of the document's settled version: once per version (every
+        handler waiting for the same analysis publishes it once), never an older one."""
         analysis = await self.analysis_for(uri)
         doc = self._open_document(uri)
         if analysis is None or doc is None:
             return
+        generation = self.generation(uri)
+        last = self._published.get(uri)
+        if last is not None and (last[0] > generation
+                                 or (last[0] == generation and last[1] is analysis and not force)):
+            return
+        self._published[uri] = (generation, analysis)
         self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
             uri=uri, version=doc.version, diagnostics=self.diagnostics_for(analysis, uri)))
+
+    def invalidate(self, uri: str) -> None:
+        """The document's inputs changed (another module it imports, say) though its text did
+        not: its analysis is abandoned and computed again when next asked for."""
+        entry = self.entries.pop(uri, None)
+        if entry is not None:
+            entry.cancel.set()
+            if not entry.task.done():
+                entry.task.cancel()
+
+    def forget(self, uri: str) -> None:
+        """The document was closed."""
+        entry = self.entries.pop(uri, None)
+        if entry is not None:
+            entry.cancel.set()
+            if not entry.task.done():
+                entry.task.cancel()
+        self._published.pop(uri, None)
+        self._running.pop(uri, None)
+        self.extra_diagnostics.pop(uri, None)
 
 
 def _never_fail(default: Any = None):
@@ -254,13 +381,16 @@ def _never_fail(default: Any = None):
     return deco
 
 
-def _safe_analyze(source: str, path: str | None) -> Analysis | None:
+def _safe_analyze(source: str, path: str | None,
+                  cancel: threading.Event | None = None) -> Analysis | None:
     try:
         if len(source) > MAX_SOURCE_CHARS:
             log.warning("document too large to analyse (%d characters)", len(source))
             return Analysis.empty(source, note=f"wgmma-lsp: file too large to analyse "
                                   f"({len(source)} characters, limit {MAX_SOURCE_CHARS})")
-        return analyze(source, path)
+        return analyze(source, path, cancel=cancel)
+    except Cancelled:
+        return None
     except Exception:  # the server never dies on analysis bugs
         log.exception("analysis failed for %s", path)
         return None
@@ -353,7 +483,7 @@ def create_server() -> WgmmaLanguageServer:
         else:
             await _load_configuration(ls)
         _apply_log_level(ls.settings)
-        await ls.refresh_diagnostics(list(ls.workspace.text_documents))
+        await ls.refresh_diagnostics(list(ls.workspace.text_documents), force=True)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     @_never_fail(None)
@@ -378,8 +508,7 @@ def create_server() -> WgmmaLanguageServer:
     def did_close(ls: WgmmaLanguageServer, params: lsp.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         trace_glue.on_document_changed(ls, uri)
-        ls.entries.pop(uri, None)
-        ls.extra_diagnostics.pop(uri, None)
+        ls.forget(uri)
         program_glue.on_document_closed(ls, uri)
         if not ls.pull_diagnostics:
             ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))

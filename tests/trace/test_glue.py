@@ -51,7 +51,7 @@ class FakeServer:
     async def publish(self, uri: str) -> None:
         self.published.append(uri)
 
-    async def refresh_diagnostics(self, uris: list[str]) -> None:  # a push client's refresh
+    async def refresh_diagnostics(self, uris: list[str], force: bool = False) -> None:  # a push client's refresh
         for uri in uris:
             await self.publish(uri)
 

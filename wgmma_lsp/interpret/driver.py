@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import ast
 import logging
+import threading
 
 from wgmma_lsp.analysis import Analysis
 from wgmma_lsp.entry.context import Context, contexts_note
 from wgmma_lsp.entry.discover import discover
 from wgmma_lsp.interpret.call import Call
-from wgmma_lsp.interpret.interp import Budget, Interpreter, _informative, is_driver
+from wgmma_lsp.interpret.interp import CURRENT_CANCEL, Budget, Cancelled, Interpreter, _informative, is_driver
 from wgmma_lsp.interpret.values import UNKNOWN, Const, FuncVal, Opaque, ShapeDtypeVal, TupleVal, Value
 from wgmma_lsp.rules.base import Related
 from wgmma_lsp.spans import LineIndex, Span
@@ -23,22 +24,38 @@ log = logging.getLogger("wgmma_lsp")
 MAX_GENERIC_ROUNDS = 6
 
 
-def run(source: str, path: str | None, resolve_with_jedi: bool = False) -> Analysis:
+def run(source: str, path: str | None, resolve_with_jedi: bool = False,
+        cancel: threading.Event | None = None) -> Analysis:
     """Analyse a document. With `resolve_with_jedi`, imports only jedi can resolve are resolved
-    first (slow, for the CLI); otherwise they are listed in `Analysis.unresolved_imports`."""
-    analysis = _run_once(source, path)
+    first (slow, for the CLI); otherwise they are listed in `Analysis.unresolved_imports`.
+
+    `cancel`, set from another thread, stops the analysis at its next checkpoint (raising
+    `Cancelled`): a newer version of the document is waiting."""
+    previous = getattr(CURRENT_CANCEL, "event", None)
+    CURRENT_CANCEL.event = cancel  # interpreters of the user's other modules check it too
+    try:
+        return _run(source, path, resolve_with_jedi, cancel)
+    finally:
+        CURRENT_CANCEL.event = previous
+
+
+def _run(source: str, path: str | None, resolve_with_jedi: bool,
+         cancel: threading.Event | None) -> Analysis:
+    analysis = _run_once(source, path, cancel)
     if resolve_with_jedi and analysis.unresolved_imports and path:
         from wgmma_lsp.interpret.jedi_resolve import resolve_imports
 
         if resolve_imports(source, path, analysis.unresolved_imports):
-            analysis = _run_once(source, path)
+            analysis = _run_once(source, path, cancel)
     return analysis
 
 
-def _run_once(source: str, path: str | None) -> Analysis:
+def _run_once(source: str, path: str | None, cancel: threading.Event | None = None) -> Analysis:
     parsed = parse(source)
+    if cancel is not None and cancel.is_set():
+        raise Cancelled()
     lines = LineIndex(source)
-    interp = Interpreter(source, parsed.tree, lines, path)
+    interp = Interpreter(source, parsed.tree, lines, path, cancel=cancel)
     analysis = Analysis(source=source, path=path, syntax_errors=parsed.errors, lines=lines)
     # Module code runs as imported: `if __name__ == "__main__":` blocks are entry points.
     interp.module_env.vars["__name__"] = Const("__wgmma_lsp_module__")
@@ -48,6 +65,8 @@ def _run_once(source: str, path: str | None) -> Analysis:
         run_discovered(interp)
         run_unreached(interp)
         hover_pass(interp)
+    except Cancelled:
+        raise
     except Budget:
         analysis.note = "analysis stopped early: step budget exhausted"
         log.info("step budget exhausted for %s", path)

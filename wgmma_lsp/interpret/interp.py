@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import operator
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
@@ -49,8 +50,20 @@ def is_driver(name: str) -> bool:
     return name in DRIVER_NAMES or name.lstrip("_").startswith(_DRIVER_PREFIXES)
 
 
+CHECK_EVERY = 2048  # steps between checks for cancellation
+
+
 class Budget(Exception):
     """The step budget ran out: the analysis stops with what it has."""
+
+
+class Cancelled(Budget):
+    """A newer version of the document arrived: this analysis is abandoned."""
+
+
+# The cancellation event of the analysis running on this thread (set by the driver), for
+# interpreters made along the way (the user's other modules) that are not given one.
+CURRENT_CANCEL = threading.local()
 
 
 class _Return(Exception):
@@ -81,7 +94,8 @@ _CMPOPS: dict[type, Callable[[Any, Any], Any]] = {
 
 class Interpreter:
     def __init__(self, source: str, tree: ast.Module, lines: LineIndex, path: str | None = None,
-                 origin: ModuleOrigin | None = None, importer: Importer | None = None):
+                 origin: ModuleOrigin | None = None, importer: Importer | None = None,
+                 cancel: threading.Event | None = None):
         self.source = source
         self.tree = tree
         self.lines = lines
@@ -104,6 +118,10 @@ class Interpreter:
         self.certain = True
         self.silent = 0
         self.steps = 0
+        if cancel is None:
+            cancel = getattr(CURRENT_CANCEL, "event", None)
+        self.cancel = cancel  # set from another thread: stop at the next checkpoint
+        self._check_at = min(CHECK_EVERY, MAX_STEPS) if cancel is not None else MAX_STEPS
         self.entered: set[int] = set()  # id() of function nodes whose bodies ran
         self.defined: dict[int, FuncVal] = {}  # id() of def node -> last function value made
         self.escaped: set[int] = set()  # id() of def nodes returned to callers
@@ -291,8 +309,19 @@ class Interpreter:
 
     def tick(self) -> None:
         self.steps += 1
+        if self.steps > self._check_at:
+            self.checkpoint()
+
+    def checkpoint(self) -> None:
+        """Every CHECK_EVERY steps: stop if cancelled or out of budget."""
+        if self.cancel is not None and self.cancel.is_set():
+            raise Cancelled()
         if self.steps > MAX_STEPS:
             raise Budget()
+        if self.cancel is not None:
+            self._check_at = min(MAX_STEPS, self.steps + CHECK_EVERY)
+        else:
+            self._check_at = MAX_STEPS
 
     # -- module and functions ---------------------------------------------------------------
     def run_module(self) -> None:
@@ -963,8 +992,8 @@ class Interpreter:
         if node is None:
             return Const(None)
         self.steps += 1
-        if self.steps > MAX_STEPS:
-            raise Budget()
+        if self.steps > self._check_at:
+            self.checkpoint()
         method = _EVAL.get(type(node))
         return method(self, node, env) if method is not None else UNKNOWN
 

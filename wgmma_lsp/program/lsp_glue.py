@@ -110,9 +110,7 @@ async def refresh_dependants(ls: Any, paths: list[str]) -> None:
     uris_to_refresh = []
     for doc in list(ls.workspace.text_documents.values()):
         if doc.uri.startswith("file:") and _path(doc.uri) in dependants:
-            entry = ls.entries.pop(doc.uri, None)  # same version, new inputs: analyse again
-            if entry is not None and not entry.task.done():
-                entry.task.cancel()
+            ls.invalidate(doc.uri)  # same version, new inputs: analyse again
             uris_to_refresh.append(doc.uri)
     if uris_to_refresh:
         log.info("program: %s changed; analysing %d dependant document(s) again",

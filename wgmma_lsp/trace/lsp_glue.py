@@ -93,7 +93,7 @@ async def _trace(ls: "WgmmaLanguageServer", uri: str) -> None:
 
 
 async def _refresh(ls: "WgmmaLanguageServer", uri: str) -> None:
-    await ls.refresh_diagnostics([uri])
+    await ls.refresh_diagnostics([uri], force=True)
     caps = getattr(ls, "client_capabilities", None)
     hints = getattr(getattr(caps, "workspace", None), "inlay_hint", None)
     if getattr(hints, "refresh_support", False):  # the traced avals changed
