@@ -26,7 +26,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.workspace import TextDocument
 
-from wgmma_lsp import __version__, documents, transport
+from wgmma_lsp import __version__, documents, lifetime, transport
 from wgmma_lsp.analysis import Analysis, analyze
 from wgmma_lsp.interpret.interp import Cancelled
 from wgmma_lsp.interpret import jedi_resolve
@@ -233,7 +233,9 @@ class WgmmaLanguageServer(LanguageServer):
         """jedi runs in its own process: in a thread it would hold the interpreter lock for
         hundreds of milliseconds and delay hovers."""
         if self._jedi_pool is None:
-            self._jedi_pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+            self._jedi_pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                                                  initializer=lifetime.die_with_parent,
+                                                  initargs=(os.getpid(),))
         return self._jedi_pool
 
     def close_pools(self) -> None:

@@ -1,15 +1,20 @@
 """Runs the trace worker in a separate process with a time limit and a memory limit.
 
-The worker (`worker.py`) is started as a script with the user's interpreter, in its own process
-group, so that a timeout or a cancellation kills everything it started. The memory limit is
-enforced twice: `RLIMIT_DATA` inside the worker, and a watchdog here on the process's RSS.
-Nothing here imports JAX or user code.
+The worker (`worker.py`) is started as a script with the user's interpreter, under a small
+supervisor (`supervisor.py`, the server's interpreter, standard library only) in a session of its
+own. The supervisor is a child subreaper: every process the worker starts stays in its tree, even
+one that calls `os.setsid()`, and it kills that whole tree when the trace ends, when told to
+(the time limit, the memory limit, a cancellation) and when the server dies, even by SIGKILL (it
+watches a pipe only the server holds). The memory limit is enforced twice: `RLIMIT_DATA` inside
+the worker, and a watchdog here on the RSS of the whole tree. Nothing here imports JAX or user
+code.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -20,8 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from wgmma_lsp.trace.entries import EntryPoint
+from wgmma_lsp.trace.supervisor import descendants
 
 WORKER = Path(__file__).with_name("worker.py")
+SUPERVISOR = Path(__file__).with_name("supervisor.py")
+STOP_GRACE = 3.0  # seconds the supervisor gets to kill its tree before its group is SIGKILLed
 POLL_SECONDS = 0.1
 STDERR_TAIL = 8000
 
@@ -100,6 +108,16 @@ def worker_env() -> dict[str, str]:
     return env
 
 
+def tree_rss_mb(root: int) -> float | None:
+    """Resident memory of a process and all its descendants, in MiB (Linux), or None."""
+    total = rss_mb(root)
+    if total is None:
+        return None
+    for pid in descendants(root):
+        total += rss_mb(pid) or 0.0
+    return total
+
+
 def rss_mb(pid: int) -> float | None:
     """Resident memory of a process in MiB (Linux), or None if unknown."""
     try:
@@ -121,6 +139,7 @@ class TraceProcess:
         self._lock = threading.Lock()
         self._cancelled = False
         self._reason: str | None = None  # set when we kill it: timeout | memory | cancelled
+        self._watch: int | None = None  # write end of the pipe the supervisor watches
 
     @property
     def pid(self) -> int | None:
@@ -131,22 +150,39 @@ class TraceProcess:
         return self._cancelled
 
     def kill(self, reason: str = "cancelled") -> None:
-        """Kill the worker and everything it started (its process group)."""
+        """Kill the worker and everything it started: the supervisor kills its whole tree."""
         with self._lock:
             if reason == "cancelled":
                 self._cancelled = True
             if self._reason is None:
                 self._reason = reason
             proc = self._proc
+            self._close_watch()
         if proc is None or proc.poll() is not None:
             return
         try:
             if os.name == "posix":
-                os.killpg(proc.pid, signal.SIGKILL)
+                os.kill(proc.pid, signal.SIGTERM)
             else:  # pragma: no cover
                 proc.kill()
         except (ProcessLookupError, PermissionError):
             pass
+
+    def _close_watch(self) -> None:
+        if self._watch is not None:
+            try:
+                os.close(self._watch)
+            except OSError:
+                pass
+            self._watch = None
+
+    def _command(self, interpreter: str) -> tuple[list[str], tuple[int, ...]]:
+        """The supervisor's command line (POSIX) and the descriptors it inherits."""
+        if os.name != "posix":  # pragma: no cover
+            return [interpreter, str(WORKER)], ()
+        read_end, self._watch = os.pipe()
+        return ([sys.executable, str(SUPERVISOR), str(read_end), "--", interpreter, str(WORKER)],
+                (read_end,))
 
     def wait(self) -> TraceOutcome:
         """Start the worker, feed it the request, collect its events until it ends or is killed."""
@@ -159,15 +195,24 @@ class TraceProcess:
                 if self._cancelled:
                     outcome.status = "cancelled"
                     return outcome
+                if shutil.which(interpreter) is None:
+                    outcome.status = "failed-to-start"
+                    outcome.stderr = f"cannot start {interpreter}: not found or not executable"
+                    return outcome
+                command, fds = self._command(interpreter)
                 try:
                     self._proc = subprocess.Popen(
-                        [interpreter, str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                         stderr=err, cwd=req.cwd or os.path.dirname(os.path.abspath(req.path)),
-                        env=worker_env(), start_new_session=True)
+                        env=worker_env(), start_new_session=True, pass_fds=fds)
                 except OSError as e:
+                    self._close_watch()
                     outcome.status = "failed-to-start"
                     outcome.stderr = f"cannot start {interpreter}: {e}"
                     return outcome
+                finally:
+                    for fd in fds:
+                        os.close(fd)
             proc = self._proc
             lines: list[bytes] = []
             reader = threading.Thread(target=self._read, args=(proc, lines), daemon=True)
@@ -183,7 +228,7 @@ class TraceProcess:
                 if time.monotonic() > deadline:
                     self.kill("timeout")
                     break
-                rss = rss_mb(proc.pid)
+                rss = tree_rss_mb(proc.pid)
                 if rss is not None and rss > req.memory_mb:
                     self.kill("memory")
                     break
@@ -191,7 +236,13 @@ class TraceProcess:
                     proc.wait(POLL_SECONDS)
                 except subprocess.TimeoutExpired:
                     pass
-            if os.name == "posix":  # the worker's children, if any, go with it
+            with self._lock:
+                self._close_watch()  # the trace is over: the supervisor kills what is left
+            try:
+                proc.wait(STOP_GRACE)
+            except subprocess.TimeoutExpired:
+                pass
+            if os.name == "posix":  # a supervisor that did not stop: its group goes at once
                 try:
                     os.killpg(proc.pid, signal.SIGKILL)
                 except (ProcessLookupError, PermissionError):
