@@ -33,9 +33,10 @@ def static_errors(source: str, path: str, severity: Severity = Severity.ERROR) -
 
 def jax_text(code: str, message: str) -> str:
     """What JAX's exception says for a diagnostic: its message, or nothing where JAX fails a bare
-    `assert` (the rule's template is then that assert, and the diagnostic explains it)."""
+    `assert` or raises a bare exception (the rule's template is then that statement, and the
+    diagnostic explains it)."""
     rule = RULES[code]
-    return "" if rule.exception == "AssertionError" and rule.template.startswith("assert ") else message
+    return "" if rule.template.startswith(("assert ", "raise ")) else message
 
 
 @pytest.mark.parametrize("path", ERROR_FIXTURES, ids=lambda p: p.stem)

@@ -164,6 +164,24 @@ def _run_state(call: Call) -> Value:
     return Wrapped("pl.run_state", call.get(0), {}, call.span)
 
 
+def _uninitialized_accumulator(call: Call, init: Value) -> bool:
+    """`run_state`'s abstract eval raises a bare NotImplementedError for `plgpu.ACC(shape)`
+    (an accumulator type without a value) among its initial values."""
+    from wgmma_lsp.rules import run_state_uninitialized_acc
+
+    specs = init.items if isinstance(init, TupleVal) else (init,)
+    for spec in specs:
+        if isinstance(spec, AllocSpec) and spec.kind == "acc" and spec.init is None:
+            call.interp.report(
+                run_state_uninitialized_acc.RULE,
+                "pl.run_state needs initial values, but plgpu.ACC(...) is an accumulator type with no "
+                "value: pass plgpu.ACC.init(x) (JAX: a bare NotImplementedError from run_state's "
+                "abstract eval)", spec.span or call.span, call.line,
+                data={"acc_span": spec.span})
+            return True
+    return False
+
+
 @model("pl.run_state()")
 def _run_state_apply(call: Call) -> Value:
     """`pl.run_state(f)(init)`: f gets refs initialised from init; returns their final values."""
@@ -188,6 +206,8 @@ def _run_state_apply(call: Call) -> Value:
         return v if isinstance(v, ArrayVal) else UNKNOWN
 
     init = call.get(0)
+    if _uninitialized_accumulator(call, init):
+        return UNKNOWN  # JAX raises here
     if interp.lowering == "lane":
         _check_init_layouts(call, init)
     refs = to_ref(init, call.span_of(0))

@@ -47,6 +47,8 @@ def ref_getitem(interp, ref: RefVal, index: Value, node) -> Value:
     if ref.kind in ("barrier",):
         return UNKNOWN
     if ref.kind == "tmem":
+        if node is not None:
+            _tmem_plain_access(interp, node, load=True)
         return UNKNOWN
     if not check_indexing(interp, ref, index, node):
         return UNKNOWN  # JAX raises here
@@ -64,6 +66,23 @@ def plain_setitem(interp, ref: RefVal, index, value, target, value_node, aug) ->
         accumulator_setitem(interp, ref, index, value, target, value_node, aug)
     elif ref.kind == "plain" and check_indexing(interp, ref, index, target):
         check_store(interp, ref, index, value, target, value_node)
+    elif ref.kind == "tmem":
+        _tmem_plain_access(interp, target, load=False)
+
+
+def _tmem_plain_access(interp, node, load: bool) -> None:
+    """Lane lowering of `tmem_ref[...]` / `tmem_ref[...] = v` (pallas/mosaic_gpu/lowering.py:
+    `_get_lowering_rule` / `_swap_lowering_rule`): TMEM is accessed asynchronously only."""
+    from wgmma_lsp.interpret.jax_version import installed
+    from wgmma_lsp.rules import tmem_plain_access
+
+    if interp.lowering != "lane" or installed() is None or installed()[:2] != (0, 10):
+        return
+    message = ("Loads from TMEM are asynchronous operations and cannot be performed using the usual "
+               "syntax. Please use plgpu.async_load_tmem instead.") if load else (
+               "Stores to TMEM are asynchronous operations and cannot be performed using the usual "
+               "syntax. Please use plgpu.async_store_tmem instead.")
+    interp.report(tmem_plain_access.RULE, message, interp.span(node), node.lineno - 1)
 
 
 SETITEM["ref"] = plain_setitem
