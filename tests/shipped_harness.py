@@ -106,6 +106,7 @@ class Verdict:
     line: int | None  # 1-based line JAX blames, None for a clean trace
     message: str | None
     exc_type: str | None = None
+    stage: str | None = None  # "trace" (make_jaxpr) or "lower" (lowering for cuda)
 
 
 def _load(path: Path):
@@ -170,12 +171,14 @@ def trace_entries(path: Path, lower: bool = False, ran: set[int] | None = None) 
             k2 = {k: next(it) if is_arr(v) else v for k, v in kwargs.items()}
             return fn(*a2, **k2)
 
+        stage = "trace"
         try:
             jax.make_jaxpr(traced)(*arrays)
             if lower:
+                stage = "lower"
                 jax.jit(traced).trace(*arrays).lower(lowering_platforms=("cuda",))
         except Exception as e:  # the verdict we compare against
-            out.append(Verdict(entry.call, _blamed_line(e, path), str(e), type(e).__name__))
+            out.append(Verdict(entry.call, _blamed_line(e, path), str(e), type(e).__name__, stage))
         else:
             out.append(Verdict(entry.call, None, None))
     return out

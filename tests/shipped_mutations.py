@@ -142,6 +142,7 @@ class Reported:
     blame_line: int  # 1-based
     code: str
     message: str
+    stage: str = "trace"  # the rule's stage: "trace" or "lower"
 
     def matches(self, jax: tuple[int | None, str]) -> bool:
         return jax[0] in (self.line, self.blame_line) and jax[1] == self.message
@@ -153,6 +154,7 @@ class Outcome:
     jax: tuple[int | None, str] | None  # (line, first line of the message) or None: accepted
     ours: list[Reported]
     jax_ran: set[int]  # lines JAX executed while tracing the mutant
+    jax_stage: str | None = None  # where JAX raised: "trace" or "lower"
 
     @property
     def rejected(self) -> bool:
@@ -171,13 +173,17 @@ class Outcome:
         a line JAX ran without raising there (ours at JAX's line must have JAX's message)."""
         if self.jax is None:
             return list(self.ours)
-        return [e for e in self.ours if not e.matches(self.jax)
+        return [e for e in self.ours if not e.matches(self.jax) and not self._later_stage(e)
                 and (self.jax[0] in (e.line, e.blame_line) or e.blame_line in self.jax_ran)]
+
+    def _later_stage(self, e: Reported) -> bool:
+        """A lowering error when JAX already failed while tracing: JAX never got to lower."""
+        return e.stage == "lower" and self.jax_stage == "trace"
 
     @property
     def beyond(self) -> list[Reported]:
-        """Errors of ours on lines JAX never reached (it stopped at its first error): JAX can
-        neither confirm nor refute them."""
+        """Errors of ours on lines JAX never reached (it stopped at its first error), or lowering
+        errors when JAX failed while tracing: JAX can neither confirm nor refute them."""
         return [e for e in self.ours if self.jax is not None and not e.matches(self.jax)
                 and e not in self.false_errors]
 
@@ -195,7 +201,7 @@ def our_errors(source: str, path: str) -> list[Reported]:
     analysis = analyze(source, path)
     errors = {(d.span, d.code, d.message) for d in diagnostics(analysis) if d.severity == Severity.ERROR}
     out = {Reported(f.span.line + 1, f.blame_line + 1 if f.blame_line >= 0 else f.span.line + 1,
-                    f.rule.code, f.message)
+                    f.rule.code, f.message, f.rule.stage)
            for f in analysis.findings if (f.span, f.rule.code, f.message) in errors}
     return sorted(out, key=lambda e: (e.line, e.code))
 
@@ -208,7 +214,7 @@ def run(m: Mutation, tmp: Path) -> Outcome:
     verdicts = trace_entries(path, lower=m.lower, ran=ran)
     failed = [v for v in verdicts if v.message is not None]
     jax = (failed[0].line, first_line(failed[0].message)) if failed else None
-    return Outcome(m, jax, our_errors(source, str(path)), ran)
+    return Outcome(m, jax, our_errors(source, str(path)), ran, failed[0].stage if failed else None)
 
 
 def _main() -> None:

@@ -138,6 +138,20 @@ def array_compare(interp, op: ast.cmpop, left: Value, right: Value) -> Value:
         if ld is not None and rd is not None:  # `a.dtype != b.dtype`, `x.dtype == jnp.int8`
             same = ld.name == rd.name
             return Const(same if isinstance(op, ast.Eq) else not same)
+    if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(left, TupleVal) and isinstance(right, TupleVal):
+        # Tuples (shapes): equal when every item is; decided when each comparison is.
+        same: bool | None = len(left.items) == len(right.items) and left.is_list == right.is_list
+        if same:
+            for a, b in zip(left.items, right.items):
+                eq = interp.compare(ast.Eq(), a, b)
+                if not isinstance(eq, Const):
+                    same = None
+                elif not eq.value:
+                    same = False
+                    break
+        if same is not None:
+            return Const(same if isinstance(op, ast.Eq) else not same)
+        return UNKNOWN
     if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, TupleVal):
         # `x in (a, b)`: decided when every item compares to x for sure.
         found: bool | None = False
@@ -511,7 +525,7 @@ _FLOAT_UNARY = ["exp", "exp2", "log", "log2", "log1p", "expm1", "sqrt", "rsqrt",
 _SAME_UNARY = ["abs", "negative", "neg", "sign", "floor", "ceil", "round", "square", "conj",
                "real", "imag", "clip", "positive", "integer_pow", "logical_not", "bitwise_not",
                "not_", "invert", "stop_gradient", "cumsum", "cumprod", "cummax", "sort", "flip",
-               "tril", "triu", "optimization_barrier", "nan_to_num", "clamp"]
+               "tril", "triu", "nan_to_num", "clamp"]
 
 
 def _float_unary(call: Call) -> Value:
@@ -534,6 +548,13 @@ for _n in _FLOAT_UNARY:
 for _n in _SAME_UNARY:
     for _m in ("jnp", "lax"):
         model(f"{_m}.{_n}")(_same_unary)
+
+
+@model("lax.optimization_barrier", "jax.lax.optimization_barrier")
+def _optimization_barrier(call: Call) -> Value:
+    """`lax.optimization_barrier(x)`: the same pytree of arrays."""
+    x = call.get(0)
+    return x if isinstance(x, (ArrayVal, TupleVal)) else UNKNOWN
 
 
 @model("jnp.where", "lax.select")

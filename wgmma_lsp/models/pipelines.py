@@ -231,7 +231,9 @@ def _loop_with_info(name: str):
     @model(name)
     def make(call: Call) -> Value:
         kwargs = dict(call.kwargs)
-        kwargs.setdefault("grid", call.get(0, "grid"))
+        # nd_loop(grid, ...) indexes its grid; dynamic_scheduling_loop(grid_names, ...) gives one
+        # index per grid name.
+        kwargs["grid"] = call.get(0, "grid_names" if name.endswith("dynamic_scheduling_loop") else "grid")
         return Wrapped(name, UNKNOWN, kwargs, call.span)
 
     @model(name + "()")
@@ -239,8 +241,6 @@ def _loop_with_info(name: str):
         wrapped = call.wrapped
         assert isinstance(wrapped, Wrapped)
         grid = wrapped.kwargs.get("grid", UNKNOWN)
-        if name.endswith("dynamic_scheduling_loop"):  # grid_names: one index per name
-            grid = grid if isinstance(grid, TupleVal) else UNKNOWN
         n = len(grid.items) if isinstance(grid, TupleVal) else None
         info: Value = (NDLoopInfoVal(TupleVal(tuple(index_scalar() for _ in range(n))))
                        if n is not None else UNKNOWN)

@@ -7,10 +7,10 @@ import math
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import (
-    UNKNOWN, ArrayVal, Const, DictVal, InstanceVal, PartialVal, SliceVal, TupleVal, Value, Wrapped, as_dim,
+    UNKNOWN, ArrayVal, Const, DictVal, InstanceVal, PartialVal, RefVal, SliceVal, TupleVal, Value, Wrapped, as_dim,
     dim_value,
 )
-from wgmma_lsp.models.registry import model
+from wgmma_lsp.models.registry import CONSTANTS, model
 
 BUILTINS = {"range", "len", "int", "float", "bool", "min", "max", "tuple", "list", "zip",
             "enumerate", "abs", "sum", "print", "isinstance", "property", "staticmethod",
@@ -34,9 +34,12 @@ def _pure(fn):  # a builtin on constants, evaluated for real
         if args is None or kwargs is None or not call.complete:
             return UNKNOWN
         try:
-            return Const(fn(*args, **dict(zip(call.kwargs, kwargs))))
+            out = fn(*args, **dict(zip(call.kwargs, kwargs)))
         except Exception:
             return UNKNOWN
+        if isinstance(out, tuple):  # divmod: a tuple the caller unpacks
+            return TupleVal(tuple(Const(x) for x in out))
+        return Const(out)
     return run
 
 
@@ -48,6 +51,10 @@ for _name, _fn in {"abs": abs, "int": int, "float": float, "bool": bool, "divmod
                    "jax.cdiv": lambda a, b: -(-a // b), "pl.cdiv": lambda a, b: -(-a // b)}.items():
     key = _name if "." in _name else f"builtins.{_name}"
     model(key)(_pure(_fn))
+
+
+for _name in ("e", "pi", "inf", "tau", "nan"):
+    CONSTANTS[f"math.{_name}"] = Const(getattr(math, _name))
 
 
 @model("builtins.range")
@@ -68,8 +75,8 @@ def _len(call: Call) -> Value:
         return Const(len(v.items))
     if isinstance(v, Const) and isinstance(v.value, (str, tuple, list, range)):
         return Const(len(v.value))
-    if isinstance(v, ArrayVal) and v.shape:
-        return dim_value(v.shape[0])
+    if isinstance(v, (ArrayVal, RefVal)) and v.shape:
+        return dim_value(v.shape[0])  # a ref's len is its leading dimension (state.types)
     return UNKNOWN
 
 
