@@ -194,3 +194,32 @@ def test_hover_names_the_module_that_allocated() -> None:
     assert info is not None
     assert "Accumulator{float32[64,128]}" in info.markdown
     assert "accpkg/allocs.py:9" in info.markdown
+
+
+def test_editable_installs_of_the_project_virtualenv_are_found(tmp_path: Path) -> None:
+    """`pip install -e` in the project's `.venv`: the `.pth` path and setuptools' finder
+    `MAPPING` are read as data (the finder is never imported)."""
+    site = tmp_path / ".venv" / "lib" / "python3.11" / "site-packages"
+    site.mkdir(parents=True)
+    (tmp_path / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    libs = tmp_path / "libs" / "mypkg"
+    libs.mkdir(parents=True)
+    (libs / "__init__.py").write_text("")
+    (libs / "allocs.py").write_text((PACKAGES / "accpkg" / "accpkg" / "allocs.py").read_text()
+                                    .replace("from .configs import DEFAULT", "from vendored import DEFAULT"))
+    vendor = tmp_path / "vendor"
+    vendor.mkdir()
+    (vendor / "vendored.py").write_text((PACKAGES / "accpkg" / "accpkg" / "configs.py").read_text())
+    marker = tmp_path / "finder-ran"
+    (site / "__editable___mypkg_0_1_finder.py").write_text(
+        f"open({str(marker)!r}, 'w').close()\nMAPPING: dict[str, str] = {{'mypkg': {str(libs)!r}}}\n")
+    (site / "__editable__.mypkg-0.1.pth").write_text("import __editable___mypkg_0_1_finder\n")
+    (site / "vendor.pth").write_text(f"{vendor}\n")
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    kernel = scripts / "run.py"
+    kernel.write_text((PACKAGES / "accpkg" / "kernel_dtype.py").read_text().replace("accpkg", "mypkg"))
+    got, analysis = errors(kernel, Program(roots=(str(tmp_path),)))
+    assert [c for _, c, _ in got] == ["WG001"]
+    assert str(libs / "allocs.py") in analysis.modules and str(vendor / "vendored.py") in analysis.modules
+    assert not marker.exists()

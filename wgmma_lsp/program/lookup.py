@@ -5,8 +5,10 @@ Search roots, in order: the directory above the top package that holds the impor
 pytest's rootdir insertion and `python -m` give), the importing file's own directory (a script's
 `sys.path[0]`), the workspace roots (and their `src/`), and the environment's extra paths:
 `PYTHONPATH` and the directories that `.pth` files of the environment's site-packages list
-(editable installs of the user's package). Site-packages and the standard library are not
+(editable installs of the user's package, also setuptools' finder modules, read as data). Site-packages and the standard library are not
 roots: third-party and standard modules are not the user's, and JAX's are known by name.
+The project's own virtualenvs (`.venv`, `venv`, `env` in a workspace root, `$VIRTUAL_ENV`) are
+read the same way, so a package installed there with `pip install -e` is found.
 """
 
 from __future__ import annotations
@@ -37,34 +39,88 @@ def _stdlib_dirs() -> frozenset[str]:
     return frozenset(out)
 
 
-@functools.lru_cache(maxsize=1)
-def environment_roots() -> tuple[str, ...]:
-    """PYTHONPATH entries and the directories listed by `.pth` files (editable installs).
+@functools.lru_cache(maxsize=32)
+def environment_roots(site_dirs: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """PYTHONPATH entries and the directories the environments' `.pth` files list (editable
+    installs): the server's own site-packages and `site_dirs` (the project's virtualenvs).
 
-    `.pth` lines that start with `import` are code: they are skipped, never run."""
+    `.pth` lines that start with `import` are code: never run. The one such line setuptools
+    writes for an editable install names a finder module whose `MAPPING` literal (package ->
+    directory) is read with `ast.literal_eval`."""
     roots: list[str] = []
     for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep):
         if entry and os.path.isdir(entry):
             roots.append(os.path.abspath(entry))
-    site_dirs = list(getattr(site, "getsitepackages", lambda: [])()) + [p for p in sys.path if p.endswith("-packages")]
-    for sp in dict.fromkeys(site_dirs):
+    own = list(getattr(site, "getsitepackages", lambda: [])()) + [p for p in sys.path if p.endswith("-packages")]
+    for sp in dict.fromkeys(list(site_dirs) + own):
         try:
-            names = sorted(n for n in os.listdir(sp) if n.endswith(".pth"))
+            names = sorted(os.listdir(sp))
         except OSError:
             continue
         for n in names:
-            try:
-                text = Path(sp, n).read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                continue
-            for line in text.splitlines()[:50]:
-                line = line.strip()
-                if not line or line.startswith(("#", "import ", "import\t")):
-                    continue
-                p = line if os.path.isabs(line) else os.path.join(sp, line)
-                if os.path.isdir(p) and not _is_environment_dir(os.path.normpath(p)):
-                    roots.append(os.path.abspath(p))
+            if n.endswith(".pth"):
+                roots += _pth_dirs(sp, n)
+            elif n.startswith("__editable__") and n.endswith("_finder.py"):
+                roots += _finder_roots(os.path.join(sp, n))
     return tuple(dict.fromkeys(roots))
+
+
+def _pth_dirs(sp: str, name: str) -> list[str]:
+    try:
+        text = Path(sp, name).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    out = []
+    for line in text.splitlines()[:50]:
+        line = line.strip()
+        if not line or line.startswith(("#", "import ", "import\t")):
+            continue
+        p = line if os.path.isabs(line) else os.path.join(sp, line)
+        if os.path.isdir(p) and not _is_environment_dir(os.path.normpath(p)):
+            out.append(os.path.abspath(p))
+    return out
+
+
+def _finder_roots(finder: str) -> list[str]:
+    """The directories above the packages a setuptools editable finder maps (read, not run)."""
+    import ast
+
+    try:
+        tree = ast.parse(Path(finder).read_text(encoding="utf-8", errors="replace"))
+    except (OSError, SyntaxError, ValueError):
+        return []
+    out = []
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, ast.AnnAssign) and node.value is not None else []
+        if any(isinstance(t, ast.Name) and t.id == "MAPPING" for t in targets):
+            try:
+                mapping = ast.literal_eval(node.value)
+            except (ValueError, SyntaxError):
+                continue
+            if isinstance(mapping, dict):
+                for name, directory in mapping.items():
+                    if isinstance(name, str) and isinstance(directory, str) \
+                            and os.path.basename(directory.rstrip(os.sep)) == name.split(".")[-1]:
+                        out.append(os.path.dirname(directory.rstrip(os.sep)))
+    return out
+
+
+@functools.lru_cache(maxsize=32)
+def project_site_dirs(workspace_roots: tuple[str, ...]) -> tuple[str, ...]:
+    """site-packages of the project's virtualenvs: `.venv`, `venv`, `env` in a workspace root
+    (those with a `pyvenv.cfg`), and `$VIRTUAL_ENV`/`$CONDA_PREFIX` (the editor's environment)."""
+    import glob
+
+    envs = [os.path.join(w, d) for w in workspace_roots for d in (".venv", "venv", "env", ".env")]
+    envs += [os.environ[v] for v in ("VIRTUAL_ENV", "CONDA_PREFIX") if os.environ.get(v)]
+    out: list[str] = []
+    for env in envs:
+        if not os.path.isfile(os.path.join(env, "pyvenv.cfg")) and not os.path.isdir(os.path.join(env, "conda-meta")):
+            continue
+        out += sorted(glob.glob(os.path.join(env, "lib", "python3*", "site-packages")))
+        out += [p for p in [os.path.join(env, "Lib", "site-packages")] if os.path.isdir(p)]
+    return tuple(dict.fromkeys(out))
 
 
 def search_roots(from_path: str | None, workspace_roots: tuple[str, ...]) -> tuple[str, ...]:
@@ -77,7 +133,7 @@ def search_roots(from_path: str | None, workspace_roots: tuple[str, ...]) -> tup
         roots += [top, d]
     for w in workspace_roots:
         roots += [w, os.path.join(w, "src")]
-    roots += environment_roots()
+    roots += environment_roots(project_site_dirs(tuple(workspace_roots)))
     return tuple(r for r in dict.fromkeys(os.path.normpath(r) for r in roots)
                  if not _is_environment_dir(r) and os.path.isdir(r))
 
