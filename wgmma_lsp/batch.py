@@ -90,13 +90,15 @@ def check_source(path: str, source: str, settings: Settings, trace: bool = False
     """Everything `check` reports for one readable file."""
     from wgmma_lsp.analysis import analyze
     from wgmma_lsp.ide.diagnostics import diagnostics, syntax_diagnostics
+    from wgmma_lsp.interpret.jax_version import lowering_default
     from wgmma_lsp.interpret.jedi_resolve import resolve_imports
 
-    analysis = analyze(source, path)
-    # jedi (slow) only for names imported from the user's modules that can hand the API on.
-    pending = [p for p in analysis.unresolved_imports if _may_be_api(path, p.key.module, p.key.name)]
-    if pending and resolve_imports(source, path, pending):
+    with lowering_default(settings.lowering_semantics):
         analysis = analyze(source, path)
+        # jedi (slow) only for names imported from the user's modules that can hand the API on.
+        pending = [p for p in analysis.unresolved_imports if _may_be_api(path, p.key.module, p.key.name)]
+        if pending and resolve_imports(source, path, pending):
+            analysis = analyze(source, path)
     extra: list[Diagnostic] = []
     for syn in syntax_diagnostics(analysis):  # CPython's message, each broken region once
         d = tool_diagnostic(SYNTAX_ERROR, syn.message, syn.span, settings)

@@ -26,32 +26,74 @@ def _codes(values: list[str] | None) -> list[str]:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from wgmma_lsp.config import ConfigError
+
     try:
+        if args.show_settings:
+            return _show_settings(args)
         return _check(args)
-    except UsageError as e:
+    except (UsageError, ConfigError) as e:
         print(f"wgmma-lsp: error: {e}", file=sys.stderr)
         return 2
 
 
-def _check(args: argparse.Namespace) -> int:
-    from wgmma_lsp import formats
-    from wgmma_lsp.batch import check_files
-    from wgmma_lsp.discovery import DEFAULT_EXCLUDE, exclude_spec, python_files
-    from wgmma_lsp.ide.model import Severity
+def _file_settings(args: argparse.Namespace):
+    """settings_for(path): the file's configuration, then the command line on top."""
+    from wgmma_lsp import config
     from wgmma_lsp.settings import Settings
 
     select, ignore = _codes(args.select), _codes(args.ignore)
-    settings = Settings(select=select, ignore=ignore)
-    exclude = _split(args.exclude) if args.exclude is not None else list(DEFAULT_EXCLUDE)
-    exclude += _split(args.extend_exclude)
+
+    def settings_for(path: Path) -> Settings:
+        s = Settings()
+        config.find(path).apply(s, path)
+        if select:
+            s.select = list(select)
+        s.ignore = list(dict.fromkeys([*s.ignore, *ignore]))
+        return s
+
+    return settings_for
+
+
+def _show_settings(args: argparse.Namespace) -> int:
+    from wgmma_lsp import config
+
+    settings_for = _file_settings(args)
+    for i, p in enumerate(args.paths):
+        path = Path(p)
+        if i:
+            print()
+        print(config.describe(path, settings_for(path), config.find(path)))
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    from wgmma_lsp import config, formats
+    from wgmma_lsp.batch import check_files
+    from wgmma_lsp.discovery import DEFAULT_EXCLUDE, exclude_spec, python_files
+    from wgmma_lsp.ide.model import Severity
+
+    settings_for = _file_settings(args)
 
     def excludes(root: Path) -> list:
-        return [exclude_spec(exclude, Path(os.path.abspath(root)))]
+        cfg = config.find(root)
+        base = cfg.root if cfg.root is not None else Path(os.path.abspath(root))
+        exclude = list(cfg.exclude) if cfg.exclude is not None else list(DEFAULT_EXCLUDE)
+        out = [exclude_spec([*exclude, *cfg.extend_exclude], base)]
+        if args.exclude is not None or args.extend_exclude:  # the command line: relative to the root
+            cli = _split(args.exclude) if args.exclude is not None else []
+            if args.exclude is not None:
+                out = [exclude_spec(cfg.extend_exclude, base)]
+            out.append(exclude_spec([*cli, *_split(args.extend_exclude)], Path(os.path.abspath(root))))
+        return out
 
-    found = list(python_files(args.paths, excludes=excludes, respect_gitignore=not args.no_respect_gitignore))
-    results = check_files(found, lambda path: settings, trace=args.trace, jobs=args.jobs,
+    gitignore = not args.no_respect_gitignore and all(
+        config.find(Path(p)).respect_gitignore for p in args.paths)
+    found = list(python_files(args.paths, excludes=excludes, respect_gitignore=gitignore))
+    results = check_files(found, settings_for, trace=args.trace, jobs=args.jobs,
                           progress=False if args.no_progress else None)
-    out = formats.render(args.format, results, settings.docs_base_url)
+    docs = settings_for(Path(args.paths[0])).docs_base_url if args.paths else None
+    out = formats.render(args.format, results, docs)
     if out:
         print(out)
     summary = formats.summary(results)
@@ -109,6 +151,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--no-progress", action="store_true", help="no progress line on a terminal")
     check.add_argument("--trace", action="store_true",
                        help="also trace the file's entry points with JAX (runs your code)")
+    check.add_argument("--show-settings", action="store_true",
+                       help="print the settings that apply to each PATH (configuration file, rules, excludes) and exit")
     check.set_defaults(func=cmd_check)
     explain = sub.add_parser("explain", help="print a rule's documentation (no code: list rules)")
     explain.add_argument("code", nargs="?")

@@ -17,6 +17,7 @@ import sys
 import threading
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, BinaryIO
 
 from lsprotocol import types as lsp
@@ -27,9 +28,11 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.workspace import TextDocument
 
 from wgmma_lsp import __version__, documents, lifetime, transport
+from wgmma_lsp import config as project_config
 from wgmma_lsp.analysis import Analysis, analyze
 from wgmma_lsp.interpret.interp import Cancelled
 from wgmma_lsp.interpret import jedi_resolve
+from wgmma_lsp.interpret.jax_version import lowering_default
 from wgmma_lsp.ide import code_actions as ide_actions
 from wgmma_lsp.ide import diagnostics as ide_diagnostics
 from wgmma_lsp.ide import hover as ide_hover
@@ -134,7 +137,8 @@ class WgmmaProtocol(LanguageServerProtocol):
 class WgmmaLanguageServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("wgmma-lsp", __version__, protocol_cls=WgmmaProtocol)
-        self.settings = Settings()
+        self.settings = Settings()  # the editor's (wgmmaLsp section)
+        self.editor_settings: dict[str, Any] = {}  # as the client sent them: applied on top of each file's configuration
         self.pool = ThreadPoolExecutor(max_workers=max(1, min(2, os.cpu_count() or 1)),
                                        thread_name_prefix="wgmma-analysis")
         self._jedi_pool: ProcessPoolExecutor | None = None
@@ -306,6 +310,18 @@ class WgmmaLanguageServer(LanguageServer):
                 return result
         return None
 
+    def settings_for(self, uri: str) -> Settings:
+        """The settings for one document: its project configuration (pyproject.toml
+        `[tool.wgmma-lsp]` or wgmma-lsp.toml, found from its folder) with the editor's on top."""
+        path = _uri_path(uri)
+        if path is None:
+            return self.settings
+        try:
+            return project_config.settings_for(Path(path), editor=self.editor_settings)
+        except project_config.ConfigError as e:
+            log.warning("configuration ignored: %s", e)
+            return self.settings
+
     def _open_document(self, uri: str) -> TextDocument | None:
         docs = self.workspace.text_documents
         return docs.get(uri)
@@ -313,7 +329,7 @@ class WgmmaLanguageServer(LanguageServer):
     def diagnostics_for(self, analysis: Analysis, uri: str) -> list[lsp.Diagnostic]:
         """LSP diagnostics for a document, with positions in the client's units."""
         doc = self._open_document(uri)
-        diags = ide_diagnostics.diagnostics(analysis, self.settings)
+        diags = ide_diagnostics.diagnostics(analysis, self.settings_for(uri))
         if self.settings.syntax_errors:
             diags = ide_diagnostics.syntax_diagnostics(analysis) + diags
         diags = ide_diagnostics.merge(diags, self.extra_diagnostics.get(uri, []))
@@ -390,12 +406,29 @@ def _safe_analyze(source: str, path: str | None,
             log.warning("document too large to analyse (%d characters)", len(source))
             return Analysis.empty(source, note=f"wgmma-lsp: file too large to analyse "
                                   f"({len(source)} characters, limit {MAX_SOURCE_CHARS})")
-        return analyze(source, path, cancel=cancel)
+        with lowering_default(_configured_lowering(path)):
+            return analyze(source, path, cancel=cancel)
     except Cancelled:
         return None
     except Exception:  # the server never dies on analysis bugs
         log.exception("analysis failed for %s", path)
         return None
+
+
+def _configured_lowering(path: str | None) -> str | None:
+    """The project configuration's `lowering-semantics` for a file (None: JAX's default)."""
+    if not path:
+        return None
+    try:
+        return project_config.find(Path(path)).lowering_semantics
+    except project_config.ConfigError:
+        return None
+
+
+def _uri_path(uri: str) -> str | None:
+    from pygls.uris import to_fs_path
+
+    return to_fs_path(uri) if uri.startswith("file:") else None
 
 
 # -- conversions ---------------------------------------------------------------------------
@@ -468,6 +501,7 @@ def create_server() -> WgmmaLanguageServer:
                 if isinstance(opts.get(key), dict):
                     opts = opts[key]
             ls.settings = Settings.from_dict(opts)
+            ls.editor_settings = opts if isinstance(opts, dict) else {}
 
     @server.feature(lsp.INITIALIZED)
     @_never_fail(None)
@@ -482,6 +516,7 @@ def create_server() -> WgmmaLanguageServer:
         settings = params.settings
         if isinstance(settings, dict) and isinstance(settings.get("wgmmaLsp"), dict):
             ls.settings = Settings.from_dict(settings["wgmmaLsp"])
+            ls.editor_settings = settings["wgmmaLsp"]
         else:
             await _load_configuration(ls)
         _apply_log_level(ls.settings)
@@ -555,7 +590,7 @@ def create_server() -> WgmmaLanguageServer:
         start = server_pos(doc, params.range.start)
         end = server_pos(doc, params.range.end)
         actions = []
-        for diag, fix in ide_actions.code_actions(analysis, ls.settings, Span(*start, *end)):
+        for diag, fix in ide_actions.code_actions(analysis, ls.settings_for(uri), Span(*start, *end)):
             edits = [lsp.TextEdit(range=to_range(e.span, doc), new_text=e.new_text)
                      for e in fix.edits]
             actions.append(lsp.CodeAction(
@@ -613,6 +648,7 @@ async def _load_configuration(ls: WgmmaLanguageServer) -> None:
         return
     if result and isinstance(result[0], dict):
         ls.settings = Settings.from_dict(result[0])
+        ls.editor_settings = result[0] if isinstance(result[0], dict) else {}
         _apply_log_level(ls.settings)
 
 

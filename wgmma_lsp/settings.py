@@ -26,6 +26,7 @@ class Settings:
     log_level: str = "info"
     syntax_errors: bool = False  # the server also publishes syntax errors (WG900)
     docs_base_url: str | None = None  # if set, rule links point here (`{base}/{code}`) instead of the bundled docs
+    lowering_semantics: str | None = None  # "lane"/"warpgroup" for kernels that do not say (config)
 
     def rule_enabled(self, code: str, name: str) -> bool:
         if code in self.off or name in self.off:
@@ -40,12 +41,18 @@ class Settings:
     @classmethod
     def from_dict(cls, raw: Any) -> "Settings":
         """Build from the client's JSON; anything malformed falls back to the default."""
-        s = cls()
+        return cls().apply_editor(raw)
+
+    def apply_editor(self, raw: Any) -> "Settings":
+        """The editor's settings (the `wgmmaLsp` section) on top of these (e.g. the project
+        configuration's): a non-empty `select` replaces, `ignore` adds, severities override."""
+        s = self
         if not isinstance(raw, dict):
             return s
         rules = raw.get("rules") if isinstance(raw.get("rules"), dict) else {}
-        s.select = _str_list(rules.get("select"))
-        s.ignore = _str_list(rules.get("ignore"))
+        if _str_list(rules.get("select")):
+            s.select = _str_list(rules.get("select"))
+        s.ignore = list(dict.fromkeys([*s.ignore, *_str_list(rules.get("ignore"))]))
         sev = rules.get("severity")
         if isinstance(sev, dict):
             for k, v in sev.items():

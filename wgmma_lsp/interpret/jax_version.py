@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from importlib import metadata
 
 LANE, WARPGROUP = "lane", "warpgroup"
@@ -29,6 +32,30 @@ def installed() -> tuple[int, int, int] | None:
     return (int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None
 
 
+#: The project's `lowering-semantics` setting (wgmma_lsp/config.py), for the analysis running in
+#: this context: it replaces the installed JAX's default for kernels that do not say.
+configured_lowering: ContextVar[str | None] = ContextVar("configured_lowering", default=None)
+
+
+@contextmanager
+def lowering_default(semantics: str | None) -> Iterator[None]:
+    """Analyse with `semantics` ("lane", "warpgroup") as the default (None: JAX's own)."""
+    token = configured_lowering.set(semantics)
+    try:
+        yield
+    finally:
+        configured_lowering.reset(token)
+
+
+def default_lowering_semantics() -> str | None:
+    """The default lowering semantics for kernels that do not say: the project's configuration
+    (`lowering-semantics`) if set, else the installed JAX's (None if unknown)."""
+    configured = configured_lowering.get()
+    if configured is not None:
+        return configured
+    return installed_default_lowering_semantics()
+
+
 def _installed_source(relpath: str) -> str | None:
     """The text of a file of the installed jax distribution (read, not imported)."""
     try:
@@ -39,7 +66,7 @@ def _installed_source(relpath: str) -> str | None:
 
 
 @functools.lru_cache(maxsize=1)
-def default_lowering_semantics() -> str | None:
+def installed_default_lowering_semantics() -> str | None:
     """The lowering semantics `plgpu.CompilerParams()` gets by default in the installed JAX:
     "lane" or "warpgroup", read from the dataclass field's default; None if unknown."""
     text = _installed_source("jax/_src/pallas/mosaic_gpu/core.py")

@@ -1,0 +1,48 @@
+"""The server reads the project configuration of each document, with the editor's settings on top."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest_lsp
+from lsprotocol import types as lsp
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+ROOT = Path(__file__).parent.parent
+BAD = (ROOT / "examples" / "seed_errors.py").read_text()
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "wgmma_lsp"]))
+async def client(lsp_client: LanguageClient):
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def diagnostics(client: LanguageClient, uri: str, count: int) -> list[lsp.Diagnostic]:
+    for _ in range(300):
+        got = client.diagnostics.get(uri)
+        if got is not None and len(got) == count:
+            return got
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"expected {count} diagnostics, have {client.diagnostics.get(uri)}")
+
+
+async def test_pyproject_configuration_applies_in_the_editor(client: LanguageClient, tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        "[tool.wgmma-lsp]\nignore = ['WG003']\nseverity = { WG002 = 'warning' }\n")
+    (tmp_path / "k.py").write_text(BAD)
+    await client.initialize_session(lsp.InitializeParams(
+        capabilities=lsp.ClientCapabilities(), root_uri=tmp_path.as_uri()))
+    uri = (tmp_path / "k.py").as_uri()
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
+        lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=BAD)))
+    diags = await diagnostics(client, uri, 2)
+    assert {(d.code, d.severity) for d in diags} == {
+        ("WG001", lsp.DiagnosticSeverity.Error), ("WG002", lsp.DiagnosticSeverity.Warning)}
+    # the editor's settings apply on top: ignore WG001 too
+    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(
+        settings={"wgmmaLsp": {"rules": {"ignore": ["WG001"]}}}))
+    diags = await diagnostics(client, uri, 1)
+    assert [d.code for d in diags] == ["WG002"]
