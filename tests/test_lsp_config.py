@@ -46,3 +46,24 @@ async def test_pyproject_configuration_applies_in_the_editor(client: LanguageCli
         settings={"wgmmaLsp": {"rules": {"ignore": ["WG001"]}}}))
     diags = await diagnostics(client, uri, 1)
     assert [d.code for d in diags] == ["WG002"]
+
+
+async def test_suppression_comments_in_the_editor(client: LanguageClient, tmp_path: Path) -> None:
+    lines = BAD.splitlines()
+    lines[34] += "  # wgmma-lsp: ignore[WG002]"
+    text = "\n".join(lines) + "\n"
+    await client.initialize_session(lsp.InitializeParams(
+        capabilities=lsp.ClientCapabilities(), root_uri=tmp_path.as_uri()))
+    uri = (tmp_path / "k.py").as_uri()
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
+        lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
+    diags = await diagnostics(client, uri, 2)
+    assert sorted(d.code for d in diags) == ["WG001", "WG003"]
+    wg001 = next(d for d in diags if d.code == "WG001")
+    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
+        text_document=lsp.TextDocumentIdentifier(uri), range=wg001.range,
+        context=lsp.CodeActionContext(diagnostics=[wg001])))
+    silence = [a for a in actions if a.title == "Suppress WG001 on this line"]
+    assert silence and silence[0].edit is not None
+    (edit,) = silence[0].edit.changes[uri]
+    assert edit.new_text == "  # wgmma-lsp: ignore[WG001]" and edit.range.start.line == 22

@@ -329,10 +329,10 @@ class WgmmaLanguageServer(LanguageServer):
     def diagnostics_for(self, analysis: Analysis, uri: str) -> list[lsp.Diagnostic]:
         """LSP diagnostics for a document, with positions in the client's units."""
         doc = self._open_document(uri)
-        diags = ide_diagnostics.diagnostics(analysis, self.settings_for(uri))
-        if self.settings.syntax_errors:
-            diags = ide_diagnostics.syntax_diagnostics(analysis) + diags
-        diags = ide_diagnostics.merge(diags, self.extra_diagnostics.get(uri, []))
+        extra = ide_diagnostics.syntax_diagnostics(analysis) if self.settings.syntax_errors else []
+        extra = extra + self.extra_diagnostics.get(uri, [])  # trace mode's
+        # one pass over all of them: suppression comments apply to each
+        diags = ide_diagnostics.diagnostics(analysis, self.settings_for(uri), extra=extra)
         return [to_lsp_diagnostic(d, uri, doc) for d in diags]
 
     async def publish(self, uri: str, force: bool = False) -> None:

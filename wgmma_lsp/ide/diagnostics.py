@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from wgmma_lsp.analysis import Analysis
+from wgmma_lsp.ide import suppressions
 from wgmma_lsp.ide.model import Diagnostic, RelatedInfo, Severity
 from wgmma_lsp.settings import Settings
 
@@ -12,7 +13,8 @@ NOTE_CODE = "WG903"  # tool-level: what the analysis budget left unchecked (a sw
 def diagnostics(analysis: Analysis, settings: Settings | None = None,
                 extra: list[Diagnostic] | None = None) -> list[Diagnostic]:
     """The analysis' findings as diagnostics (cached on the analysis, per settings), with
-    `extra` ones (trace mode's, the checker's own) merged in."""
+    `extra` ones (trace mode's, the checker's own) merged in, minus those a
+    `# wgmma-lsp: ignore` comment silences (plus WG902 for the comments that silence nothing)."""
     settings = settings or Settings()
     key = repr(settings)
     cache = analysis.cache.setdefault("diagnostics", {})
@@ -22,7 +24,8 @@ def diagnostics(analysis: Analysis, settings: Settings | None = None,
     out = list(cache[key])
     if extra:
         out = merge(out, extra)
-        out.sort(key=lambda d: (d.span.line, d.span.col, d.code))
+    out = suppressions.apply(out, analysis.source, settings)
+    out.sort(key=lambda d: (d.span.line, d.span.col, d.code))
     return out
 
 
