@@ -1,7 +1,6 @@
-"""The three kernels of seed_errors.py with the fixes wgmma-lsp offers applied.
-
-Run `wgmma-lsp check examples/seed_errors.py` to see them, or open this file in an editor
-with wgmma-lsp enabled. `examples/seed_fixed.py` is the same file with the fixes applied.
+"""The three kernels of seed_errors.py with the fixes wgmma-lsp offers applied: JAX traces and
+lowers all three (`wgmma-lsp check --trace examples/seed_fixed.py` has it do so for the entry
+points at the end). Compare with `examples/seed_errors.py` to see each mistake and its fix.
 """
 
 import functools
@@ -18,7 +17,7 @@ SWIZZLED = (plgpu.TilingTransform((8, SWIZZLE // jnp.dtype(jnp.bfloat16).itemsiz
 
 
 def scaled_matmul_kernel(a_ref, b_ref, o_ref):
-  """acc <- (a @ b) * 0.5, with the scaling done in bfloat16 by mistake."""
+  """acc <- (a @ b) * 0.5, scaled in bfloat16 and cast back to the float32 accumulator."""
 
   def body(acc_ref):
     plgpu.wgmma(acc_ref, a_ref, b_ref)
@@ -30,7 +29,7 @@ def scaled_matmul_kernel(a_ref, b_ref, o_ref):
 
 
 def transposed_update_kernel(a_ref, b_ref, o_ref):
-  """Writes the transposed product back into the accumulator: the shapes no longer agree."""
+  """Loads the accumulator and stores it back unchanged (no transpose): the shapes agree."""
 
   @functools.partial(pl.run_scoped, acc_ref=plgpu.ACC((TILE_M, TILE_N)))
   def _(acc_ref):
@@ -40,7 +39,7 @@ def transposed_update_kernel(a_ref, b_ref, o_ref):
 
 
 def smem_accumulator_kernel(a_ref, b_ref, o_ref):
-  """Allocates the accumulator as plain shared memory instead of a WGMMA accumulator."""
+  """Allocates the accumulator with plgpu.ACC, as plgpu.wgmma requires."""
 
   def body(acc_ref):
     plgpu.wgmma(acc_ref, a_ref, b_ref)  # fixed: acc_ref is allocated with plgpu.ACC

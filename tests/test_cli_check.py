@@ -215,3 +215,22 @@ def test_json_output_is_machine_readable(tmp_path: Path, capsys) -> None:
     assert records[0]["related"][0]["message"].startswith("allocated here")
     assert records[0]["fixes"][0]["edits"]
     assert "Found 3 errors in 1 file." in err
+
+
+def test_readme_demo_output_is_true(capsys, monkeypatch) -> None:
+    """The output the README shows for `scripts/demo.sh` is what `check` prints."""
+    root = Path(__file__).parent.parent
+    readme = (root / "README.md").read_text()
+    block = readme.split("scripts/demo.sh\n```\n\n```\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(root)
+    assert main(["check", "examples/seed_errors.py"]) == 1
+    assert capsys.readouterr().out == block
+    assert main(["check", "examples/seed_fixed.py"]) == 0
+    assert capsys.readouterr().out == "All checks passed!\n"
+
+
+def test_seed_fixed_passes_check_with_trace(capsys, monkeypatch) -> None:
+    """What the issue tried: JAX traces and lowers every entry point of seed_fixed.py."""
+    monkeypatch.chdir(Path(__file__).parent.parent)
+    assert main(["check", "--trace", "examples/seed_fixed.py"]) == 0
+    assert capsys.readouterr().out == "All checks passed!\n"

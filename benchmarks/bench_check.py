@@ -1,0 +1,104 @@
+"""`wgmma-lsp check` over whole installed packages: wall time, CPU time, files read and analysed.
+
+Targets (issue #10): the installed jax package (600+ files) in under 5 s on 2 cores, scipy in
+under 3 s. Each package is checked in a fresh process, as a user runs the command (the import
+of wgmma-lsp included); CPU time counts that process and its worker processes. On a shared
+machine the wall time depends on the load: the CPU time divided by the cores is what an idle
+machine would take, at best.
+
+    .venv/bin/python benchmarks/bench_check.py               # jax and scipy, all cores
+    .venv/bin/python benchmarks/bench_check.py --jobs 2 PATH # other folders
+
+Prints `[PASS]`/`[MISS]` against the targets; always exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+TARGETS = {"jax": 5.0, "scipy": 3.0}
+
+_COUNT = (
+    "import json, sys\n"
+    "from wgmma_lsp.discovery import python_files\n"
+    "from wgmma_lsp.prefilter import Prefilter\n"
+    "found = [f.path for f in python_files([sys.argv[1]])]\n"
+    "pf = Prefilter()\n"
+    "print(json.dumps([len(found), len(pf.relevant(found))]))\n"
+)
+
+
+def package_dir(name: str) -> Path | None:
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.origin is None:
+        return None
+    return Path(spec.origin).parent
+
+
+def measure(path: Path, jobs: int | None) -> dict:
+    counts = json.loads(subprocess.run([sys.executable, "-c", _COUNT, str(path)],
+                                       capture_output=True, text=True, check=True).stdout)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    cmd = [sys.executable, "-m", "wgmma_lsp", "check", "--no-progress", str(path)]
+    if jobs:
+        cmd[4:4] = ["--jobs", str(jobs)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    last = (proc.stdout.strip().splitlines() or [""])[-1]
+    return {"path": str(path), "files": counts[0], "analysed": counts[1], "wall_s": round(wall, 2),
+            "cpu_s": round(cpu, 2), "exit": proc.returncode, "summary": last}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("paths", nargs="*", help="folders to check (default: the installed jax and scipy)")
+    parser.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    targets: list[tuple[str, Path]] = []
+    if args.paths:
+        targets = [(Path(p).name, Path(p)) for p in args.paths]
+    else:
+        for name in TARGETS:
+            d = package_dir(name)
+            if d is None:
+                print(f"{name}: not installed (pip install {name} to measure it)", file=sys.stderr)
+            else:
+                targets.append((name, d))
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    rows = []
+    for name, path in targets:
+        row = measure(path, args.jobs)
+        row["name"] = name
+        rows.append(row)
+    if args.json:
+        print(json.dumps({"cores": cores, "load": load, "rows": rows}, indent=2))
+        return 0
+    print(f"cores: {cores}, jobs: {args.jobs or cores}, load average: {load:.1f}")
+    print(f"{'package':10} {'files':>6} {'analysed':>9} {'wall s':>7} {'CPU s':>7} {'CPU/cores':>9}  target")
+    for r in rows:
+        target = TARGETS.get(r["name"])
+        ideal = r["cpu_s"] / (args.jobs or cores)
+        verdict = "" if target is None else (
+            f"< {target:.0f} s  [{'PASS' if r['wall_s'] < target else 'MISS'}]"
+            + ("" if r["wall_s"] < target else f" (CPU/cores {'<' if ideal < target else '>='} target)"))
+        print(f"{r['name']:10} {r['files']:6d} {r['analysed']:9d} {r['wall_s']:7.2f} {r['cpu_s']:7.2f} "
+              f"{ideal:9.2f}  {verdict}")
+        print(f"{'':10} exit {r['exit']}: {r['summary']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
