@@ -234,3 +234,26 @@ def test_seed_fixed_passes_check_with_trace(capsys, monkeypatch) -> None:
     monkeypatch.chdir(Path(__file__).parent.parent)
     assert main(["check", "--trace", "examples/seed_fixed.py"]) == 0
     assert capsys.readouterr().out == "All checks passed!\n"
+
+
+def test_trace_mode_codes_are_known(tmp_path: Path, capsys) -> None:
+    (tmp_path / "a.py").write_text("x = 1\n")
+    assert main(["check", "--ignore", "TRACE002,lowering-error", str(tmp_path)]) == 0
+    assert main(["check", "--ignore", "TRACE099", str(tmp_path)]) == 2
+    capsys.readouterr()
+
+
+def test_progress_line_on_a_terminal(tmp_path: Path, capsys) -> None:
+    from wgmma_lsp.batch import check_files
+    from wgmma_lsp.discovery import python_files
+    from wgmma_lsp.settings import Settings
+
+    for name in ("a.py", "b.py"):
+        (tmp_path / name).write_text(BAD_KERNEL)
+    found = list(python_files([tmp_path]))
+    results = check_files(found, lambda p: Settings(), jobs=1, progress=True)
+    err = capsys.readouterr().err
+    assert "[2/2]" in err and err.endswith("\r\x1b[K")  # the line is cleared at the end
+    assert [len(r.diagnostics) for r in results] == [3, 3]
+    check_files(found, lambda p: Settings(), jobs=1)  # not a terminal: no progress line
+    assert capsys.readouterr().err == ""

@@ -165,4 +165,9 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or argv == ["--stdio"]:
         argv = ["serve"]
     args = build_parser().parse_args(argv)
-    return int(args.func(args))
+    try:
+        return int(args.func(args))
+    except BrokenPipeError:  # `wgmma-lsp check . | head`: the reader left; say nothing more
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1

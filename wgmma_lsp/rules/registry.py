@@ -44,4 +44,13 @@ def is_known_selector(selector: str) -> bool:
     s = selector.strip()
     if find_rule(s) is not None:
         return True
-    return bool(s) and s.upper() == s and any(code.startswith(s) for code in ALL_CODES)
+    codes = [*ALL_CODES, *_trace_codes()]
+    return s in _trace_codes().values() or (bool(s) and s.upper() == s and any(c.startswith(s) for c in codes))
+
+
+def _trace_codes() -> dict[str, str]:
+    """Trace mode's own codes (TRACE001…), by code: the name."""
+    from wgmma_lsp.trace import report
+
+    return {v[0]: v[1] for v in vars(report).values()
+            if isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str) and v[0].startswith("TRACE")}
