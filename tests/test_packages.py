@@ -223,3 +223,12 @@ def test_editable_installs_of_the_project_virtualenv_are_found(tmp_path: Path) -
     assert [c for _, c, _ in got] == ["WG001"]
     assert str(libs / "allocs.py") in analysis.modules and str(vendor / "vendored.py") in analysis.modules
     assert not marker.exists()
+
+
+def test_an_imported_modules_main_block_does_not_run(tmp_path: Path) -> None:
+    (tmp_path / "tiles.py").write_text('TILE = 64\n\nif __name__ == "__main__":\n  TILE = 128\n')
+    main = tmp_path / "main.py"
+    main.write_text("from tiles import TILE\nN = TILE\n")
+    analysis = analyze(main.read_text(), str(main), program=Program())
+    (n,) = [r.values for r in analysis.records.values() if r.name == "N"]
+    assert [v.value for v in n] == [64]

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 from wgmma_lsp.interpret.origin import ModuleOrigin, active_importer, set_active_importer
-from wgmma_lsp.interpret.values import UNKNOWN, Unknown, UserModuleVal, Value
+from wgmma_lsp.interpret.values import UNKNOWN, Const, Unknown, UserModuleVal, Value
 from wgmma_lsp.program import lookup
 
 log = logging.getLogger("wgmma_lsp")
@@ -217,7 +217,7 @@ class Session:
         if s is None:
             return {}, []
         public = s.names.get("__all__")
-        from wgmma_lsp.interpret.values import Const, TupleVal
+        from wgmma_lsp.interpret.values import TupleVal
 
         if isinstance(public, TupleVal) and all(isinstance(i, Const) and isinstance(i.value, str)
                                                 for i in public.items):
@@ -338,6 +338,8 @@ class Session:
             interp = Interpreter(text.text, parsed.tree, lines, path, origin=origin, importer=self)
             origin.volatile = interp.volatile
             interp.steps = MAX_STEPS - MODULE_STEPS
+            # Imported, not run as a script: its `if __name__ == "__main__":` block does not run.
+            interp.module_env.vars["__name__"] = Const(name)
             try:
                 interp.run_module()
             except Budget:
