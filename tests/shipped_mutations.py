@@ -118,6 +118,22 @@ MUTATIONS: list[Mutation] = [
              "acc = pl.run_scoped(acc_scope, plgpu.ACC((block_n, block_m)))"),
     Mutation(T, "acc-store-reshape", "return acc_ref[...]",
              "acc_ref[...] = acc_ref[...].reshape(block_n, block_m); return acc_ref[...]"),
+    Mutation(R, "block-shape-rhs-swapped", "(block_n, block_k) if transpose_rhs else (block_k, block_n),",
+             "(block_n, block_k) if transpose_rhs else (block_n, block_k),"),
+    Mutation(R, "wgmma-operands-swapped", "                acc_ref,\n                lhs_smem,",
+             "                acc_ref,\n                lhs_smem.T,"),
+    # -- blackwell_matmul (tcgen05) ---------------------------------------------------------------
+    Mutation(BW, "acc-tmem-in-smem", "acc_tmem=plgpu.TMEM(\n              (block_tile_m, tile_n * 2), jnp.float32, collective=collective",
+             "acc_tmem=plgpu.SMEM(\n              (block_tile_m, tile_n * 2), jnp.float32"),
+    Mutation(BW, "acc-tmem-too-many-rows", "(block_tile_m, tile_n * 2), jnp.float32, collective=collective",
+             "(block_tile_m * 2, tile_n * 2), jnp.float32, collective=collective"),
+    Mutation(BW, "mma-operands-swapped", "                  a_smem.at[slot],\n                  b_smem.at[slot],",
+             "                  b_smem.at[slot],\n                  a_smem.at[slot],"),
+    Mutation(BW, "a-smem-k-halved", "(max_concurrent_steps, block_tile_m, tile_k),",
+             "(max_concurrent_steps, block_tile_m, tile_k // 2),"),
+    Mutation(BW, "acc-tmem-bf16", "(block_tile_m, tile_n * 2), jnp.float32, collective=collective",
+             "(block_tile_m, tile_n * 2), jnp.bfloat16, collective=collective"),
+    Mutation(BW, "epilogue-store-f32", ").astype(dtype)", ").astype(jnp.float32)"),
     # -- attention -----------------------------------------------------------------------------
     Mutation(A, "qk-acc-in-smem", "qk = pl.run_scoped(compute_qk, plgpu.ACC((block_q, block_kv), jnp.float32))",
              "qk = pl.run_scoped(compute_qk, plgpu.SMEM((block_q, block_kv), jnp.float32))"),
@@ -128,6 +144,11 @@ MUTATIONS: list[Mutation] = [
              "plgpu.wgmma(acc_ref, qo_smem, k_smem.at[slot])"),
     Mutation(A, "pv-acc-init-bf16", "acc = pl.run_state(compute_pv)(plgpu.ACC.init(acc))",
              "acc = pl.run_state(compute_pv)(plgpu.ACC.init(acc.astype(jnp.bfloat16)))", lower=True),
+    Mutation(A, "pv-store-bf16", "plgpu.wgmma(acc_ref, p16, v_smem.at[slot])",
+             "plgpu.wgmma(acc_ref, p16, v_smem.at[slot]); acc_ref[...] = acc_ref[...].astype(jnp.bfloat16)"),
+    Mutation(A, "pv-operands-swapped", "plgpu.wgmma(acc_ref, p16, v_smem.at[slot])",
+             "plgpu.wgmma(acc_ref, v_smem.at[slot], p16)"),
+    Mutation(A, "pv-p-not-cast", "p16 = p.astype(dtype)", "p16 = p"),
     Mutation(A, "pv-acc-init-in-run-scoped", "acc = pl.run_state(compute_pv)(plgpu.ACC.init(acc))",
              "acc = pl.run_scoped(compute_pv, plgpu.ACC.init(acc))"),
 ]
@@ -143,9 +164,14 @@ class Reported:
     code: str
     message: str
     stage: str = "trace"  # the rule's stage: "trace" or "lower"
+    bare_assert: bool = False  # the rule explains a bare `assert` of JAX's (JAX's message is empty)
 
     def matches(self, jax: tuple[int | None, str]) -> bool:
-        return jax[0] in (self.line, self.blame_line) and jax[1] == self.message
+        if jax[0] not in (self.line, self.blame_line):
+            return False
+        if self.bare_assert:
+            return jax[1] == "AssertionError: "
+        return jax[1] == first_line(self.message)
 
 
 @dataclass
@@ -201,7 +227,8 @@ def our_errors(source: str, path: str) -> list[Reported]:
     analysis = analyze(source, path)
     errors = {(d.span, d.code, d.message) for d in diagnostics(analysis) if d.severity == Severity.ERROR}
     out = {Reported(f.span.line + 1, f.blame_line + 1 if f.blame_line >= 0 else f.span.line + 1,
-                    f.rule.code, f.message, f.rule.stage)
+                    f.rule.code, f.message, f.rule.stage,
+                    f.rule.exception == "AssertionError" and f.rule.template.startswith("assert "))
            for f in analysis.findings if (f.span, f.rule.code, f.message) in errors}
     return sorted(out, key=lambda e: (e.line, e.code))
 
@@ -213,7 +240,12 @@ def run(m: Mutation, tmp: Path) -> Outcome:
     ran: set[int] = set()
     verdicts = trace_entries(path, lower=m.lower, ran=ran)
     failed = [v for v in verdicts if v.message is not None]
-    jax = (failed[0].line, first_line(failed[0].message)) if failed else None
+    # JAX's message, first line; a bare `assert` (no message) is spelled "AssertionError: ".
+    jax = None
+    if failed:
+        v = failed[0]
+        bare = v.exc_type == "AssertionError" and not (v.message or "").strip()
+        jax = (v.line, "AssertionError: " if bare else first_line(v.message))
     return Outcome(m, jax, our_errors(source, str(path)), ran, failed[0].stage if failed else None)
 
 

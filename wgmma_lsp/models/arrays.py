@@ -512,6 +512,21 @@ for _n in _LAX_BINARY:
     model(f"lax.{_n}")(_binary)
 
 
+_COMPARE = ["logical_and", "logical_or", "logical_xor", "equal", "not_equal", "less", "less_equal",
+            "greater", "greater_equal"]
+
+
+def _bool_binary(call: Call) -> Value:
+    """`jnp.logical_and(x, y)`, `jnp.less(x, y)`, ...: broadcast, bool result."""
+    return elementwise(call.get(0), call.get(1), dtype=BOOL)
+
+
+for _n in _COMPARE:
+    model(f"jnp.{_n}")(_bool_binary)
+for _n in ("eq", "ne", "lt", "le", "gt", "ge"):
+    model(f"lax.{_n}")(_bool_binary)
+
+
 @model("jnp.divide", "jnp.true_divide")
 def _divide(call: Call) -> Value:
     r = elementwise(call.get(0), call.get(1))
