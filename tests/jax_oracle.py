@@ -166,3 +166,24 @@ def expectations(source: str, kind: str = "E") -> set[tuple[int, str, str]]:
 def strip_entry_points(source: str) -> str:
     return "\n".join("" if re.match(r"^\s*#\s*wgmma-lsp:\s*trace", ln) else ln
                      for ln in source.splitlines()) + "\n"
+
+
+def jax_expectations(source: str) -> set[tuple[int, str]]:
+    """What JAX must raise, and where: the diagnostic's own line and message, unless a
+    `# B: CODE message` comment names the line JAX blames and JAX's text (kernel-level errors,
+    bare asserts, generic layout-inference failures), which the diagnostic must quote."""
+    expected = expectations(source)
+    blamed = expectations(source, "B")
+    blamed_codes = {code for _, code, _ in blamed}
+    for _, code, jax_msg in blamed:
+        ours = [msg for _, c, msg in expected if c == code]
+        assert ours, f"B: {code} without an E: {code}"
+        if not jax_msg.startswith("(empty "):
+            assert all(jax_msg in msg for msg in ours), "the diagnostic must keep JAX's text"
+    return ({(ln, msg) for ln, code, msg in expected if code not in blamed_codes}
+            | {(ln, msg) for ln, _, msg in blamed})
+
+
+def verdict_set(verdicts: list[Verdict]) -> set[tuple[int | None, str]]:
+    """JAX's verdicts as (line, message); a bare exception reads `(empty ExcType)`."""
+    return {(v.line, v.message or f"(empty {v.exc_type})") for v in verdicts if v.message is not None}

@@ -145,6 +145,9 @@ class Interpreter:
         # The `pallas_call`/`plgpu.kernel` call being interpreted: kernel-level lowering errors
         # (no kernel frame in JAX's traceback) are blamed there.
         self.kernel_span: Span | None = None
+        # Its thread axis (`plgpu.kernel(..., thread_name=...)`): None for single-threaded
+        # kernels (pallas_call), "?" when unknown.
+        self.kernel_wg_axis: str | None = "?"
         # Names some function rebinds with `global`/`nonlocal`: their value at any point is unknown.
         # (a walk of the whole tree costs more than parsing it: skipped when the words are absent)
         self.volatile: set[str] = {name for node in ast.walk(tree)

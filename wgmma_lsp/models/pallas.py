@@ -16,6 +16,7 @@ from wgmma_lsp.interpret.values import (
 )
 from wgmma_lsp.models.arrays import FLOAT32, INT32, as_array, to_dtype
 from wgmma_lsp.models.registry import CONSTANTS, METHODS, model
+from wgmma_lsp.models.scopes_lowering import check_run_scoped_lowering
 
 _SPACES = {"plgpu.SMEM": "smem", "plgpu.GMEM": "gmem", "plgpu.TMEM": "tmem", "plgpu.REGS": "regs",
            "plgpu.MemorySpace.SMEM": "smem", "plgpu.MemorySpace.GMEM": "gmem",
@@ -124,6 +125,7 @@ def _run_scoped(call: Call) -> Value:
     kwrefs: dict[str, Value] = {}
     positions = [(i, None) for i in range(1, len(call.args))] + \
         [(None, k) for k in call.kwargs if k != "collective_axes"]
+    allocations = []
     for i, k in positions:
         spec = call.args[i] if i is not None else call.kwargs[k]  # type: ignore[index]
         node_span = call.span_of(i if i is not None else -1, k)
@@ -132,8 +134,12 @@ def _run_scoped(call: Call) -> Value:
                           spec.span or node_span, call.line,
                           data={"init_span": spec.span, "run_scoped_span": call.span})
             return UNKNOWN  # JAX raises here: the body is never traced
-        if isinstance(spec, AllocSpec) and spec.kind == "acc" and interp.lowering == "lane":
-            _check_accumulator_tile(call, spec, node_span)
+        allocations.append((spec, node_span))
+    if interp.lowering in ("lane", "warpgroup"):
+        check_run_scoped_lowering(call, allocations, call.kwargs.get("collective_axes", Const(None)))
+    for i, k in positions:
+        spec = call.args[i] if i is not None else call.kwargs[k]  # type: ignore[index]
+        node_span = call.span_of(i if i is not None else -1, k)
         name = k or f"argument {i}"
         ref = _allocate(call, spec, node_span, f"run_scoped ({name})")
         if i is not None:
@@ -143,20 +149,6 @@ def _run_scoped(call: Call) -> Value:
     arg_nodes = [None] * len(refs)
     return interp.call_value(body, Call(interp, call.node, refs, kwrefs, arg_nodes, {}, call.env,
                                         call.complete))
-
-
-def _check_accumulator_tile(call: Call, spec: AllocSpec, span) -> None:
-    """Lane lowering of the allocation: `WGMMAAccumulator.zero` (mosaic/gpu/wgmma.py)."""
-    from wgmma_lsp.rules import accumulator_tile_shape
-
-    shape = spec.inner.shape
-    if shape is None or len(shape) != 2 or not all(isinstance(d, int) for d in shape):
-        return
-    m, n = shape
-    if m % 64 or n % 8:  # type: ignore[operator]
-        call.interp.report(accumulator_tile_shape.RULE,
-                           f"WGMMA requires m and n to be multiples of 64 and 8, got {m} and {n}",
-                           spec.span or span, call.line, data={"m": m, "n": n})
 
 
 @model("pl.run_state")
@@ -374,6 +366,7 @@ def _run_kernel(call: Call, wrapped: Wrapped, refs: list[Value], what: str,
     interp.context.append(f"{what} at line {call.line + 1}")
     saved, interp.lowering = interp.lowering, lowering_semantics(kw.get("compiler_params"))
     saved_span, interp.kernel_span = interp.kernel_span, call.span
+    saved_axis, interp.kernel_wg_axis = interp.kernel_wg_axis, _thread_axis(what, kw)
     start = len(interp.findings)
     try:
         if run is not None:
@@ -386,7 +379,20 @@ def _run_kernel(call: Call, wrapped: Wrapped, refs: list[Value], what: str,
         interp.context.pop()
         interp.lowering = saved
         interp.kernel_span = saved_span
+        interp.kernel_wg_axis = saved_axis
     return _outputs(kw.get("out_shape", UNKNOWN))
+
+
+def _thread_axis(what: str, kw: dict[str, Value]) -> str | None:
+    """The kernel's thread axis name (lowering's `axis_names.wg`); "?" when unknown."""
+    if what == "pallas_call":
+        return None
+    if "?" in kw:
+        return "?"
+    name = kw.get("thread_name", Const(None))
+    if isinstance(name, Const) and (name.value is None or isinstance(name.value, str)):
+        return name.value
+    return "?"
 
 
 def _outputs(v: Value) -> Value:
@@ -473,6 +479,8 @@ def _kernel_apply(call: Call) -> Value:
     # **scratch_types)` — a sequence of scratch types is positional, a mapping is by keyword.
     positional = list(scratch.items) if isinstance(scratch, TupleVal) else []
     by_name = {k: v for k, v in scratch.items} if isinstance(scratch, DictVal) else {}
+    if "thread_name" in kw:  # the scratch is shared by the kernel's threads
+        by_name["collective_axes"] = kw["thread_name"]
     scoped = Call(call.interp, call.node, [PartialVal(wrapped.func, tuple(refs), {}), *positional],
                   by_name, [None] * (1 + len(positional)), {}, call.env)
     return _run_kernel(call, wrapped, refs, "plgpu.kernel",
