@@ -159,7 +159,11 @@ def _tcgen05_mma(call: Call) -> Value:
                               f"{what} Ref must be collective if collective_axis is set.",
                               call.span_of(i, name), call.line, related=_allocated(ref))
                 return Const(None)
-    check_mma_barrier(call, call.get(3, "barrier", Const(None)), 3)
+    if check_mma_barrier(call, call.get(3, "barrier", Const(None)), 3) and not a_scaled \
+            and not collective:
+        from wgmma_lsp.models.tcgen05_lowering import check_mma_lowering
+
+        check_mma_lowering(call, acc, a, b)
     return Const(None)
 
 

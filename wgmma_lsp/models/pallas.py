@@ -55,7 +55,7 @@ def _mem_alloc(kind: str):
         if not check_allocation(call, kind, shape, dtype):
             return UNKNOWN  # JAX raises here
         return AllocSpec(kind, ArrayVal(shape, dtype), span=call.span, transforms=transforms,
-                         attrs=_bool_attrs(call, ("collective",) if kind == "tmem" else ()))
+                         attrs=_bool_attrs(call, ("collective", "packed", "layout") if kind == "tmem" else ()))
     return fn
 
 

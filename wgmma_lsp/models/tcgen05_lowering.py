@@ -1,0 +1,131 @@
+"""What the Lane lowering of `plgpu.tcgen05_mma` rejects (jax 0.10.2), for the common case: an
+unscaled, dense, non-collective MMA with M=128, operands in SMEM.
+
+Mirrors, in JAX's order:
+- `jax._src.pallas.mosaic_gpu.primitives._tcgen05_mma_lowering` (Lane): the lhs transforms must
+  be exactly tiling (8, swizzle // itemsize) then swizzle (views on top); the rhs must have
+  transforms at all (else a bare `assert b_transforms_tree is not None`), fitting the same way;
+  lhs and rhs swizzles must be equal;
+- `jax.experimental.mosaic.gpu.tcgen05.mma`: same element type for A and B, the accumulator's
+  TMEM layout (unpacked for M=128), the accumulator dtype each element type allows, N a multiple
+  of 8 (16 for s32) and N > 256 only for 512.
+Anything outside that case (TMEM lhs, M=64, explicit TMEM layouts, views that slice the tiled
+dimensions) is left alone.
+"""
+
+from __future__ import annotations
+
+from wgmma_lsp.interpret import dtypes as T
+from wgmma_lsp.interpret.call import Call
+from wgmma_lsp.interpret.jax_version import installed
+from wgmma_lsp.interpret.values import RefVal, Value
+from wgmma_lsp.models.wgmma_lowering import MLIR
+from wgmma_lsp.rules import tcgen05_acc_dtype, tcgen05_n, tcgen05_operand_transforms, tcgen05_same_dtype
+
+_FLOATS_F32_ONLY = {"float32", "bfloat16"}
+_F16_OR_F32 = {"float16", "float8_e4m3fn", "float8_e5m2"}
+
+
+def _operand(ref: Value) -> tuple[str, tuple | None, int | None] | None:
+    """("plain", None, None) for an SMEM ref without transforms and without a view; ("tiled",
+    tiling, swizzle) for a ref tiled and swizzled at allocation with views that only index its
+    leading dimensions (and a (1, 0) transpose); None when not modelled."""
+    if not isinstance(ref, RefVal):
+        return None
+    root = ref.root()
+    if root.kind != "plain" or root.space != "smem" or root.shape is None or ref.shape is None:
+        return None
+    own = root.transforms
+    view = ref.transforms[len(own):]
+    if not own:
+        return ("plain", None, None) if ref.base is None else None
+    if len(own) != 2 or own[0].kind != "tiling" or own[1].kind != "swizzle":
+        return None
+    if any(t.kind not in ("index", "transpose") for t in view):
+        return None
+    if any(t.kind == "transpose" and tuple(t.params) != (1, 0) for t in view):
+        return None
+    if any(t.kind == "index" for t in view):
+        if len(ref.shape) < 2 or tuple(sorted(ref.shape[-2:], key=str)) != tuple(sorted(root.shape[-2:], key=str)):
+            return None  # the view slices the tiled dimensions: other checks first
+    swizzle = own[1].params[0] if own[1].params else None
+    if not isinstance(swizzle, int):
+        return None
+    return ("tiled", tuple(own[0].params), swizzle)
+
+
+def check_mma_lowering(call: Call, acc: Value, a: Value, b: Value) -> None:
+    interp = call.interp
+    if interp.lowering != "lane" or installed() is None or installed()[:2] != (0, 10):
+        return
+    if not isinstance(acc, RefVal) or acc.root().kind != "tmem" or acc.dtype is None or acc.shape is None:
+        return
+    lhs, rhs = _operand(a), _operand(b)
+    if lhs is None or rhs is None or not isinstance(a, RefVal) or not isinstance(b, RefVal):
+        return
+    if a.dtype is None or b.dtype is None:
+        return
+    span, line = call.span, call.line
+    a_bits, b_bits = T.itemsize_bits(a.dtype), T.itemsize_bits(b.dtype)
+    lhs_swizzle = None
+    if lhs[0] == "tiled":
+        lhs_swizzle = lhs[2]
+        expected = (8, 8 * lhs_swizzle // a_bits)  # type: ignore[operator]
+        if lhs[1] != expected:
+            interp.report(tcgen05_operand_transforms.RULE,
+                          f"MMA lhs tiling does not fit swizzle. lhs_tiling={lhs[1]} expected={expected}",
+                          call.span_of(1, "a"), line)
+            return
+    if rhs[0] == "plain":
+        interp.report(tcgen05_operand_transforms.RULE,
+                      "The tcgen05_mma rhs must be tiled and swizzled in SMEM: allocate it with "
+                      "transforms=(plgpu.TilingTransform((8, swizzle // itemsize)), "
+                      "plgpu.SwizzleTransform(swizzle)) (JAX: AssertionError from "
+                      "`assert b_transforms_tree is not None`)", call.span_of(2, "b"), line)
+        return
+    rhs_swizzle = rhs[2]
+    expected = (8, 8 * rhs_swizzle // b_bits)  # type: ignore[operator]
+    if rhs[1] != expected:
+        interp.report(tcgen05_operand_transforms.RULE,
+                      f"MMA rhs tiling does not fit swizzle rhs_tiling={rhs[1]} expected={expected}",
+                      call.span_of(2, "b"), line)
+        return
+    if lhs_swizzle is not None and lhs_swizzle != rhs_swizzle:
+        interp.report(tcgen05_operand_transforms.RULE,
+                      f"MMA rhs swizzle must match lhs swizzle. lhs_swizzle={lhs_swizzle} "
+                      f"rhs_swizzle={rhs_swizzle}", span, line)
+        return
+    names = (a.dtype.name, b.dtype.name, acc.dtype.name)
+    if any(n not in MLIR for n in names):
+        return
+    a_t, b_t, d_t = (MLIR[n] for n in names)
+    if a_t != b_t:
+        interp.report(tcgen05_same_dtype.RULE,
+                      f"MMA requires A and B to have the same element type, got: {a_t} and {b_t}",
+                      span, line)
+        return
+    m, n = acc.shape[0], b.shape[-1] if b.shape else None
+    if m != 128 or not isinstance(n, int):
+        return
+    if acc.attr("layout") is not False:
+        return  # an explicit TMEM layout: not modelled
+    if T.itemsize_bits(acc.dtype) != 32 and acc.attr("packed") is not False:
+        return  # a packed 16-bit accumulator fails the layout check first (not modelled)
+    elem = a.dtype.name
+    if elem in _FLOATS_F32_ONLY:
+        allowed = d_t == "f32"
+        text = f"MMA with element type {a_t} only supports accumulators of type f32, but got: {d_t}"
+    elif elem in _F16_OR_F32:
+        allowed = d_t in ("f16", "f32")
+        text = (f"MMA with element type {a_t} only supports accumulators of type f32 or f16, but got: "
+                f"{d_t}")
+    else:
+        return
+    if not allowed:
+        interp.report(tcgen05_acc_dtype.RULE, text, call.span_of(0, "acc"), line)
+        return
+    if n % 8:
+        interp.report(tcgen05_n.RULE, f"In 1 CTA MMA, N must be a multiple of 8, got N={n}", span, line)
+        return
+    if n > 256 and n.bit_count() != 1:
+        interp.report(tcgen05_n.RULE, f"The only supported N > 256, is 512, but got N={n}", span, line)
