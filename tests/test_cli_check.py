@@ -186,14 +186,18 @@ def test_prefilter_follows_user_reexports_only(tmp_path: Path) -> None:
     (pkg / "modimport.py").write_text("from mykernels import common\nx = common.ACC\n")
     (pkg / "helper_only.py").write_text("from .common import helper\n")
     (pkg / "unrelated.py").write_text("import numpy as np\n# pallas is mentioned in a comment\n"
-                                      "from jax._src.lax.pallas_lowerings import gpu\n")
+                                      "from jax._src.lax.pallas_lowerings import gpu\n"
+                                      "from jax._src.lib import mosaic_gpu\n"
+                                      "import jax.experimental.mosaic.gpu as mgpu\n"
+                                      "from jaxlib.mosaic.gpu import _mosaic_gpu_ext\n")
+    (pkg / "spelled.py").write_text("import jax\nf = jax.experimental.pallas.pallas_call\n")
     (pkg / "plain.py").write_text("def other(): pass\n")
     (pkg / "uses_plain.py").write_text("from .plain import other\nfrom . import plain\nplain.other()\n")
     pf = Prefilter()
     names = {p.name for p in pkg.iterdir()}
     relevant = {Path(p).name for p in pf.relevant(pkg / n for n in names)}
     # helper_only.py: the program layer follows calls into common.helper (which may use the API)
-    assert relevant == {"common.py", "again.py", "kernel.py", "modimport.py", "helper_only.py"}
+    assert relevant == {"common.py", "again.py", "kernel.py", "modimport.py", "helper_only.py", "spelled.py"}
 
 
 def test_prefilter_handles_import_cycles(tmp_path: Path) -> None:

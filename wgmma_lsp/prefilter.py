@@ -3,10 +3,12 @@
 A finding needs a Pallas / Mosaic GPU API object (`pl.run_scoped`, `plgpu.ACC`, `plgpu.wgmma`…)
 to reach the file's code. It gets there in one of two ways:
 
-1. the file imports the API itself: an import statement naming `pallas`, `mosaic_gpu`, `plgpu`
-   or `mosaic.gpu` (every import spelling — `jax.experimental.pallas`,
-   `jax._src.pallas.mosaic_gpu`, `from jax.experimental.mosaic import gpu` — names one of
-   them), or code spelling `jax.experimental.pallas…` out in full;
+1. the file imports the API itself: an import statement that the analysis's own import table
+   (`interpret/resolve.py`) maps to Pallas — `jax.experimental.pallas`, its `mosaic_gpu`
+   (`plgpu`), `tpu` and `triton` modules, the private `jax._src.pallas…` paths — or code that
+   spells `jax.experimental.pallas…` out in full. Not the layer below (`jax.experimental.mosaic.gpu`,
+   which the models use only for `mgpu.profiler.measure(f)`, where an `f` that can fail comes
+   from a module that imports Pallas), nor the compiler's `mosaic_gpu` dialect;
 2. the file imports, from one of the user's own modules (a `.py` file next to it or in its
    package), a name that module binds to the API: `from mykernels.common import ACC, plgpu`
    where `common.py` imports them from JAX or from another user module that does (followed
@@ -37,7 +39,8 @@ _KEYWORD_RE = re.compile(_KEYWORD)
 # a literal first character lets the regex engine skip ahead quickly.
 _FROM_RE = re.compile(rb"\n[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*(\([^)]*\)|[^\n#;]*)")
 _IMPORT_RE = re.compile(rb"\n[ \t]*import[ \t]+([^\n#;]+)")
-_SPELLED_OUT_RE = re.compile(rb"\bexperimental\.pallas\b|\bmosaic\.gpu\b")
+# `jax.experimental.pallas.mosaic_gpu.wgmma(...)` spelled out in code (not `jaxlib.mosaic.gpu`).
+_SPELLED_OUT_RE = re.compile(rb"\bexperimental\s*\.\s*pallas\b")
 _ASSIGN_RE = re.compile(rb"^([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=([^=\n][^\n]*)", re.M)
 _IDENT_RE = re.compile(rb"[A-Za-z_]\w*")
 _DEF_RE = re.compile(rb"\n(?:async[ \t]+)?(?:def|class)[ \t]+([A-Za-z_]\w*)")
@@ -79,7 +82,30 @@ def names_api(data: bytes) -> bool:
         return False
     if _SPELLED_OUT_RE.search(data):
         return True
-    return any(_KEYWORD_RE.search(text) for *_, text in imports(data))
+    return any(imports_api(imp) for imp in imports(data))
+
+
+#: Canonical prefixes (interpret/resolve.py) of the API a finding is about. Not `mgpu`
+#: (`jax.experimental.mosaic.gpu`, the layer below Pallas): the models use it only for
+#: `mgpu.profiler.measure(f)`, and an `f` that can fail comes from a module that imports Pallas.
+_API_PREFIXES = ("pl", "plgpu", "pl_private", "plgpu_private", "pltpu", "plgpu_triton")
+
+
+def imports_api(imp: Import) -> bool:
+    """Does an import statement bring in the Pallas / Mosaic GPU API, as the analysis's own
+    import table (`interpret/resolve.py`) reads it? (`from jax._src.lib import mosaic_gpu`, the
+    compiler's dialect, does not.)"""
+    from wgmma_lsp.interpret.resolve import canonical_module
+
+    level, module, bound, text = imp
+    if level or not _KEYWORD_RE.search(text):
+        return False
+    paths = [module] + [f"{module}.{name}" for name, _ in bound if name and name != "*"]
+    for path in paths:
+        short = canonical_module(path)
+        if short is not None and short.split(".")[0] in _API_PREFIXES:
+            return True
+    return False
 
 
 def _has_keyword(data: bytes) -> bool:
@@ -174,7 +200,7 @@ class Prefilter:
         keyword = _has_keyword(self._text(key))
         out: list[tuple[str, str, str, str | None]] = []
         for level, module, bound, text in self._imports_of(key):
-            if keyword and _KEYWORD_RE.search(text):
+            if keyword and imports_api((level, module, bound, text)):
                 out.extend(("api", b, "", None) for _, b in bound)
                 continue
             source = self._resolve(key, level, module)
@@ -261,7 +287,7 @@ class Prefilter:
         key = _key(path)
         data = self._text(key)
         if _has_keyword(data) and (_SPELLED_OUT_RE.search(data) or any(
-                _KEYWORD_RE.search(text) for *_, text in self._imports_of(key))):
+                imports_api(imp) for imp in self._imports_of(key))):
             return True
         return bool(self.api_names(key))
 
