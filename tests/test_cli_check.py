@@ -261,3 +261,24 @@ def test_progress_line_on_a_terminal(tmp_path: Path, capsys) -> None:
     assert [len(r.diagnostics) for r in results] == [3, 3]
     check_files(found, lambda p: Settings(), jobs=1)  # not a terminal: no progress line
     assert capsys.readouterr().err == ""
+
+
+def test_prefilter_loses_no_finding_on_the_fixtures() -> None:
+    """Every fixture (kernels, clean twins, the multi-module package) gets the same diagnostics
+    whether the pre-filter skips files or every file is analysed."""
+    from wgmma_lsp.batch import check_files
+    from wgmma_lsp.discovery import python_files
+    from wgmma_lsp.settings import Settings
+
+    fixtures = Path(__file__).parent / "fixtures"
+    found = list(python_files([fixtures], respect_gitignore=False))
+    assert len(found) > 50
+
+    def key(results):
+        return {(str(r.path), d.code, d.span.line, d.message) for r in results for d in r.diagnostics}
+
+    filtered = check_files(found, lambda p: Settings(), jobs=2, progress=False)
+    everything = check_files(found, lambda p: Settings(), jobs=2, progress=False, prefilter=False)
+    assert sum(r.analysed for r in filtered) < sum(r.analysed for r in everything) == len(found)
+    assert key(filtered) == key(everything)
+    assert key(filtered)  # the fixtures do have findings

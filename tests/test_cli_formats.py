@@ -125,3 +125,16 @@ def test_github_annotations_line_by_line(bad: Path, capsys) -> None:
     files = {m.group(2) for m in parsed}
     assert "kernels/odd%2C name.py" in files  # property values escape `,` and `:`
     assert err.strip() == "Found 5 errors in 3 files."
+
+
+def test_related_lines_in_other_modules(capsys, monkeypatch) -> None:
+    """A finding reached through the user's other module points there, as a relative path."""
+    root = Path(__file__).parent.parent
+    monkeypatch.chdir(root)
+    pkg = "tests/fixtures/packages/accpkg"
+    rc, out, _ = check("text", capsys, f"{pkg}/kernel_store_in_helper.py")
+    assert rc == 1
+    assert re.search(rf"^  {pkg}/accpkg/stores\.py:\d+:\d+: ", out, re.M), out
+    rc, out, _ = check("json", capsys, f"{pkg}/kernel_store_in_helper.py")
+    files = {rel["file"] for r in json.loads(out) for rel in r["related"]}
+    assert f"{pkg}/accpkg/stores.py" in files

@@ -156,10 +156,11 @@ def default_jobs() -> int:
 
 def check_files(found: Sequence[Found], settings_for: Callable[[Path], Settings], *,
                 trace: bool = False, jobs: int | None = None,
-                progress: bool | None = None) -> list[FileResult]:
-    """Check every file; results in the order given."""
+                progress: bool | None = None, prefilter: bool = True) -> list[FileResult]:
+    """Check every file; results in the order given. `prefilter=False` analyses every file
+    (what the pre-filter skips must make no difference: tests compare the two)."""
     results = [FileResult(f.path) for f in found]
-    prefilter = Prefilter()
+    cheap = Prefilter()
     todo: list[tuple[int, Settings]] = []
     for i, f in enumerate(found):
         settings = settings_for(f.path)
@@ -167,14 +168,15 @@ def check_files(found: Sequence[Found], settings_for: Callable[[Path], Settings]
         results[i].source = text
         results[i].diagnostics = problems
         if data is not None:
-            prefilter.add(f.path, data)
+            cheap.add(f.path, data)
         if text is not None:
             todo.append((i, settings))
     # Files named on the command line are always analysed (a syntax error in them is reported);
     # in walked folders only those that can use Pallas (see prefilter.py).
-    relevant = prefilter.relevant(found[i].path for i, _ in todo if not found[i].explicit)
-    todo = [(i, s) for i, s in todo
-            if found[i].explicit or os.path.abspath(found[i].path) in relevant]
+    if prefilter:
+        relevant = cheap.relevant(found[i].path for i, _ in todo if not found[i].explicit)
+        todo = [(i, s) for i, s in todo
+                if found[i].explicit or os.path.abspath(found[i].path) in relevant]
     jobs = jobs or default_jobs()
     bar = Progress(len(todo), sys.stderr.isatty() if progress is None else progress)
     try:

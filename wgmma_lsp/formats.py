@@ -20,6 +20,22 @@ from wgmma_lsp.spans import Span
 FORMATS = ("text", "full", "json", "sarif", "github")
 
 
+def _related_path(uri: str | None, default: Path) -> Path:
+    """Where related information points: its file (a file URI, shown relative to the current
+    folder when under it), or the diagnostic's own file."""
+    if not uri:
+        return default
+    if uri.startswith("file:"):
+        from urllib.parse import unquote, urlparse
+
+        p = Path(unquote(urlparse(uri).path))
+        try:
+            return p.relative_to(Path.cwd())
+        except ValueError:
+            return p
+    return Path(uri)
+
+
 def _loc(path: Path, span: Span) -> str:
     return f"{path}:{span.line + 1}:{span.col + 1}"
 
@@ -37,7 +53,7 @@ def text(results: Sequence[FileResult]) -> str:
     for r, d in _pairs(results):
         lines.append(f"{_loc(r.path, d.span)}: {d.code} {_sev(d)}{d.message}")
         for rel in d.related:
-            lines.append(f"  {_loc(Path(rel.uri) if rel.uri else r.path, rel.span)}: {rel.message}")
+            lines.append(f"  {_loc(_related_path(rel.uri, r.path), rel.span)}: {rel.message}")
     return "\n".join(lines)
 
 
@@ -53,7 +69,7 @@ def full(results: Sequence[FileResult]) -> str:
             if rel.uri is None:
                 out += _snippet(lines, rel.span, rel.message, mark="-")
             else:
-                out.append(f"  ::: {_loc(Path(rel.uri), rel.span)}: {rel.message}")
+                out.append(f"  ::: {_loc(_related_path(rel.uri, r.path), rel.span)}: {rel.message}")
         for fix in d.fixes:
             out.append(f"  = help: {fix.title}")
         if d.doc_uri:
@@ -89,7 +105,7 @@ def _json_record(path: Path, d: Diagnostic) -> dict[str, Any]:
         "file": str(path), **_region(d.span),
         "code": d.code, "name": d.name, "severity": d.severity.name.lower(),
         "message": d.message, "source": d.source, "documentation": d.doc_uri,
-        "related": [{"file": rel.uri or str(path), **_region(rel.span), "message": rel.message}
+        "related": [{"file": str(_related_path(rel.uri, path)), **_region(rel.span), "message": rel.message}
                     for rel in d.related],
         "fixes": [{"title": f.title, "preferred": f.preferred,
                    "edits": [{**_region(e.span), "new_text": e.new_text} for e in f.edits]}
@@ -154,7 +170,7 @@ def sarif(results: Sequence[FileResult], docs_base_url: str | None = None) -> st
         if d.related:
             res["relatedLocations"] = [
                 {"id": k, "message": {"text": rel.message},
-                 "physicalLocation": {"artifactLocation": _artifact(Path(rel.uri) if rel.uri else r.path),
+                 "physicalLocation": {"artifactLocation": _artifact(_related_path(rel.uri, r.path)),
                                       "region": _sarif_region(rel.span)}}
                 for k, rel in enumerate(d.related)]
         if d.fixes:
