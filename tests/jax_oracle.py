@@ -22,6 +22,7 @@ from pathlib import Path
 
 from wgmma_lsp.entry.declared import parse_entry_points
 from wgmma_lsp.entry.discover import discover
+from wgmma_lsp.interpret.jax_version import installed, matches
 
 _counter = itertools.count()
 
@@ -152,14 +153,30 @@ def expectations(source: str, kind: str = "E") -> set[tuple[int, str, str]]:
     `# B: WG0xx message` marks where JAX blames an error wgmma-lsp reports elsewhere (kernel-level
     lowering errors have no kernel frame: JAX blames the `pallas_call`), with JAX's own message
     (`(empty AssertionError)` for a bare assert), when it differs from the diagnostic's."""
+_EXPECT = re.compile(r"(?P<kind>[ESW])(?:\[(?P<versions>[^\]]*)\])?: (?P<code>WG\d{3}) (?P<msg>.*?)"
+                     r"(?=\s+[ESW](?:\[[^\]]*\])?: WG\d{3} |$)")
+
+
+def expectations(source: str, kind: str = "E", version: "tuple[int, int, int] | None | str" = "installed"
+                 ) -> set[tuple[int, str, str]]:
+    """`# E: WG001 message` comments: (1-based line, code, message).
+
+    A comment may say which JAX versions it holds for: `# E[>=0.12]: WG090 …` (see
+    `jax_version.matches` for the clauses). It counts only when the installed JAX (or the given
+    `version`; "any" for every version) matches; an untagged comment holds for every version."""
     out = set()
     for i, line in enumerate(source.splitlines(), 1):
         if "#" not in line:
             continue
         comment = line[line.index("#") + 1:]
         for m in _EXPECT.finditer(comment.strip()):
-            if m.group("kind") == kind:
-                out.add((i, m.group("code"), m.group("msg").strip()))
+            if m.group("kind") != kind:
+                continue
+            versions = m.group("versions")
+            if versions is not None and version != "any" and not matches(
+                    versions, installed() if version == "installed" else version):  # type: ignore[arg-type]
+                continue
+            out.add((i, m.group("code"), m.group("msg").strip()))
     return out
 
 

@@ -7,19 +7,23 @@ from pathlib import Path
 
 import pytest
 
+from wgmma_lsp.interpret.jax_version import matches
 from wgmma_lsp.settings import Settings
 from wgmma_lsp.trace.check import trace_file
 from wgmma_lsp.trace.runner import TraceOutcome
 
 FIXTURES = Path(__file__).parent / "fixtures"
-EXPECT = re.compile(r"#\s*expect-trace:\s*(?P<message>.+?)\s*$")
+EXPECT = re.compile(r"#\s*expect-trace(?:\[(?P<versions>[^\]]*)\])?:\s*(?P<message>.+?)\s*$")
 
 
 def expected_errors(path: Path) -> dict[int, str]:
-    """`{0-based line: message}` from the file's trailing `# expect-trace: MESSAGE` comments."""
+    """`{0-based line: message}` from the file's trailing `# expect-trace: MESSAGE` comments
+    (`# expect-trace[<0.12]: MESSAGE`: only where the installed JAX matches those versions)."""
     out = {}
     for i, line in enumerate(path.read_text().splitlines()):
         m = EXPECT.search(line)
+        if m and m.group("versions") is not None and not matches(m.group("versions")):
+            continue
         if m and not line.lstrip().startswith(("#", '"')):
             out[i] = m.group("message")
     return out
@@ -40,6 +44,11 @@ def seed_outcome() -> TraceOutcome:
 @pytest.fixture(scope="session")
 def lowering_outcome() -> TraceOutcome:
     return _trace("lowering_kernels.py")
+
+
+@pytest.fixture(scope="session")
+def kernel_api_outcome() -> TraceOutcome:
+    return _trace("kernel_api_kernels.py")
 
 
 @pytest.fixture(scope="session")

@@ -68,7 +68,8 @@ async def test_saved_document_gets_diagnostics_hovers_and_hints() -> None:
     await lsp_glue.on_document_saved(ls, doc.uri)
     assert ls.published == [doc.uri]
     diags = ls.extra_diagnostics[doc.uri]
-    assert {(d.span.line, d.message) for d in diags} == set(expected_errors(path).items())
+    verdicts = [d for d in diags if d.code != "TRACE008"]  # TRACE008: JAX 0.12 cannot lower these
+    assert {(d.span.line, d.message) for d in verdicts} == set(expected_errors(path).items())
     assert all(d.source == SOURCE for d in diags)
     lines = doc.source.splitlines()
     line = next(i for i, t in enumerate(lines) if "acc = acc_ref[...]" in t)

@@ -82,11 +82,13 @@ async def test_trace_mode_end_to_end(client: LanguageClient, tmp_path: Path) -> 
 
     def settled() -> bool:
         have = {d.range.start.line for d in client.diagnostics.get(uri, [])}
-        return set(expected) <= have and (bool(trace_diags()) or set(expected) <= static_lines())
+        # the trace has reported (its verdicts, or on JAX 0.12 that it could not lower these)
+        return set(expected) <= have and bool(trace_diags())
 
     await _wait_for(settled, 60)
     # each error once: from the static engine if it already reports it, else from JAX
-    got = {(d.range.start.line, d.message) for d in trace_diags()}
+    got = {(d.range.start.line, d.message) for d in trace_diags()
+           if d.code != "TRACE008"}  # TRACE008: JAX 0.12 cannot lower pallas_call kernels here
     assert got == {(ln, msg) for ln, msg in expected.items() if ln not in static_lines()}
     for d in trace_diags():
         assert d.related_information and "entry point" in d.related_information[0].message

@@ -1,7 +1,11 @@
 """Which JAX the user has, read from package metadata and source text (JAX is never imported).
 
-Lowering-time rules depend on it: JAX 0.10 lowers Mosaic GPU kernels with Lane semantics by
-default, and later versions switched to Warpgroup semantics, whose checks and messages differ.
+Models and rules say which JAX versions they mirror (`applies`, `matches`); where the API differs
+between versions, the analyzer follows the installed one. Supported and tested: 0.10 (Python
+3.11) and 0.12 (Python 3.12+); see the README for how a new version is added.
+
+Lowering-time rules depend on the version too: JAX 0.10 lowers Mosaic GPU kernels with Lane
+semantics by default, 0.11 and later with Warpgroup semantics, whose checks and messages differ.
 """
 
 from __future__ import annotations
@@ -21,15 +25,16 @@ _DEFAULT_FIELD = re.compile(
     r"^\s*lowering_semantics\s*:\s*[\w.]*LoweringSemantics\s*=\s*[\w.]*LoweringSemantics\.(\w+)",
     re.MULTILINE)
 
+Version = tuple[int, int, int]
+
 
 @functools.lru_cache(maxsize=1)
-def installed() -> tuple[int, int, int] | None:
+def installed() -> Version | None:
     try:
         text = metadata.version("jax")
     except metadata.PackageNotFoundError:
         return None
-    m = re.match(r"(\d+)\.(\d+)\.(\d+)", text)
-    return (int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None
+    return parse(text)
 
 
 #: The project's `lowering-semantics` setting (wgmma_lsp/config.py), for the analysis running in
@@ -80,3 +85,35 @@ def installed_default_lowering_semantics() -> str | None:
     if v is not None and v[:2] >= (0, 12):
         return WARPGROUP
     return None
+
+
+def parse(text: str) -> Version | None:
+    m = re.match(r"(\d+)\.(\d+)(?:\.(\d+))?", text.strip())
+    return (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)) if m else None
+
+
+_CLAUSE = re.compile(r"^(<=|>=|==|<|>|)\s*(\d+\.\d+(?:\.\d+)?)$")
+
+
+def matches(spec: str, version: Version | None = None) -> bool:
+    """Whether `version` (default: the installed one) satisfies `spec`: comma-separated clauses,
+    all of which must hold — `0.12` (that minor series), `<0.12`, `>=0.11`, `==0.10.2`. An
+    unknown version satisfies nothing."""
+    v = installed() if version is None else version
+    if v is None:
+        return False
+    for clause in spec.split(","):
+        m = _CLAUSE.match(clause.strip())
+        if not m:
+            raise ValueError(f"bad JAX version clause {clause!r} in {spec!r}")
+        op, bound_text = m.groups()
+        bound = parse(bound_text)
+        assert bound is not None
+        exact = bound_text.count(".") == 2
+        key = v if exact else v[:2]
+        ref = bound if exact else bound[:2]
+        ok = {"": key == ref, "==": key == ref, "<": key < ref, "<=": key <= ref,
+              ">": key > ref, ">=": key >= ref}[op]
+        if not ok:
+            return False
+    return True

@@ -26,6 +26,19 @@ MEMORY_LIMIT = ("TRACE004", "trace-memory-limit")
 PROCESS_FAILED = ("TRACE005", "trace-process-failed")
 IMPORT_ERROR = ("TRACE006", "trace-import-error")  # the module itself raised
 ENTRY_ERROR = ("TRACE007", "trace-entry-point")  # the entry point's expression raised
+JAX_LIMITATION = ("TRACE008", "trace-jax-limitation")  # JAX cannot lower it here: not a verdict
+
+#: What JAX's own failures mean (the worker's `limitation`), and the way out.
+_LIMITATIONS = {
+    "no-lowering-rule": (
+        "JAX {jax} registers no lowering for this `pl.pallas_call` with Mosaic GPU compiler params "
+        "(it fails with a bare `assert rule is not None` in jax/_src/pallas/pallas_call.py); "
+        "Mosaic GPU kernels go through `plgpu.kernel` in this version"),
+    "no-device": (
+        "JAX {jax} sends a `pl.pallas_call` without Mosaic GPU compiler params to the Triton "
+        "backend, which needs a GPU to lower (\"{message}\"); write the kernel with `plgpu.kernel` "
+        "to have it lowered for Mosaic GPU"),
+}
 
 #: Primitives whose outputs say nothing about the expression (a store's discarded old value).
 _HIDDEN_PRIMITIVES = {"swap"}
@@ -95,7 +108,7 @@ def blame_span(blame: list | None, lines: list[str]) -> Span | None:
 
 def _is_jax_error(err: dict) -> bool:
     frame = (err.get("jax_frame") or "").replace("\\", "/")
-    return "/jax/" in frame or "/jaxlib/" in frame or err.get("type") == "MLIRError"
+    return "/jax/" in frame or "/jaxlib/" in frame or err.get("type") in ("MLIRError", "VerificationError")
 
 
 def _message(err: dict) -> str:
@@ -169,7 +182,13 @@ def outcome_diagnostics(outcome: TraceOutcome, settings: Settings | None = None)
             stage, "raised while tracing")
         note = _entry_note(entry, lines, f"{err.get('type')} {verb}")
         span = blame_span(err.get("blame"), lines) or _entry_anchor(entry, lines)
-        if err.get("memory"):
+        limitation = _LIMITATIONS.get(err.get("limitation") or "")
+        if limitation is not None and stage == "lower":
+            text = limitation.format(jax=outcome.jax_version or "?", message=err.get("message", ""))
+            add(JAX_LIMITATION, f"trace mode: `{entry.call}` traced cleanly but was not lowered: "
+                f"{text}", _entry_anchor(entry, lines), Severity.WARNING,
+                _entry_note(entry, lines, f"{err.get('type')} raised by JAX itself while lowering"))
+        elif err.get("memory"):
             add(MEMORY_LIMIT, _limit_message(outcome, "memory", f"tracing {entry.call}"), span,
                 Severity.WARNING, note)
         elif stage == "entry" and not _is_jax_error(err):

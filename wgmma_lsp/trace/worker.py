@@ -161,11 +161,35 @@ def _mlir_message(text: str) -> str | None:
     return None
 
 
+_VERIFICATION_PREFIX = "Pallas encountered an internal verification error."
+
+
+def jax_limitation(exc: BaseException) -> str | None:
+    """Failures of JAX's own machinery on this machine, not verdicts on the kernel:
+    "no-lowering-rule" — JAX registered no lowering for the pallas_call's compiler params (JAX
+    0.12 lowers Mosaic GPU kernels only through `plgpu.kernel`: a bare `assert rule is not None`);
+    "no-device" — the backend JAX picked (Triton, for a `pl.pallas_call` without Mosaic GPU
+    params in 0.12) needs a real GPU to lower."""
+    if str(exc).startswith("No supported GPU devices found"):
+        return "no-device"
+    if isinstance(exc, AssertionError) and not str(exc):
+        tb = traceback.extract_tb(exc.__traceback__)
+        if tb and tb[-1].filename.replace("\\", "/").endswith("pallas/pallas_call.py") \
+                and "rule is not None" in (tb[-1].line or ""):
+            return "no-lowering-rule"
+    return None
+
+
 def describe_error(exc: BaseException, blamer: Blamer) -> dict:
     """An exception as the protocol's ERROR object: JAX's message and the blamed user line."""
     text = str(exc)
     is_mlir = type(exc).__name__ == "MLIRError" or text.startswith("Verification failed")
     message = (_mlir_message(text) if is_mlir else None) or text.strip()
+    if type(exc).__name__ == "VerificationError" and text.startswith(_VERIFICATION_PREFIX) \
+            and "Error details: " in text:
+        # JAX 0.12 re-raises MLIR verifier errors with a preamble and the failing op appended
+        details = text.split("Error details: ", 1)[1]
+        message = details.split("\n see current operation", 1)[0].strip() or message
     jax_frame = None
     own = traceback.extract_tb(exc.__traceback__)
     if own:
@@ -215,7 +239,8 @@ def _error(exc: BaseException, message: str, blame: list | None, origin: str,
     if len(message) > MAX_MESSAGE:
         message = message[:MAX_MESSAGE] + " …"
     return {"type": type(exc).__name__, "message": message, "blame": blame, "origin": origin,
-            "jax_frame": jax_frame, "memory": isinstance(exc, MemoryError)}
+            "jax_frame": jax_frame, "memory": isinstance(exc, MemoryError),
+            "limitation": jax_limitation(exc)}
 
 
 # -- avals ---------------------------------------------------------------------------------
