@@ -21,6 +21,7 @@ from wgmma_lsp.entry.context import Context, binding_text
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret import resolve
 from wgmma_lsp.interpret.call import Call
+from wgmma_lsp.models import jax_api
 from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.origin import ForeignSpan, Importer, ModuleOrigin, active_importer
 from wgmma_lsp.interpret.values import (
@@ -148,6 +149,9 @@ class Interpreter:
         # Its thread axis (`plgpu.kernel(..., thread_name=...)`): None for single-threaded
         # kernels (pallas_call), "?" when unknown.
         self.kernel_wg_axis: str | None = "?"
+        # id() of an API result -> (that result, the call that made it), for checks JAX makes
+        # only when the result is used (a `plgpu.kernel(...)` decorator's keywords).
+        self.made_by: dict[int, tuple[Value, Call]] = {}
         # Names some function rebinds with `global`/`nonlocal`: their value at any point is unknown.
         # (a walk of the whole tree costs more than parsing it: skipped when the words are absent)
         self.volatile: set[str] = {name for node in ast.walk(tree)
@@ -342,6 +346,8 @@ class Interpreter:
             return self.call_value(func.func, Call(self, call.node, args, kwargs, nodes,
                                                    dict(call.kw_nodes), call.env, call.complete))
         if isinstance(func, ApiVal):
+            if not jax_api.call_binds(call, func.name):
+                return UNKNOWN  # the installed JAX's Python raises a TypeError here
             model = self.models.get(func.name)
             if model is not None:
                 return model(call)
@@ -922,7 +928,7 @@ class Interpreter:
         for alias in s.names:
             canon = resolve.canonical_module(alias.name)
             if alias.asname:
-                env.vars[alias.asname] = ModuleVal(canon) if canon else self.user_module(alias.name)
+                env.vars[alias.asname] = ModuleVal(canon, alias.name) if canon else self.user_module(alias.name)
             else:
                 top = alias.name.split(".")[0]
                 c = resolve.canonical_module(top)
@@ -953,7 +959,7 @@ class Interpreter:
                 continue
             sub = resolve.canonical_module(f"{s.module}.{alias.name}")
             if sub is not None and resolve.is_module_name(sub):
-                env.vars[bound] = ModuleVal(sub)
+                env.vars[bound] = ModuleVal(sub, f"{s.module}.{alias.name}")
             else:
                 env.vars[bound] = self.module_attr(canon, alias.name)
 
@@ -1044,6 +1050,9 @@ class Interpreter:
 
     def getattr(self, obj: Value, attr: str, node: ast.AST | None = None) -> Value:
         if isinstance(obj, ModuleVal):
+            if obj.origin is not None and node is not None \
+                    and jax_api.missing_attribute(node, obj.origin, obj.name, attr, self):
+                return UNKNOWN  # AttributeError in the installed JAX
             return self.module_attr(obj.name, attr)
         if isinstance(obj, UserModuleVal):
             return obj.attr(attr)

@@ -261,6 +261,9 @@ class ApiVal(Value):
 @dataclass(frozen=True)
 class ModuleVal(Value):
     name: str  # canonical module name, e.g. "plgpu", "jnp", "functools"
+    # The module path it was imported as (`jax.experimental.pallas.mosaic_gpu`), when known:
+    # only the public modules' own attributes are checked against the installed JAX.
+    origin: str | None = field(default=None, compare=False)
 
     def describe(self) -> str:
         return f"module {self.name}"

@@ -437,6 +437,14 @@ def _analyse_kernel_generically(call: Call, func: Value) -> None:
 
 @model("plgpu.kernel")
 def _kernel(call: Call) -> Value:
+    """`plgpu.kernel(body, *, out_type, scratch_types, compiler_params, **mesh_kwargs)`
+    (mosaic_gpu/core.py); 0.10 also takes `out_shape`/`scratch_shapes` (deprecated aliases).
+    With a body it builds its `Mesh(**mesh_kwargs)` at once; without, when it decorates one."""
+    from wgmma_lsp.models.jax_api import forwarded_keywords_bind
+
+    has_body = bool(call.args) or "body" in call.kwargs
+    if has_body and not forwarded_keywords_bind(call, "plgpu.kernel"):
+        return UNKNOWN  # TypeError in the installed JAX
     kwargs = dict(call.kwargs)
     if len(call.args) > 1:
         kwargs["out_shape"] = call.args[1]
@@ -444,15 +452,23 @@ def _kernel(call: Call) -> Value:
         kwargs["out_shape"] = kwargs["out_type"]
     if "scratch_types" in kwargs:
         kwargs["scratch_shapes"] = kwargs["scratch_types"]
-    if not call.args and "body" not in kwargs:
-        return Wrapped("plgpu.kernel_decorator", UNKNOWN, kwargs, call.span)
+    if not has_body:
+        deco = Wrapped("plgpu.kernel_decorator", UNKNOWN, kwargs, call.span)
+        call.interp.made_by[id(deco)] = (deco, call)
+        return deco
     return Wrapped("plgpu.kernel", call.get(0, "body"), kwargs, call.span)
 
 
 @model("plgpu.kernel_decorator()")
 def _kernel_decorator(call: Call) -> Value:
+    from wgmma_lsp.models.jax_api import forwarded_keywords_bind
+
     wrapped = call.wrapped
     assert isinstance(wrapped, Wrapped)
+    made = call.interp.made_by.get(id(wrapped))
+    if made is not None and made[0] is wrapped \
+            and not forwarded_keywords_bind(made[1], "plgpu.kernel", blame_line=call.line):
+        return UNKNOWN  # JAX raises where the decorator is applied
     return Wrapped("plgpu.kernel", call.get(0), wrapped.kwargs, wrapped.call_span)
 
 

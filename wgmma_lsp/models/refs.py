@@ -13,7 +13,7 @@ from wgmma_lsp.interpret.values import (
     UNKNOWN, ArrayVal, Const, DTypeVal, RefVal, TransformVal, TupleVal, Value, Wrapped, dim_value,
 )
 from wgmma_lsp.models.indexing import index_shape
-from wgmma_lsp.models.registry import ATTRIBUTES, GETITEM, SETITEM, model
+from wgmma_lsp.models.registry import ATTRIBUTES, GETITEM, SETITEM, method, model
 from wgmma_lsp.models.stores import check_indexing, check_store
 
 
@@ -90,15 +90,46 @@ SETITEM["ref"] = plain_setitem
 
 @model("plgpu.transpose_ref")
 def _transpose_ref(call: Call) -> Value:
-    ref = call.get(0)
+    """`transpose_ref(ref, permutation)` (mosaic_gpu/core.py): `assert hasattr(ref,
+    "memory_space")`, then `ref.transpose(permutation)`. From JAX 0.12 a traced ref's
+    `.memory_space` raises (jax/_src/core.py, Tracer.memory_space), so a kernel ref that is not
+    already a view fails there (WG092)."""
+    from wgmma_lsp.interpret.jax_source import tracer_memory_space_raises
+    from wgmma_lsp.rules import transpose_ref_traced
+
+    ref = call.get(0, "ref")
     perm = call.get(1, "permutation")
     if not isinstance(ref, RefVal):
         return UNKNOWN
+    if ref.base is None and not ref.transforms and tracer_memory_space_raises():
+        # JAX 0.12: `hasattr(ref, "memory_space")` on a traced kernel ref raises first
+        if ref.kind == "plain" and ref.space == "smem" and ref.inner.shape is not None \
+                and ref.inner.dtype is not None:
+            call.interp.report(
+                transpose_ref_traced.RULE,
+                f"The 'memory_space' attribute is not available on traced array with shape {ref.aval()}. "
+                "Use `jax.typeof(x).memory_space` instead.",
+                call.span, call.line,
+                data={"call_span": call.span, "ref_span": call.span_of(0, "ref"),
+                      "perm_span": call.span_of(1, "permutation")})
+        return UNKNOWN  # raised here (other refs: an aval spelling not modelled)
     if ref.root().space == "tmem":
         from wgmma_lsp.rules import tmem_transpose
 
         call.interp.report(tmem_transpose.RULE, tmem_transpose.MESSAGE, call.span_of(0, "ref"), call.line)
         return UNKNOWN  # JAX raises here
+    return transpose_view(ref, perm)
+
+
+@method("ref.transpose")
+def _ref_transpose(ref: RefVal, call: Call) -> Value:
+    """`ref.transpose(perm)` / `ref.transpose(*perm)` (state/types.py: AbstractRef.transpose)."""
+    perm = call.get(0) if len(call.args) == 1 else TupleVal(tuple(call.args))
+    return transpose_view(ref, perm)
+
+
+def transpose_view(ref: RefVal, perm: Value) -> Value:
+    """The view of `ref` through a transpose by `perm`."""
     shape = ref.shape
     if shape is not None and isinstance(perm, TupleVal):
         p = [x.value if isinstance(x, Const) else None for x in perm.items]
@@ -109,10 +140,25 @@ def _transpose_ref(call: Call) -> Value:
                    base=ref.root())
 
 
-@model("plgpu.load", "pl.load")
-def _load(call: Call) -> Value:
+def _load_from(call: Call, idx: Value) -> Value:
     ref = call.get(0)
-    idx = call.get(1, "idx")
     if isinstance(ref, RefVal) and ref.kind == "plain":
         return ArrayVal(index_shape(ref.shape, idx), ref.dtype)
     return UNKNOWN
+
+
+@model("pl.load")
+def _pl_load(call: Call) -> Value:
+    return _load_from(call, call.get(1, "idx"))
+
+
+@model("plgpu.load")
+def _plgpu_load(call: Call) -> Value:
+    """`plgpu.load(src, idx, *, layout, optimized)` in JAX 0.10; `plgpu.load(src, *, layout,
+    optimized)` from 0.12 (the whole ref, or a view: `ref.at[idx]`)."""
+    from wgmma_lsp.interpret.jax_source import signature
+
+    sig = signature("plgpu.load")
+    if sig is not None and "idx" not in {p.name for p in sig.params}:
+        return _load_from(call, TupleVal(()))
+    return _load_from(call, call.get(1, "idx"))

@@ -1,0 +1,113 @@
+"""Calls and names the installed JAX's Python rejects before any model runs.
+
+Every call of a public `plgpu.*`/`pl.*` API is bound against the installed jax's signature
+(read from its source: interpret/jax_source.py) the way CPython binds it (interpret/binding.py);
+a call that cannot bind raises CPython's `TypeError` there (WG090), and nothing after it runs.
+An attribute of `jax.experimental.pallas[.mosaic_gpu]` that the installed JAX does not have
+raises its `AttributeError` (WG091).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from wgmma_lsp.interpret import jax_source
+from wgmma_lsp.interpret.binding import BindError, bind, forwarded_keywords
+from wgmma_lsp.interpret.call import Call
+from wgmma_lsp.spans import Span
+
+_CHECKED_PREFIXES = ("plgpu.", "pl.")
+
+
+def _keyword_name_spans(call: Call) -> dict[str, Span]:
+    out: dict[str, Span] = {}
+    node = call.node
+    if isinstance(node, ast.Call):
+        for k in node.keywords:
+            if k.arg is not None and hasattr(k, "lineno"):
+                s = call.interp.span(k)
+                out[k.arg] = Span(s.line, s.col, s.line, s.col + len(k.arg))
+    return out
+
+
+def _report(call: Call, api: str, err: BindError, blame_line: int | None = None) -> None:
+    from wgmma_lsp.rules import api_call_signature
+
+    kw_spans = _keyword_name_spans(call)
+    span = call.span
+    node = call.node
+    if err.kind in ("unexpected-keyword", "multiple-values", "posonly-as-keyword") and isinstance(node, ast.Call):
+        kw = next((k for k in node.keywords if k.arg == err.keyword), None)
+        if kw is not None:
+            span = call.interp.span(kw)
+    elif err.kind == "too-many-positional" and isinstance(node, ast.Call):
+        sig = jax_source.signature(api)
+        n = len([p for p in sig.params if p.kind in ("pos", "posonly")]) - (1 if sig.binds_self else 0) \
+            if sig else 0
+        extra = [a for a in node.args[n:]]
+        if extra:
+            first, last = call.interp.span(extra[0]), call.interp.span(extra[-1])
+            span = Span(first.line, first.col, last.end_line, last.end_col)
+    elif isinstance(node, ast.Call):
+        span = call.interp.span(node.func)
+    arg_spans = [call.interp.span(n) if n is not None else None for n in call.arg_nodes] \
+        if isinstance(node, ast.Call) else []
+    call.interp.report(api_call_signature.RULE, err.message, span,
+                       call.line if blame_line is None else blame_line,
+                       data={"api": api, "kind": err.kind, "names": err.names,
+                             "keyword_spans": kw_spans, "arg_spans": arg_spans,
+                             "call_span": call.span})
+
+
+def call_binds(call: Call, api: str) -> bool:
+    """False (after reporting WG090) when binding this call raises in the installed JAX."""
+    if not api.startswith(_CHECKED_PREFIXES) or not call.complete:
+        return True
+    sig = jax_source.signature(api)
+    if sig is None:
+        return True
+    err = bind(sig, len(call.args), list(call.kwargs))
+    if err is not None:
+        _report(call, api, err)
+        return False
+    return True
+
+
+def forwarded_keywords_bind(call: Call, api: str, blame_line: int | None = None) -> bool:
+    """False (after reporting WG090) when the keywords `call` leaves to the API's `**kwargs`
+    fail where it passes them on (plgpu.kernel: `Mesh(**mesh_kwargs)` — JAX 0.12 raises
+    `Mesh.__init__() got an unexpected keyword argument 'out_shape'`). Models call this at the
+    point JAX reaches that call (for plgpu.kernel: once it has a body)."""
+    if not api.startswith(_CHECKED_PREFIXES) or not call.complete:
+        return True
+    sig = jax_source.signature(api)
+    if sig is None or sig.forwards_to is None:
+        return True
+    keywords = list(call.kwargs)
+    extra = forwarded_keywords(sig, len(call.args), keywords)
+    if not extra or set(extra) & set(sig.forward_own_keywords):
+        return True  # nothing passed on, or a clash JAX reports differently
+    err = bind(sig.forwards_to, 0, list(sig.forward_own_keywords) + extra)
+    if err is not None and err.kind == "unexpected-keyword":
+        _report(call, api, err, blame_line=blame_line)
+        return False
+    return True
+
+
+def missing_attribute(node: ast.AST, module_origin: str | None, module: str, attr: str, interp) -> bool:
+    """Report WG091 for `module.attr` when the installed JAX's public module lacks `attr`.
+    Only for the public modules themselves (private `jax._src` paths hold other names)."""
+    from wgmma_lsp.rules import api_removed
+
+    if module_origin not in jax_source.PUBLIC_MODULES.values():
+        return False
+    prefix = {v: k for k, v in jax_source.PUBLIC_MODULES.items()}[module_origin]
+    if prefix != module:
+        return False
+    message = jax_source.missing_attribute(f"{prefix}.{attr}")
+    if message is None:
+        return False
+    line = getattr(node, "lineno", 0) - 1
+    interp.report(api_removed.RULE, message, interp.span(node), line,
+                  data={"api": f"{prefix}.{attr}"})
+    return True
