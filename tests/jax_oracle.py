@@ -144,22 +144,17 @@ def _mlir_verification(message: str, path: Path) -> tuple[int | None, str] | Non
     return (int(loc.group(1)) if loc else None, m.group(1))
 
 
-_EXPECT = re.compile(r"(?P<kind>[ESWB]): (?P<code>WG\d{3}) (?P<msg>.*?)(?=\s+[ESWB]: WG\d{3} |$)")
-
-
-def expectations(source: str, kind: str = "E") -> set[tuple[int, str, str]]:
-    """`# E: WG001 message` comments: (1-based line, code, message).
-
-    `# B: WG0xx message` marks where JAX blames an error wgmma-lsp reports elsewhere (kernel-level
-    lowering errors have no kernel frame: JAX blames the `pallas_call`), with JAX's own message
-    (`(empty AssertionError)` for a bare assert), when it differs from the diagnostic's."""
-_EXPECT = re.compile(r"(?P<kind>[ESW])(?:\[(?P<versions>[^\]]*)\])?: (?P<code>WG\d{3}) (?P<msg>.*?)"
-                     r"(?=\s+[ESW](?:\[[^\]]*\])?: WG\d{3} |$)")
+_EXPECT = re.compile(r"(?P<kind>[ESWB])(?:\[(?P<versions>[^\]]*)\])?: (?P<code>WG\d{3}) (?P<msg>.*?)"
+                     r"(?=\s+[ESWB](?:\[[^\]]*\])?: WG\d{3} |$)")
 
 
 def expectations(source: str, kind: str = "E", version: "tuple[int, int, int] | None | str" = "installed"
                  ) -> set[tuple[int, str, str]]:
     """`# E: WG001 message` comments: (1-based line, code, message).
+
+    `# B: WG0xx message` marks where JAX blames an error wgmma-lsp reports elsewhere (kernel-level
+    lowering errors have no kernel frame: JAX blames the `pallas_call`), with JAX's own message
+    (`(empty AssertionError)` for a bare assert), when it differs from the diagnostic's.
 
     A comment may say which JAX versions it holds for: `# E[>=0.12]: WG090 …` (see
     `jax_version.matches` for the clauses). It counts only when the installed JAX (or the given

@@ -474,3 +474,12 @@ def tracer_memory_space_raises() -> bool | None:
     then `plgpu.transpose_ref` on a kernel ref fails."""
     return _source_contains("jax._src.core", "The 'memory_space' attribute is not available on",
                             _jax_root_and_version()[1])
+
+
+def pallas_call_lowers_mosaic_gpu() -> bool | None:
+    """Whether the installed JAX registers a `pallas_call` lowering for Mosaic GPU
+    `CompilerParams` (JAX 0.10 does, in mosaic_gpu/pallas_call_registration.py; 0.12 does not:
+    its Mosaic GPU kernels go through `plgpu.kernel`, and `pl.pallas_call` with those params
+    fails `assert rule is not None`)."""
+    return _source_contains("jax._src.pallas.mosaic_gpu.pallas_call_registration",
+                            "register_lowering_rule(", _jax_root_and_version()[1])

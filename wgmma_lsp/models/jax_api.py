@@ -111,3 +111,38 @@ def missing_attribute(node: ast.AST, module_origin: str | None, module: str, att
     interp.report(api_removed.RULE, message, interp.span(node), line,
                   data={"api": f"{prefix}.{attr}"})
     return True
+
+
+def check_pallas_call_lowering(call: Call, wrapped) -> None:
+    """WG093: `pl.pallas_call(..., compiler_params=plgpu.CompilerParams(...))(...)` where the
+    installed JAX has no pallas_call lowering for Mosaic GPU params (it fails while lowering)."""
+    from wgmma_lsp.interpret.values import BlockSpecVal, Const, TupleVal, Wrapped
+    from wgmma_lsp.rules import pallas_call_mosaic_gpu
+
+    kw = wrapped.kwargs
+    params = kw.get("compiler_params")
+    if not (isinstance(params, Wrapped) and params.api == "plgpu.CompilerParams"):
+        return
+    interpret = kw.get("interpret", Const(False))
+    if not (isinstance(interpret, Const) and interpret.value in (False, None)):
+        return  # interpret mode lowers nothing for the GPU
+    if jax_source.pallas_call_lowers_mosaic_gpu() is not False:
+        return
+
+    def gmem(v) -> bool:
+        specs = v.items if isinstance(v, TupleVal) else (v,)
+        return all(isinstance(s, BlockSpecVal) and s.memory_space in ("gmem", "any")
+                   and s.block_shape is None and not s.transforms for s in specs)
+
+    gmem_specs = "grid" not in kw and "grid_spec" not in kw and all(
+        k in kw and gmem(kw[k]) for k in ("in_specs", "out_specs"))
+    alias = None
+    if params.call_span is not None:
+        text = call.interp.lines.text(params.call_span)
+        head = text.split("(", 1)[0].strip()
+        if head.endswith(".CompilerParams"):
+            alias = head[: -len(".CompilerParams")]
+    call.interp.report(pallas_call_mosaic_gpu.RULE, pallas_call_mosaic_gpu.MESSAGE,
+                       wrapped.call_span, call.line,
+                       data={"pallas_call_span": wrapped.call_span, "plgpu_alias": alias,
+                             "gmem_specs": gmem_specs})

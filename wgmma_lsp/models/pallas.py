@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from wgmma_lsp.interpret.jax_source import pallas_call_lowers_mosaic_gpu
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import (
     UNKNOWN, AllocSpec, ApiVal, ArrayVal, BlockSpecVal, Const, DSliceVal, FuncVal, RefVal,
@@ -330,9 +331,12 @@ def _pallas_call(call: Call) -> Value:
 @model("pl.pallas_call()")
 def _pallas_call_apply(call: Call) -> Value:
     """Calls the kernel with one ref per input, output and scratch buffer (pallas_call.py)."""
+    from wgmma_lsp.models.jax_api import check_pallas_call_lowering
+
     wrapped = call.wrapped
     assert isinstance(wrapped, Wrapped)
     kw = wrapped.kwargs
+    check_pallas_call_lowering(call, wrapped)
     outs = _leaves(kw.get("out_shape", UNKNOWN))
     if not call.complete or outs is None or "grid_spec" in kw:
         _analyse_kernel_generically(call, wrapped.func)
@@ -364,7 +368,12 @@ def _run_kernel(call: Call, wrapped: Wrapped, refs: list[Value], what: str,
     semantics."""
     interp, kw = call.interp, wrapped.kwargs
     interp.context.append(f"{what} at line {call.line + 1}")
-    saved, interp.lowering = interp.lowering, lowering_semantics(kw.get("compiler_params"))
+    semantics = lowering_semantics(kw.get("compiler_params"))
+    if what == "pallas_call" and pallas_call_lowers_mosaic_gpu() is False:
+        # JAX 0.12: a `pl.pallas_call` is lowered by Triton (no Mosaic GPU params) or not at all
+        # (Mosaic GPU params: WG093) — no Mosaic GPU lowering error can be claimed for it
+        semantics = None
+    saved, interp.lowering = interp.lowering, semantics
     saved_span, interp.kernel_span = interp.kernel_span, call.span
     saved_axis, interp.kernel_wg_axis = interp.kernel_wg_axis, _thread_axis(what, kw)
     start = len(interp.findings)
