@@ -4,10 +4,12 @@
 #   end-to-end tests drive (neovim, VS Code via code-server + Chromium).
 # Idempotent: re-running only installs what is missing.
 # Usage: scripts/setup-dev.sh [--no-editors]
+#   VENV=.venv312 PYTHON=python3.12 scripts/setup-dev.sh --no-editors   # another Python/JAX
+#   (scripts/test-all.sh does that for every supported JAX and runs the suite in each)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-VENV=.venv
+VENV="${VENV:-.venv}"
 PYTHON="${PYTHON:-python3}"
 if [[ ! -x "$VENV/bin/python" ]]; then
   echo "setup-dev: creating $VENV with $($PYTHON --version)"
