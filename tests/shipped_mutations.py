@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from shipped_harness import (  # noqa: E402
     ENTRIES, first_line, kernel_dir, trace_entries, with_harness,
 )
+from wgmma_lsp.interpret.jax_version import matches  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ class Mutation:
     replacement: str
     occurrence: int = 0  # which occurrence of the pattern (0: the first); see `apply`
     lower: bool = False  # JAX's verdict includes lowering for "cuda"
+    jax: str = ""  # JAX versions whose kernel files hold the pattern (jax_version.matches); "": all
 
     @property
     def id(self) -> str:
@@ -111,7 +113,9 @@ MUTATIONS: list[Mutation] = [
              "acc_ref[...] = acc_ref[...].astype(jnp.bfloat16); return acc_ref[...]"),
     Mutation(R, "block-shape-lhs-swapped", "(block_m, block_k),", "(block_k, block_m),"),
     # -- transposed_ragged_dot -------------------------------------------------------------------
-    Mutation(T, "wgmma-no-transpose", _T_WGMMA, "plgpu.wgmma(acc_ref, lhs_smem, rhs_smem)"),
+    Mutation(T, "wgmma-no-transpose", _T_WGMMA, "plgpu.wgmma(acc_ref, lhs_smem, rhs_smem)", jax="<0.12"),
+    Mutation(T, "wgmma-no-transpose", "plgpu.wgmma(acc_ref, lhs_smem.transpose((1, 0)), rhs_smem)",
+             "plgpu.wgmma(acc_ref, lhs_smem, rhs_smem)", jax=">=0.12"),
     Mutation(T, "acc-in-smem", "acc = pl.run_scoped(acc_scope, plgpu.ACC((block_m, block_n)))",
              "acc = pl.run_scoped(acc_scope, plgpu.SMEM((block_m, block_n), jnp.float32))"),
     Mutation(T, "acc-sizes-swapped", "acc = pl.run_scoped(acc_scope, plgpu.ACC((block_m, block_n)))",
@@ -141,7 +145,9 @@ MUTATIONS: list[Mutation] = [
              "qk = pl.run_scoped(compute_qk, plgpu.ACC((block_q, block_kv), jnp.float32))",
              "qk = pl.run_scoped(compute_qk, plgpu.ACC((block_kv, block_q), jnp.float32))"),
     Mutation(A, "qk-no-transpose", "plgpu.wgmma(acc_ref, qo_smem, plgpu.transpose_ref(k_smem.at[slot], (1, 0)))",
-             "plgpu.wgmma(acc_ref, qo_smem, k_smem.at[slot])"),
+             "plgpu.wgmma(acc_ref, qo_smem, k_smem.at[slot])", jax="<0.12"),
+    Mutation(A, "qk-no-transpose", "plgpu.wgmma(acc_ref, qo_smem, k_smem.at[slot].transpose((1, 0)))",
+             "plgpu.wgmma(acc_ref, qo_smem, k_smem.at[slot])", jax=">=0.12"),
     Mutation(A, "pv-acc-init-bf16", "acc = pl.run_state(compute_pv)(plgpu.ACC.init(acc))",
              "acc = pl.run_state(compute_pv)(plgpu.ACC.init(acc.astype(jnp.bfloat16)))", lower=True),
     Mutation(A, "pv-store-bf16", "plgpu.wgmma(acc_ref, p16, v_smem.at[slot])",
@@ -152,6 +158,8 @@ MUTATIONS: list[Mutation] = [
     Mutation(A, "pv-acc-init-in-run-scoped", "acc = pl.run_state(compute_pv)(plgpu.ACC.init(acc))",
              "acc = pl.run_scoped(compute_pv, plgpu.ACC.init(acc))"),
 ]
+# The installed JAX's kernels: a pattern that moved between versions has one mutation per version.
+MUTATIONS = [m for m in MUTATIONS if not m.jax or matches(m.jax)]
 
 
 @dataclass(frozen=True)

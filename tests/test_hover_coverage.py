@@ -16,6 +16,7 @@ import pytest
 from shipped_harness import ENTRIES, runtime_arrays, shipped_kernel_files, with_harness
 from wgmma_lsp.analysis import analyze
 from wgmma_lsp.ide.coverage import hover_coverage, kernel_body_functions
+from wgmma_lsp.interpret.jax_version import matches
 
 # (as opened: no entry point, sizes symbolic; with the harness entry point: concrete)
 FLOORS: dict[str, tuple[float, float]] = {
@@ -27,6 +28,8 @@ FLOORS: dict[str, tuple[float, float]] = {
     "ragged_dot_mgpu.py": (0.69, 0.83),
     "transposed_ragged_dot_mgpu.py": (0.64, 0.97),
 }
+if matches(">=0.12"):  # JAX 0.12's copies of two kernels moved a little; measured there
+    FLOORS |= {"blackwell_matmul_mgpu.py": (0.40, 0.81), "blackwell_ragged_dot_mgpu.py": (0.19, 0.75)}
 
 FILES = [p for p in shipped_kernel_files() if p.name in ENTRIES]
 

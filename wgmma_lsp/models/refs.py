@@ -103,7 +103,7 @@ def _transpose_ref(call: Call) -> Value:
         return UNKNOWN
     if ref.base is None and not ref.transforms and tracer_memory_space_raises():
         # JAX 0.12: `hasattr(ref, "memory_space")` on a traced kernel ref raises first
-        if ref.kind == "plain" and ref.space == "smem" and ref.inner.shape is not None \
+        if ref.kind in ("plain", "tmem") and ref.space in ("smem", "tmem") and ref.inner.shape is not None \
                 and ref.inner.dtype is not None:
             call.interp.report(
                 transpose_ref_traced.RULE,
