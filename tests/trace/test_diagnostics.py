@@ -122,3 +122,22 @@ def test_messages_map_to_registry_rules_and_dedupe_against_static(seed_outcome: 
     for static in ([same_code], [same_text]):
         assert first not in dedupe_against_static(diags, static)
     assert first in dedupe_against_static(diags, [other_line])
+
+
+def test_readme_example_gets_jaxs_verdict_on_this_jax() -> None:
+    """`check --trace examples/seed_errors.py`: JAX's own verdict (on 0.10 and 0.12 alike) is
+    the three seed errors, on the lines and with the messages the static engine reports."""
+    from pathlib import Path
+
+    from wgmma_lsp.analysis import analyze
+    from wgmma_lsp.ide.diagnostics import diagnostics
+    from wgmma_lsp.settings import Settings
+    from wgmma_lsp.trace.check import trace_file
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "seed_errors.py"
+    source = path.read_text()
+    outcome = trace_file(path, source, Settings())
+    assert outcome is not None and outcome.status == "ok", outcome
+    trace = {(d.span.line, d.message) for d in outcome_diagnostics(outcome) if d.code != JAX_LIMITATION[0]}
+    static = {(d.span.line, d.message) for d in diagnostics(analyze(source, str(path)))}
+    assert len(trace) == 3 and trace == static
