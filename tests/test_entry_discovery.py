@@ -230,3 +230,40 @@ def test_fixture_diagnostics_name_their_contexts() -> None:
         if note:
             line = int(note.rsplit(" ", 1)[1].rstrip(")")) - 1
             assert any(r.span.line == line for r in diags[0].related), name
+
+
+def test_hover_and_inlay_hints_name_the_contexts() -> None:
+    from wgmma_lsp.ide.hover import hover
+    from wgmma_lsp.ide.inlay_hints import inlay_hints
+    from wgmma_lsp.spans import Span
+
+    src = '''
+import jax
+import jax.numpy as jnp
+
+
+def f(x):
+  y = x * 2
+  return y
+
+
+def symbolic(x):
+  z = jnp.zeros((x.shape[0], 8), jnp.float32)
+  return z
+
+
+if __name__ == "__main__":
+  for n in (64, 128):
+    jax.make_jaxpr(f)(jax.ShapeDtypeStruct((n, 32), jnp.bfloat16))
+'''
+    analysis = analyze(src, "k.py")
+    lines = src.splitlines()
+    y_line = lines.index("  y = x * 2")
+    text = hover(analysis, y_line, 2).markdown
+    assert "`bfloat16[64,32]` (with n=64, from the __main__ block at line 18)" in text
+    assert "`bfloat16[128,32]` (with n=128, from the __main__ block at line 18)" in text
+    hints = {h.line: h for h in inlay_hints(analysis, Span(0, 0, len(lines), 0))}
+    assert hints[y_line].label == ": bfloat16[64,32] | bfloat16[128,32]"
+    assert "with n=128" in hints[y_line].tooltip
+    z_line = lines.index("  z = jnp.zeros((x.shape[0], 8), jnp.float32)")
+    assert hints[z_line].label == ": float32[x.shape[0], 8]" and hints[z_line].tooltip == ""

@@ -455,7 +455,9 @@ class Interpreter:
 
     def caller_name(self) -> str:
         frame = next((f for f in reversed(self.stack) if f.func is not None), None)
-        return f"{frame.func.name}()" if frame is not None and frame.func is not None else "module code"
+        if frame is not None and frame.func is not None:
+            return f"{frame.func.name}()"
+        return self.ctx.origin if self.ctx is not None else "module code"  # the entry's own code
 
     def call_context(self, func: FuncVal, call: Call) -> Context | None:
         """The context a call runs in: a call made from module code starts one; the first call
