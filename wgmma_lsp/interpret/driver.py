@@ -59,12 +59,14 @@ def _run_once(source: str, path: str | None, cancel: threading.Event | None = No
     analysis = Analysis(source=source, path=path, syntax_errors=parsed.errors, lines=lines)
     # Module code runs as imported: `if __name__ == "__main__":` blocks are entry points.
     interp.module_env.vars["__name__"] = Const("__wgmma_lsp_module__")
+    complete = False
     try:
         interp.run_module()
+        interp.memo_enabled = True  # module-level names keep their values from here on
         run_entry_points(interp, source)
         run_discovered(interp)
         run_unreached(interp)
-        hover_pass(interp)
+        complete = True
     except Cancelled:
         raise
     except Budget:
@@ -75,7 +77,8 @@ def _run_once(source: str, path: str | None, cancel: threading.Event | None = No
     label_contexts(interp)
     analysis.findings = interp.findings
     analysis.notes = list(interp.notes)
-    analysis.record_source = interp.finish_records
+    analysis.record_source = (lambda: _records_with_hover_pass(interp)) if complete \
+        else interp.finish_records
     analysis.unresolved_imports = interp.unresolved
     return analysis
 
@@ -190,6 +193,17 @@ def run_unreached(interp: Interpreter) -> None:
                 nested = f.closure is not interp.module_env and id(f.node) not in interp.escaped
                 with interp.uncertain(nested):
                     interp.generic_call(f)
+
+
+def _records_with_hover_pass(interp: Interpreter) -> dict:
+    """Recorded values for hovers: the hover pass runs on first use, not on every keystroke
+    (diagnostics do not need it). The analysis is finished: a newer document no longer stops it."""
+    interp.cancel = None
+    try:
+        hover_pass(interp)
+    except (Budget, RecursionError):
+        log.info("hover pass stopped early for %s", interp.path)
+    return interp.finish_records()
 
 
 def hover_pass(interp: Interpreter) -> None:

@@ -23,6 +23,7 @@ from wgmma_lsp.interpret import resolve
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.models import jax_api
 from wgmma_lsp.interpret.env import Env
+from wgmma_lsp.interpret.memo import MemoEntry, call_key
 from wgmma_lsp.interpret.origin import ForeignSpan, Importer, ModuleOrigin, active_importer
 from wgmma_lsp.interpret.values import (
     UNKNOWN, ApiVal, ArrayVal, BoundMethod, ClassVal, Const, DictVal, FuncVal, InstanceVal,
@@ -39,8 +40,8 @@ MAX_RECORD_VALUES = 6
 MAX_UNROLL = 64
 # Steps all configuration sweeps together may spend, per line of the file (at least the
 # minimum): the first case of a sweep always runs; the budget keeps the speed target.
-SWEEP_STEPS_PER_LINE = 4
-MIN_SWEEP_STEPS = 1_500
+SWEEP_STEPS_PER_LINE = 3
+MIN_SWEEP_STEPS = 1_000
 DRIVER_NAMES = frozenset({"main", "<lambda>"})
 _DRIVER_PREFIXES = ("main", "run", "bench", "tune", "example", "sweep")
 
@@ -138,6 +139,10 @@ class Interpreter:
         # The last pass: code the contexts reached, analysed with nothing known, only for the
         # hovers of lines no context reached (its findings belong to the contexts).
         self.hover_only = False
+        # Calls analysed once per distinct arguments (interpret/memo.py), after the module ran.
+        self.memo_enabled = False
+        self.memo: dict[Any, MemoEntry] = {}
+        self.captures: list[MemoEntry] = []
         self.sweep_start = 0
         self.sweep_budget = max(MIN_SWEEP_STEPS, SWEEP_STEPS_PER_LINE * len(lines.lines))
         # The lowering semantics of the kernel being interpreted ("lane", "warpgroup"), None when
@@ -245,7 +250,11 @@ class Interpreter:
                     f.certain = f.certain or (certain and not condition)
                     if self.ctx not in f.contexts:
                         f.contexts.append(self.ctx)
+                    for entry in self.captures:
+                        entry.findings.append((f, certain))
             return
+        for entry in self.captures:
+            entry.findings.append((finding, certain))
         finding.contexts.append(self.ctx)
         owner = next((fr.func.node for fr in reversed(self.stack) if fr.func is not None), None)
         finding.owner = id(owner) if owner is not None else None
@@ -393,6 +402,46 @@ class Interpreter:
         return self.call_user(func, Call(self, None, [], {}, generic=True))
 
     def call_user(self, func: FuncVal, call: Call) -> Value:
+        """Call a user function; module-level functions are analysed once per distinct
+        arguments once the module has run (see `memo`)."""
+        key = None
+        if self.memo_enabled and not self.hover_only and func.closure is self.module_env:
+            key = call_key(func, call.args, call.kwargs, call.generic, call.complete, self.lowering)
+        if key is None:
+            return self._call_user(func, call)
+        hit = self.memo.get(key)
+        if hit is not None:
+            self._replay(hit, func, call)
+            return hit.result if hit.result is not None else UNKNOWN
+        if self.silent:
+            return self._call_user(func, call)
+        entry = MemoEntry(outer_certain=self.certain and not any(f.maybe_returned for f in self.stack))
+        self.captures.append(entry)
+        try:
+            entry.result = self._call_user(func, call)
+        finally:
+            self.captures.pop()
+        self.memo[key] = entry
+        return entry.result
+
+    def _replay(self, hit: MemoEntry, func: FuncVal, call: Call) -> None:
+        ctx = self.call_context(func, call)
+        certain = self.certain and not any(f.maybe_returned for f in self.stack)
+        for outer in self.captures:  # an enclosing call being memoised replays this one too
+            outer.findings.extend(hit.findings)
+            outer.entered |= hit.entered
+        if self.silent:
+            return
+        self.entered.add(id(func.node))
+        for node in hit.entered | {id(func.node)}:
+            self.ctx_entered.setdefault(node, set()).add(ctx)
+        for f, was_certain in hit.findings:
+            if ctx not in f.contexts:
+                f.contexts.append(ctx)
+            if certain and was_certain and hit.outer_certain and not f.condition:
+                f.certain = True
+
+    def _call_user(self, func: FuncVal, call: Call) -> Value:
         node = func.node
         if len(self.stack) >= MAX_DEPTH or any(f.func is not None and f.func.node is node
                                                 for f in self.stack):
@@ -402,6 +451,8 @@ class Interpreter:
         saved_ctx = self.ctx
         self.ctx = self.call_context(func, call)
         self.ctx_entered.setdefault(id(node), set()).add(self.ctx)
+        for entry in self.captures:
+            entry.entered.add(id(node))
         env = Env(func.closure)
         self.bind_params(func, call, env)
         frame = Frame(func)

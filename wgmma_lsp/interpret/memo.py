@@ -1,0 +1,76 @@
+"""Calls analysed once per distinct (function, arguments): a second identical call (the same
+kernel reached from two contexts, or from a generic and a concrete run with nothing to bind)
+replays what the first found instead of running the body again.
+
+The key is structural for immutable abstract values and by identity for the rest; a value that
+cannot be fingerprinted makes the call not memoised. Only calls that recorded and reported
+(not silent passes) are stored; a replay adds the current context to each finding and to each
+function the call entered, and makes a finding certain only when it was certain inside the call
+and the replaying path is certain too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from wgmma_lsp.interpret.values import (
+    Const, DictVal, FuncVal, InstanceVal, PartialVal, TupleVal, Value,
+)
+
+MAX_DEPTH = 6
+
+
+class _NoKey(Exception):
+    pass
+
+
+@dataclass
+class MemoEntry:
+    result: Value | None = None
+    findings: list[tuple[Any, bool]] = field(default_factory=list)  # (Finding, certain when found)
+    entered: set[int] = field(default_factory=set)
+    outer_certain: bool = True
+
+
+def fingerprint(v: Any, depth: int = 0) -> Any:
+    if depth > MAX_DEPTH:
+        raise _NoKey
+    if isinstance(v, Const):
+        try:
+            hash(v.value)
+        except TypeError:
+            raise _NoKey from None
+        return ("c", type(v.value).__name__, v.value)
+    if isinstance(v, TupleVal):
+        return ("t", type(v).__name__, v.is_list, tuple(fingerprint(i, depth + 1) for i in v.items))
+    if isinstance(v, FuncVal):
+        return ("f", id(v.node), id(v.closure),
+                fingerprint(v.bound_self, depth + 1) if v.bound_self is not None else None)
+    if isinstance(v, PartialVal):
+        return ("p", fingerprint(v.func, depth + 1), tuple(fingerprint(a, depth + 1) for a in v.args),
+                tuple(sorted((k, fingerprint(a, depth + 1)) for k, a in v.kwargs.items())))
+    if isinstance(v, InstanceVal):
+        return ("i", id(v.cls), tuple(sorted((k, fingerprint(a, depth + 1)) for k, a in v.attrs.items())))
+    if isinstance(v, DictVal):
+        return ("d", tuple((k, fingerprint(a, depth + 1)) for k, a in v.items))
+    if isinstance(v, Value):
+        try:
+            hash(v)
+        except TypeError:
+            raise _NoKey from None
+        return v
+    raise _NoKey
+
+
+def call_key(func: FuncVal, args: list[Value], kwargs: dict[str, Value], generic: bool,
+             complete: bool, lowering: str | None) -> Any | None:
+    """The memo key of a call, or None when it cannot be memoised."""
+    a = func.node.args
+    takes_nothing = not (a.posonlyargs or a.args or a.vararg or a.kwonlyargs or a.kwarg)
+    try:
+        return (fingerprint(func), tuple(fingerprint(x) for x in args),
+                tuple(sorted((k, fingerprint(x)) for k, x in kwargs.items())),
+                None if takes_nothing else (generic, complete), lowering)
+    except (_NoKey, RecursionError):
+        return None
