@@ -233,7 +233,12 @@ def our_errors(source: str, path: str) -> list[Reported]:
     from wgmma_lsp.ide.model import Severity
 
     analysis = analyze(source, path)
-    errors = {(d.span, d.code, d.message) for d in diagnostics(analysis) if d.severity == Severity.ERROR}
+    from wgmma_lsp.entry.context import strip_context_note
+
+    # A finding proven in only some contexts (the harness's entry, not the file's main()) says
+    # which in its diagnostic: JAX's message is the diagnostic's without that note.
+    errors = {(d.span, d.code, strip_context_note(d.message)) for d in diagnostics(analysis)
+              if d.severity == Severity.ERROR}
     out = {Reported(f.span.line + 1, f.blame_line + 1 if f.blame_line >= 0 else f.span.line + 1,
                     f.rule.code, f.message, f.rule.stage,
                     f.rule.exception == "AssertionError" and f.rule.template.startswith("assert "))
