@@ -12,7 +12,7 @@ from wgmma_lsp.ide.diagnostics import diagnostics
 from wgmma_lsp.ide.model import HoverInfo
 from wgmma_lsp.interpret.values import (
     AllocSpec, ApiVal, ArrayVal, ClassVal, Const, DTypeVal, FuncVal, ModuleVal, Opaque, RefVal,
-    ShapeDtypeVal, SymInt, TupleVal, Unknown, Value,
+    ShapeDtypeVal, SymInt, TransformVal, TupleVal, Unknown, Value,
 )
 from wgmma_lsp.settings import Settings
 from wgmma_lsp.spans import Span
@@ -77,9 +77,12 @@ def describe(v: Value) -> str | None:
         return v.name
     if isinstance(v, ModuleVal):
         return f"module {v.name}"
+    if isinstance(v, TransformVal):
+        return v.describe()
     if isinstance(v, (Unknown, Opaque)):
         return None
-    return None
+    shown = getattr(v, "hover_text", None)  # model-defined values (e.g. NDLoopInfo)
+    return shown() if callable(shown) else None
 
 
 def _shown_path(path: str, relative_to: str | None) -> str:

@@ -665,6 +665,9 @@ class Interpreter:
 
     def exec_Assign(self, s: ast.Assign, env: Env) -> None:
         value = self.eval(s.value, env)
+        named = _named_shape(s, value, env)
+        if named is not None:  # `m, k = a.shape` of an unknown `a`: sizes named m, k
+            value = named
         for target in s.targets:
             self.assign(target, value, env, s.value)
 
@@ -1138,6 +1141,9 @@ class Interpreter:
                 return FuncVal(m.node, m.closure, m.name, m.defaults, m.kw_defaults, obj)
             return m or dict(obj.fields).get(attr) or UNKNOWN
         if isinstance(obj, Opaque):
+            for name, value in getattr(obj, "overrides", ()):
+                if name == attr:
+                    return value
             if attr == "shape":
                 return Opaque(f"{obj.name}.shape")
             if attr in ("at",):
@@ -1450,6 +1456,22 @@ class Interpreter:
     def eval_Await(self, n: ast.Await, env: Env) -> Value:
         self.eval(n.value, env)
         return UNKNOWN
+
+
+def _named_shape(s: ast.Assign, value: Value, env: Env) -> Value | None:
+    """`m, k = a.shape` where `a` is an unknown parameter: its sizes get the names the code gives
+    them (`m`, `k`), and `a` becomes an array of that shape (dtype unknown) from here on."""
+    if not (isinstance(value, Opaque) and value.name.endswith(".shape") and len(s.targets) == 1
+            and isinstance(s.targets[0], (ast.Tuple, ast.List))
+            and all(isinstance(e, ast.Name) for e in s.targets[0].elts)
+            and isinstance(s.value, ast.Attribute) and isinstance(s.value.value, ast.Name)):
+        return None
+    names = [e.id for e in s.targets[0].elts]  # type: ignore[union-attr]
+    dims = tuple(D.Sym.var(n) for n in names)
+    owner = s.value.value.id
+    if isinstance(env.vars.get(owner), Opaque) and "." not in owner:
+        env.vars[owner] = ArrayVal(dims, None)
+    return TupleVal(tuple(SymInt(d) for d in dims))
 
 
 def _breaks(body: list[ast.stmt]) -> bool:

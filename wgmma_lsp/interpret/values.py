@@ -44,6 +44,14 @@ class Opaque(Value):
 
 
 @dataclass(frozen=True)
+class OpaqueReplaced(Opaque):
+    """`dataclasses.replace(cfg, f=v)` of an unknown `cfg`: the replaced fields are known (or
+    unknown), the others still print by name (`cfg.tile_m`)."""
+
+    overrides: tuple[tuple[str, Value], ...] = ()
+
+
+@dataclass(frozen=True)
 class Const(Value):
     """A Python constant: int, float, bool, str, None, Ellipsis, or a slice of constants."""
 

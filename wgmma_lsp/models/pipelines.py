@@ -221,6 +221,10 @@ class NDLoopInfoVal(Value):
     def describe(self) -> str:
         return "NDLoopInfo"
 
+    def hover_text(self) -> str:
+        return (f"NDLoopInfo(index={self.index.describe()}, local_index=int32[], "
+                "num_local_steps=int32[])")
+
 
 ATTRIBUTES["NDLoopInfoVal.index"] = lambda o: o.index
 ATTRIBUTES["NDLoopInfoVal.local_index"] = lambda o: index_scalar()

@@ -7,7 +7,8 @@ import math
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import (
-    UNKNOWN, ArrayVal, Const, DictVal, InstanceVal, PartialVal, RefVal, SliceVal, TupleVal, Value, Wrapped, as_dim,
+    UNKNOWN, ArrayVal, Const, DictVal, InstanceVal, Opaque, OpaqueReplaced, PartialVal, RefVal,
+    SliceVal, TupleVal, Value, Wrapped, as_dim,
     dim_value,
 )
 from wgmma_lsp.models.registry import CONSTANTS, model
@@ -254,4 +255,9 @@ def _replace(call: Call) -> Value:
     if isinstance(obj, InstanceVal):
         written = call.interp.shared_writes.get(id(obj), {}) if obj.shared else {}
         return InstanceVal(obj.cls, {**obj.attrs, **written, **call.kwargs})
+    if isinstance(obj, Opaque) and call.complete and len(call.args) == 1:
+        # An unknown config with some fields replaced (dataclasses.replace keeps the others).
+        kept = dict(getattr(obj, "overrides", ()))
+        kept.update(call.kwargs)
+        return OpaqueReplaced(obj.name, tuple(kept.items()))
     return UNKNOWN
