@@ -32,6 +32,7 @@ class FileResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     source: str | None = None  # the decoded text (None: unreadable)
     analysed: bool = False  # False: the pre-filter showed it cannot use Pallas
+    crash: str | None = None  # the analysis itself failed (a bug in wgmma-lsp): its traceback
 
 
 def tool_diagnostic(rule, message: str, span: Span, settings: Settings) -> Diagnostic | None:
@@ -122,8 +123,15 @@ def _may_be_api(path: str, module: str, name: str) -> bool:
     return _prefilter.may_export(os.path.abspath(path), module, name)
 
 
-def _check_job(path: str, source: str, settings: Settings, trace: bool) -> list[Diagnostic]:
-    return check_source(path, source, settings, trace)
+def _check_job(path: str, source: str, settings: Settings, trace: bool) -> tuple[list[Diagnostic], str | None]:
+    """check_source, with a crash of the analysis returned (not raised): the other files are
+    still checked, and the run reports it."""
+    try:
+        return check_source(path, source, settings, trace), None
+    except Exception:  # a bug in wgmma-lsp, not in the user's file
+        import traceback
+
+        return [], traceback.format_exc()
 
 
 class Progress:
@@ -183,7 +191,8 @@ def check_files(found: Sequence[Found], settings_for: Callable[[Path], Settings]
         if jobs <= 1 or len(todo) <= 1:
             for i, settings in todo:
                 r = results[i]
-                r.diagnostics += check_source(str(r.path), r.source or "", settings, trace)
+                found_diags, r.crash = _check_job(str(r.path), r.source or "", settings, trace)
+                r.diagnostics += found_diags
                 r.analysed = True
                 bar.step(r.path)
         else:
@@ -211,6 +220,7 @@ def _run_pool(results: list[FileResult], todo: list[tuple[int, Settings]], jobs:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:
                 i = pending.pop(fut)
-                results[i].diagnostics += fut.result()
+                found_diags, results[i].crash = fut.result()
+                results[i].diagnostics += found_diags
                 results[i].analysed = True
                 bar.step(results[i].path)

@@ -97,11 +97,20 @@ def _check(args: argparse.Namespace) -> int:
     if out:
         print(out)
     summary = formats.summary(results)
+    crashed = [r for r in results if r.crash]
+    if crashed:  # never "All checks passed!" when a file was not checked
+        summary = (f"{summary} {len(crashed)} file{'s' if len(crashed) != 1 else ''} could not "
+                   f"be analysed (internal error).").replace("All checks passed! ", "")
     machine = args.format in ("json", "sarif", "github")
     if not machine and any(r.diagnostics for r in results):
         print()
     print(summary, file=sys.stderr if machine else sys.stdout)
     errors = sum(d.severity == Severity.ERROR for r in results for d in r.diagnostics)
+    for r in crashed:
+        print(f"wgmma-lsp: internal error while analysing {r.path} (please report it):\n{r.crash}",
+              file=sys.stderr)
+    if crashed:
+        return 2  # the files were not all checked: neither clean nor a verdict on them
     return 1 if errors else 0
 
 

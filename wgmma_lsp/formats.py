@@ -67,7 +67,7 @@ def full(results: Sequence[FileResult]) -> str:
         out += _snippet(lines, d.span, d.code)
         for rel in d.related:
             if rel.uri is None:
-                out += _snippet(lines, rel.span, rel.message, mark="-")
+                out += _snippet(lines, rel.span, rel.message, mark="-")[1:]  # one `|` between
             else:
                 out.append(f"  ::: {_loc(_related_path(rel.uri, r.path), rel.span)}: {rel.message}")
         for fix in d.fixes:
