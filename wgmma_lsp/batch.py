@@ -112,6 +112,30 @@ def check_source(path: str, source: str, settings: Settings, trace: bool = False
     return diagnostics(analysis, settings, extra=extra)
 
 
+def syntax_only(path: str, source: str, settings: Settings) -> list[Diagnostic]:
+    """WG900 for a file that is not analysed (it cannot use Pallas) but was named: does it parse?"""
+    import ast
+
+    try:
+        compile(source, path, "exec", ast.PyCF_ONLY_AST)
+        return []
+    except (SyntaxError, ValueError):
+        pass
+    from wgmma_lsp.ide.suppressions import parse as suppressions_in
+    from wgmma_lsp.syntax import parse
+
+    silenced = suppressions_in(source)
+    out = []
+    for span, msg in parse(source).errors:
+        sup = silenced.get(span.line)
+        if sup is not None and (sup.codes is None or SYNTAX_ERROR.code in sup.codes):
+            continue
+        d = tool_diagnostic(SYNTAX_ERROR, f"SyntaxError: {msg}", span, settings)
+        if d is not None:
+            out.append(d)
+    return out
+
+
 _prefilter: Prefilter | None = None  # one per process: module facts are read once
 
 
@@ -182,9 +206,11 @@ def check_files(found: Sequence[Found], settings_for: Callable[[Path], Settings]
     # Files named on the command line are always analysed (a syntax error in them is reported);
     # in walked folders only those that can use Pallas (see prefilter.py).
     if prefilter:
-        relevant = cheap.relevant(found[i].path for i, _ in todo if not found[i].explicit)
-        todo = [(i, s) for i, s in todo
-                if found[i].explicit or os.path.abspath(found[i].path) in relevant]
+        relevant = cheap.relevant(found[i].path for i, _ in todo)
+        for i, settings in todo:  # named files that cannot use Pallas: still checked to parse
+            if found[i].explicit and os.path.abspath(found[i].path) not in relevant:
+                results[i].diagnostics += syntax_only(str(found[i].path), results[i].source or "", settings)
+        todo = [(i, s) for i, s in todo if os.path.abspath(found[i].path) in relevant]
     jobs = jobs or default_jobs()
     bar = Progress(len(todo), sys.stderr.isatty() if progress is None else progress)
     try:
