@@ -15,12 +15,14 @@ from wgmma_lsp.interpret.values import (
 from wgmma_lsp.models.indexing import index_shape
 from wgmma_lsp.models.registry import ATTRIBUTES, GETITEM, SETITEM, method, model
 from wgmma_lsp.models.stores import check_indexing, check_store
+from wgmma_lsp.models.tiled_indexing import check_tiled_indexing
 
 
 def ref_view(ref: RefVal, index: Value, desc: str) -> RefVal:
     """`ref.at[index]`: a view with the indexed shape; JAX keeps the base ref's aval for messages."""
     shape = index_shape(ref.shape, index)
-    return RefVal(ArrayVal(shape, ref.dtype), ref.space, ref.kind, ref.transforms + (TransformVal("index"),),
+    # The index is kept (params) for the lowering's checks of views of tiled refs.
+    return RefVal(ArrayVal(shape, ref.dtype), ref.space, ref.kind, ref.transforms + (TransformVal("index", (index,)),),
                   base=ref.root() if ref.base is None else ref.base, origin=ref.origin,
                   origin_desc=ref.origin_desc)
 
@@ -52,6 +54,8 @@ def ref_getitem(interp, ref: RefVal, index: Value, node) -> Value:
         return UNKNOWN
     if not check_indexing(interp, ref, index, node):
         return UNKNOWN  # JAX raises here
+    if node is not None:
+        check_tiled_indexing(interp, ref, index, node)
     return ArrayVal(index_shape(ref.shape, index), ref.dtype)
 
 
@@ -66,6 +70,7 @@ def plain_setitem(interp, ref: RefVal, index, value, target, value_node, aug) ->
         accumulator_setitem(interp, ref, index, value, target, value_node, aug)
     elif ref.kind == "plain" and check_indexing(interp, ref, index, target):
         check_store(interp, ref, index, value, target, value_node)
+        check_tiled_indexing(interp, ref, index, target)
     elif ref.kind == "tmem":
         _tmem_plain_access(interp, target, load=False)
 

@@ -1,0 +1,90 @@
+"""Slicing a tiled SMEM ref, as the Mosaic GPU lowering commutes the slices past the tiling.
+
+Mirrors `UntilingTransform.commute_ndindexer` (jax/_src/pallas/mosaic_gpu/core.py, jax 0.10.2),
+which runs when a load or store through a tiled ref is lowered: every slice of a tiled
+dimension must have stride 1, and a static start and size that are multiples of the tile.
+Claimed for loads and stores (`ref[idx]`, `ref.at[...][idx] = v`) through refs allocated with
+`TilingTransform` (then, optionally, `SwizzleTransform`), where every earlier index is known.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from wgmma_lsp.interpret.jax_version import installed
+from wgmma_lsp.interpret.values import ArrayVal, Const, DSliceVal, RefVal, SliceVal, Value, as_int
+from wgmma_lsp.models.indexing import index_items, index_shape
+from wgmma_lsp.models.stores import _expanded
+from wgmma_lsp.rules import tiled_slice
+
+_FULL = SliceVal(Const(None), Const(None), Const(None))
+
+
+def _slice_params(item: Value, dim: int) -> tuple[object, object, object] | None:
+    """(start, size, stride) as `Slice` has them: ints, or None for a traced start."""
+    if isinstance(item, SliceVal):
+        parts = [p.value if isinstance(p, Const) else ... for p in (item.start, item.stop, item.step)]
+        if not all(p is None or isinstance(p, int) and not isinstance(p, bool) for p in parts):
+            return None
+        if parts[2] is not None and parts[2] < 1:
+            return None
+        r = range(dim)[slice(*parts)]
+        return (r.start, len(r), r.step)
+    if isinstance(item, DSliceVal):
+        start: object = as_int(item.start)
+        if start is None:
+            if not (isinstance(item.start, ArrayVal) and item.start.shape == ()):
+                return None
+            start = "traced"
+        size, stride = as_int(item.size), as_int(item.stride)
+        if size is None or stride is None:
+            return None
+        return (start, size, stride)
+    return None
+
+
+def check_tiled_indexing(interp, ref: RefVal, index: Value, node: ast.AST) -> None:
+    if interp.lowering != "lane" or installed() is None or installed()[:2] != (0, 10):
+        return
+    root = ref.root()
+    if root.kind != "plain" or root.space != "smem":
+        return
+    own = root.transforms
+    if not own or own[0].kind != "tiling" or any(t.kind != "swizzle" for t in own[1:]) or len(own) > 2:
+        return
+    tiling = tuple(own[0].params)
+    if not tiling or not all(isinstance(t, int) for t in tiling):
+        return
+    indexers: list[Value] = []
+    for t in ref.transforms[len(own):]:
+        if t.kind != "index" or not t.params:
+            return  # transposes, unknown views: other paths
+        indexers.append(t.params[0])
+    indexers.append(index)
+    shape = root.shape
+    for idx in indexers:
+        if shape is None or not all(isinstance(d, int) for d in shape) or len(shape) < len(tiling):
+            return
+        items = _expanded(index_items(idx), len(shape))
+        if len(items) > len(shape):
+            return
+        items += [_FULL] * (len(shape) - len(items))
+        for item, tile, dim in zip(items[-len(tiling):], tiling, shape[-len(tiling):]):
+            params = _slice_params(item, dim)  # type: ignore[arg-type]
+            if params is None:
+                return  # integer indices (another message) or unknown slices
+            start, size, stride = params
+            if stride != 1:
+                interp.report(tiled_slice.RULE, f"Strided slices unsupported. Got stride: {stride}",
+                              interp.span(node), node.lineno - 1)
+                return
+            if start == "traced":
+                if size % tile:  # type: ignore[operator]
+                    return  # JAX prints the traced start: not reproducible
+                continue
+            if start % tile or size % tile:  # type: ignore[operator]
+                interp.report(tiled_slice.RULE,
+                              f"Expected slice start ({start}) and slice size ({size}) to be divisible "
+                              f"by the tile size ({tile})", interp.span(node), node.lineno - 1)
+                return
+        shape = index_shape(shape, idx)
