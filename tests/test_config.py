@@ -155,3 +155,17 @@ def test_server_settings_editor_on_top(repo: Path) -> None:
     assert s.select == ["WG001", "WG002"]  # an empty editor `select` leaves the project's
     assert s.ignore == ["WG002"] and s.severity["WG001"] == Severity.ERROR
     assert not s.rule_enabled("WG002", "accumulator-shape")
+
+
+def test_docs_base_url(repo: Path, capsys) -> None:
+    import json
+
+    pyproject(repo, 'docs-base-url = "https://docs.example.org/rules/"')
+    assert main(["check", "--format", "sarif", "."]) == 1
+    rules = json.loads(capsys.readouterr().out)["runs"][0]["tool"]["driver"]["rules"]
+    assert rules[0]["helpUri"] == "https://docs.example.org/rules/WG001"
+    assert main(["check", "--format", "json", "."]) == 1
+    assert json.loads(capsys.readouterr().out)[0]["documentation"] == "https://docs.example.org/rules/WG001"
+    pyproject(repo, 'docs-base-url = "docs"')
+    assert main(["check", "."]) == 2
+    assert "docs-base-url" in capsys.readouterr().err

@@ -13,6 +13,7 @@ or `pyproject.toml` with a `[tool.wgmma-lsp]` table wins; in one folder in that 
     per-file-ignores = { "tests/*.py" = ["WG001"], "legacy/" = ["WG0"] }
     lowering-semantics = "lane"      # "lane" or "warpgroup": when a kernel does not say
     trace = ["kernels/matmul.py:matmul(bf16[256,256], bf16[256,512])"]
+    docs-base-url = "https://example.org/wgmma-lsp/rules"   # rule links: {url}/{code}
 
 Every code is checked: an unknown code, key or value is a `ConfigError` naming it (the CLI
 exits 2).
@@ -33,7 +34,7 @@ from wgmma_lsp.settings import _SEVERITIES, Settings
 
 CONFIG_NAMES = ("wgmma-lsp.toml", ".wgmma-lsp.toml", "pyproject.toml")
 KEYS = {"select", "ignore", "severity", "exclude", "extend-exclude", "per-file-ignores",
-        "lowering-semantics", "trace", "respect-gitignore"}
+        "lowering-semantics", "trace", "respect-gitignore", "docs-base-url"}
 LOWERING_SEMANTICS = ("lane", "warpgroup")
 
 
@@ -53,6 +54,7 @@ class Config:
     lowering_semantics: str | None = None
     trace: tuple[str, ...] = ()
     respect_gitignore: bool = True
+    docs_base_url: str | None = None  # rule links (and SARIF helpUri) point to `{url}/{code}`
     _pfi: tuple[tuple[Any, tuple[str, ...]], ...] = field(default=(), compare=False, repr=False)
 
     @property
@@ -83,6 +85,8 @@ class Config:
                 settings.severity[key] = _SEVERITIES[level]
         if self.lowering_semantics is not None:
             settings.lowering_semantics = self.lowering_semantics
+        if self.docs_base_url is not None:
+            settings.docs_base_url = self.docs_base_url
         return settings
 
 
@@ -143,6 +147,11 @@ def parse(table: dict[str, Any], path: Path | None) -> Config:
         kw["lowering_semantics"] = sem.lower()
     if "trace" in table:
         kw["trace"] = _patterns(table["trace"], f"{where}: trace")
+    if "docs-base-url" in table:
+        url = table["docs-base-url"]
+        if not isinstance(url, str) or "://" not in url:
+            raise ConfigError(f"{where}: docs-base-url: expected a URL, got {url!r}")
+        kw["docs_base_url"] = url.rstrip("/")
     if "respect-gitignore" in table:
         if not isinstance(table["respect-gitignore"], bool):
             raise ConfigError(f"{where}: respect-gitignore: expected true or false")
@@ -230,5 +239,6 @@ def describe(file: Path, settings: Settings, cfg: Config) -> str:
         f"respect-gitignore: {str(cfg.respect_gitignore).lower()}",
         f"lowering-semantics: {settings.lowering_semantics or '(the installed JAX default)'}",
         f"trace entries: {', '.join(cfg.trace) or '(none)'}",
+        f"docs-base-url: {settings.docs_base_url or '(the bundled rule docs)'}",
     ]
     return "\n".join(lines)
