@@ -27,7 +27,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.workspace import TextDocument
 
-from wgmma_lsp import __version__, documents, lifetime, transport
+from wgmma_lsp import __version__, documents, lifetime, syntax, transport
 from wgmma_lsp import config as project_config
 from wgmma_lsp.analysis import Analysis, analyze
 from wgmma_lsp.interpret.interp import Cancelled
@@ -87,6 +87,20 @@ class WgmmaProtocol(LanguageServerProtocol):
                 log.warning("dropped a malformed %s notification", method)
             return _Handled()
 
+
+    def _execute_handler(self, msg_id: Any, handler: Any, callback: Any,
+                         args: tuple[Any, ...] | None = None, kwargs: dict[str, Any] | None = None) -> None:
+        """pygls keeps the future of every handler it runs by message id, and removes it only
+        when it answers a request: every notification (each keystroke's didChange) left one
+        behind for good. Here each is removed once done."""
+        super()._execute_handler(msg_id, handler, callback, args, kwargs)
+        future = self._request_futures.get(msg_id)
+        if future is None:
+            return
+        if future.done():
+            self._request_futures.pop(msg_id, None)
+        else:
+            future.add_done_callback(lambda _f, key=msg_id: self._request_futures.pop(key, None))
 
     # -- document state (see documents.py) -------------------------------------------------
     @lsp_method(lsp.TEXT_DOCUMENT_DID_OPEN)
@@ -495,6 +509,7 @@ def create_server() -> WgmmaLanguageServer:
         caps = params.capabilities
         td = caps.text_document if caps else None
         ls.pull_diagnostics = bool(td and td.diagnostic)
+        ls.pool.submit(syntax.warm)  # parso's grammar, before the first half-typed line
         opts = params.initialization_options
         if isinstance(opts, dict):
             for key in ("wgmmaLsp", "settings"):  # helix and others wrap the section

@@ -14,6 +14,7 @@ further, bounded number of passes blank the statement CPython names.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -162,7 +163,11 @@ def _has_error(node: Any) -> bool:
 
 
 def parse(source: str) -> Parsed:
-    """Parse; broken statements are neutralised (blanked, keeping every other line in place)."""
+    """Parse; broken statements are neutralised (blanked, keeping every other line in place).
+
+    On a syntax error the file is cut into its top-level statements (a linear scan that knows
+    strings, comments and brackets); each is parsed on its own, and only those that fail go
+    through parso: typing in one function never sends the whole file down the slow path."""
     source = source.replace("\r\n", "\n").replace("\r", "\n")
     try:
         return Parsed(ast.parse(source, type_comments=False))
@@ -171,10 +176,83 @@ def parse(source: str) -> Parsed:
     except (RecursionError, MemoryError):  # absurdly nested input: nothing to analyse
         return _nothing("too deeply nested")
     lines = source.split("\n")
+    body: list[ast.stmt] = []
+    errors: list[tuple[Span, str]] = []
+    outside = _line_starts_outside(source, len(lines))
+    for a, b in top_level_chunks(source, lines, outside):
+        text = "\n".join(lines[a:b])
+        try:
+            tree = ast.parse(text, type_comments=False)
+        except (SyntaxError, ValueError) as e:
+            # Parsed with the lines above it left empty: every position is the file's own.
+            padded = "\n" * a + text
+            try:
+                ast.parse(padded, type_comments=False)
+            except (SyntaxError, ValueError) as e2:
+                e = e2
+            except (RecursionError, MemoryError):
+                pass
+            quick = _one_broken_line(lines, a, b, outside, e)
+            if quick is not None:
+                body.extend(quick[0].body)
+                errors.append(quick[1])
+                continue
+            repaired, chunk_errors = _repair(padded, [""] * a + lines[a:b], e)
+            errors.extend(chunk_errors)
+            if repaired is not None:
+                body.extend(repaired.body)
+            continue
+        except (RecursionError, MemoryError):
+            errors.append((Span(a, 0, a, len(lines[a])), "too deeply nested"))
+            continue
+        if a:
+            ast.increment_lineno(tree, a)
+        body.extend(tree.body)
+    if not errors:  # the statements parse one by one but not together: say so all the same
+        errors.append((_span_of(first, lines), getattr(first, "msg", None) or str(first)))
+    errors.sort(key=lambda e: (e[0].line, e[0].col))
+    return Parsed(ast.Module(body=body, type_ignores=[]), errors[:MAX_REPORTED], True)
+
+
+def _one_broken_line(lines: list[str], a: int, b: int, outside: list[bool],
+                     err: BaseException) -> tuple[ast.Module, tuple[Span, str]] | None:
+    """The common case while typing, without parso: the error is one simple statement on one
+    line (no bracket or string left open, no block below it). It becomes a `pass` at its own
+    indentation; if the statement then parses (one more parse of this top-level statement only),
+    that is the repair. Anything else (None) goes to parso."""
+    line = _error_line(err, len(lines))
+    if not a <= line < b or not outside[line] or (line + 1 < len(lines) and not outside[line + 1]):
+        return None
+    text = lines[line]
+    stripped = text.strip()
+    if not stripped or stripped.endswith((":", "\\")) or stripped.startswith("@"):
+        return None
+    if line > a and lines[line - 1].endswith("\\"):
+        return None  # the rest of a statement continued with a backslash
+    indent = len(text) - len(text.lstrip())
+    if line > a and lines[line - 1].rstrip().endswith(":") and \
+            len(lines[line - 1]) - len(lines[line - 1].lstrip()) >= indent:
+        return None  # the first line of a block: its indentation may be what is wrong
+    nxt = next((k for k in range(line + 1, b) if lines[k].strip()), None)
+    if nxt is not None and len(lines[nxt]) - len(lines[nxt].lstrip()) > indent:
+        return None  # a block below it: a broken header, parso's case
+    chunk = lines[a:b]
+    chunk[line - a] = text[:indent] + "pass"
+    try:
+        tree = ast.parse("\n" * a + "\n".join(chunk), type_comments=False)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return tree, (_span_of(err, lines), getattr(err, "msg", None) or str(err))
+
+
+def _repair(source: str, lines: list[str], first: BaseException) -> tuple[ast.Module | None,
+                                                                       list[tuple[Span, str]]]:
+    """One pass of parso over a broken text, its broken statements neutralised, parsed again."""
     try:
         blocks = _classify(source, lines)
     except (RecursionError, MemoryError):
-        return _nothing("too deeply nested")
+        line = _error_line(first, len(lines))
+        return None, [(Span(line, 0, line, 0), "too deeply nested")]
     broken = {i for i, it in enumerate(blocks.items) if it.broken}
     _mark_line(blocks, broken, _error_line(first, len(lines)))
     tree: ast.Module | None = None
@@ -196,10 +274,87 @@ def parse(source: str) -> Parsed:
                 broken.update(i for i, it in enumerate(blocks.items) if it.rescued)
         except (RecursionError, MemoryError):
             break
-    errors = _errors(first, lines, blocks, broken)
-    if tree is None:
-        tree = ast.Module(body=[], type_ignores=[])
-    return Parsed(tree, errors, True)
+    return tree, _errors(first, lines, blocks, broken)
+
+
+# -- top-level statements -------------------------------------------------------------------
+
+_SCAN = re.compile(r'"""|' + r"'''|#[^\n]*|" + r'"(?:[^"\\\n]|\\.)*"|' + r"'(?:[^'\\\n]|\\.)*'|[()\[\]{}]|\n")
+_CONTINUATION = re.compile(r"(?:else|elif|except|finally)\b")
+_DEF = re.compile(r"(?:def|class|async\s+def)\b")
+
+
+def top_level_chunks(source: str, lines: list[str],
+                     outside: list[bool] | None = None) -> list[tuple[int, int]]:
+    """The file cut before every line that starts a top-level statement: (first, end) line
+    ranges covering every line. One regex scan; lines inside strings or brackets never start one
+    (but a `def`/`class`/decorator at column 0 always does: an unclosed bracket above it cannot
+    swallow the rest of the file)."""
+    can_start = outside if outside is not None else _line_starts_outside(source, len(lines))
+    cuts = [0]
+    decorators = bool(lines) and lines[0].startswith("@")  # the chunk so far: only decorators
+    for i in range(1, len(lines)):
+        line = lines[i]
+        if not line or line[0] in " \t#)]}" or not can_start[i]:
+            continue
+        if lines[i - 1].endswith("\\") or _CONTINUATION.match(line):
+            continue
+        is_def = _DEF.match(line) is not None
+        if decorators and (line.startswith("@") or is_def):
+            decorators = not is_def
+            continue
+        cuts.append(i)
+        decorators = line.startswith("@")
+    cuts.append(len(lines))
+    return [(a, b) for a, b in zip(cuts, cuts[1:]) if a < b]
+
+
+def _line_starts_outside(source: str, n_lines: int) -> list[bool]:
+    """For each line, whether it starts outside strings and brackets (column-0 `def`, `class`
+    and `@` lines reset the bracket count: they cannot be inside brackets)."""
+    out = [True] * n_lines
+    depth = 0
+    line = 0
+    pos = 0
+    n = len(source)
+    while pos < n:
+        m = _SCAN.search(source, pos)
+        if m is None:
+            break
+        tok = m.group()
+        pos = m.end()
+        if tok == "\n":
+            line += 1
+            if line < n_lines:
+                if depth and (_DEF.match(source, pos) or source.startswith("@", pos)):
+                    depth = 0
+                out[line] = depth == 0
+        elif tok == '"""' or tok == "'''":
+            end = _triple_end(source, pos, tok)
+            skipped = source.count("\n", pos, end)
+            for k in range(line + 1, min(line + skipped, n_lines - 1) + 1):
+                out[k] = False
+            line += skipped
+            pos = end
+        elif tok in "([{":
+            depth += 1
+        elif tok in ")]}":
+            depth = max(0, depth - 1)
+    return out
+
+
+def _triple_end(source: str, pos: int, quote: str) -> int:
+    """The position after the closing quote of a triple-quoted string (the end if none)."""
+    while True:
+        i = source.find(quote, pos)
+        if i < 0:
+            return len(source)
+        k = i
+        while k > pos and source[k - 1] == "\\":
+            k -= 1
+        if (i - k) % 2 == 0:
+            return i + 3
+        pos = i + 1
 
 
 def _nothing(message: str) -> Parsed:
@@ -339,3 +494,13 @@ def _region_error(lines: list[str], a: int, b: int) -> tuple[Span, str]:
 
 def _misindented_message(lines: list[str], a: int) -> bool:
     return bool(lines[a]) and lines[a][0] in " \t"
+
+
+def warm() -> None:
+    """Load parso's grammar ahead of the first broken file (a few hundred milliseconds)."""
+    try:
+        import parso
+
+        parso.load_grammar()
+    except Exception:  # pragma: no cover - parso comes with jedi
+        pass

@@ -33,9 +33,18 @@ class Pending:
     col: int  # 0-based column of the name in the line
 
 
+MAX_IMPORTS = 4096  # remembered import facts (half-typed imports make new keys: bounded)
+MAX_DOCS = 2048  # remembered docstrings
+
 _lock = threading.Lock()
 _imports: dict[ImportKey, str | None] = {}  # key -> canonical name (None: not a JAX API object)
 _docs: dict[str, str | None] = {}
+
+
+def _trim(cache: dict, limit: int) -> None:
+    """Drop the oldest entries beyond `limit` (dicts keep insertion order). Call under _lock."""
+    while len(cache) > limit:
+        cache.pop(next(iter(cache)))
 
 
 def cached(key: ImportKey) -> tuple[bool, str | None]:
@@ -57,6 +66,7 @@ def store_imports(found: dict[ImportKey, str | None]) -> int:
     """Remember what jedi found (e.g. in another process); returns how many names resolved."""
     with _lock:
         _imports.update(found)
+        _trim(_imports, MAX_IMPORTS)
     return sum(v is not None for v in found.values())
 
 
@@ -105,6 +115,7 @@ def needs_doc(canonical: str) -> bool:
         if canonical in _docs:
             return False
         _docs[canonical] = None
+        _trim(_docs, MAX_DOCS)
         return True
 
 

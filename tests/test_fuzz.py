@@ -1,0 +1,98 @@
+"""Seeded fuzz: a few hundred typing-like edits of shipped kernels and the seed example. Every
+edit is analysed without an exception, in a linear number of whole-file parses, with syntax
+errors inside the document, and the kernels the edit did not touch keep their findings."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from wgmma_lsp import syntax
+from wgmma_lsp.analysis import analyze
+from wgmma_lsp.ide.diagnostics import diagnostics
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from fuzz_edits import mutate  # noqa: E402
+
+SEED = ROOT / "examples" / "seed_errors.py"
+
+
+def _kernel(name: str) -> Path | None:
+    spec = importlib.util.find_spec("jax")
+    if spec is None or spec.origin is None:
+        return None
+    p = Path(spec.origin).parent / "experimental" / "pallas" / "ops" / "gpu" / name
+    return p if p.is_file() else None
+
+
+FILES = [(p, n) for p, n in ((SEED, 200), (_kernel("hopper_matmul_mgpu.py"), 80),
+                             (_kernel("attention_mgpu.py"), 30)) if p is not None]
+
+
+@pytest.mark.parametrize("path,count", FILES, ids=lambda p: getattr(p, "name", str(p)))
+def test_seeded_edits(path: Path, count: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = path.read_text()
+    rng = random.Random(1234)
+    whole_file_parses: list[int] = []
+    real = ast.parse
+
+    def counting(text, *a, **k):
+        if len(text) > len(source) // 2:
+            whole_file_parses.append(1)
+        return real(text, *a, **k)
+
+    monkeypatch.setattr(syntax.ast, "parse", counting)
+    for _ in range(count):
+        text = mutate(source, rng)
+        whole_file_parses.clear()
+        analysis = analyze(text, str(path))
+        assert len(whole_file_parses) <= 3 + syntax.MAX_DISAGREEMENTS
+        diagnostics(analysis)
+        n_lines = len(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
+        for span, message in analysis.syntax_errors:
+            assert 0 <= span.line <= span.end_line < n_lines and message
+
+
+def test_untouched_kernels_keep_their_findings() -> None:
+    """An edit inside one kernel of the seed example leaves the other kernels' findings (the
+    wrappers that call them are left alone: breaking a caller may change what is proven)."""
+    source = SEED.read_text()
+    lines = source.split("\n")
+    clean = {(d.code, d.span.line) for d in diagnostics(analyze(source))}
+    assert len(clean) == 3
+    rng = random.Random(99)
+    end_of_kernels = next(i for i, ln in enumerate(lines) if ln.startswith("def matmul("))
+    body = [i for i, ln in enumerate(lines[:end_of_kernels]) if ln.startswith("    ")]  # kernel bodies
+    kept = 0
+    for _ in range(150):
+        k = rng.choice(body)
+        broken = list(lines)
+        broken[k] = broken[k][: rng.randrange(len(broken[k]) + 1)] + rng.choice(["(", ":", " =", ",", "["])
+        text = "\n".join(broken)
+        try:
+            ast.parse(text)
+            continue  # still valid Python: not the point here
+        except SyntaxError:
+            pass
+        got = {(d.code, d.span.line) for d in diagnostics(analyze(text))}
+        func_of = _enclosing_def(lines)
+        others = {(c, ln) for c, ln in clean if func_of[ln] != func_of[k]}
+        assert others <= got, (k, broken[k], others - got)
+        kept += 1
+    assert kept > 50
+
+
+def _enclosing_def(lines: list[str]) -> list[int]:
+    """For each line, the line of the top-level `def` it belongs to."""
+    out, current = [], -1
+    for i, ln in enumerate(lines):
+        if ln.startswith("def "):
+            current = i
+        out.append(current)
+    return out
