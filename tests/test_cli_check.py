@@ -299,3 +299,28 @@ def test_an_analysis_crash_is_reported_not_hidden(tmp_path: Path, capsys, monkey
     out, err = capsys.readouterr()
     assert "internal error while analysing" in err and "simulated analysis bug" in err
     assert out.splitlines()[-1] == "1 file could not be analysed (internal error)."
+
+
+def test_every_tool_code_is_known_and_documented(tmp_path: Path, capsys) -> None:
+    (tmp_path / "a.py").write_text("x = 1\n")
+    for code in ("WG900", "WG901", "WG902", "WG903"):
+        assert main(["explain", code]) == 0
+        assert capsys.readouterr().out.startswith(f"# {code} ")
+        assert main(["check", "--ignore", code, str(tmp_path)]) == 0
+        capsys.readouterr()
+
+
+def test_summary_counts_errors_warnings_and_notes() -> None:
+    from wgmma_lsp.batch import FileResult
+    from wgmma_lsp.formats import summary
+    from wgmma_lsp.ide.model import Diagnostic, Severity
+    from wgmma_lsp.spans import Span
+
+    def d(sev: Severity) -> Diagnostic:
+        return Diagnostic("WG001", "x", "m", Span(0, 0, 0, 1), severity=sev)
+
+    a = FileResult(Path("a.py"), [d(Severity.ERROR), d(Severity.ERROR), d(Severity.WARNING)])
+    b = FileResult(Path("b.py"), [d(Severity.INFORMATION)])
+    assert summary([a, b]) == "Found 2 errors, 1 warning and 1 note in 2 files."
+    assert summary([b]) == "Found 1 note in 1 file."
+    assert summary([FileResult(Path("c.py"))]) == "All checks passed!"

@@ -235,15 +235,20 @@ def render(fmt: str, results: Sequence[FileResult], docs_base_url: str | None = 
 
 
 def summary(results: Sequence[FileResult]) -> str:
-    """`All checks passed!`, or `Found N errors in M files` (with warnings counted apart)."""
-    errors = sum(d.severity == Severity.ERROR for _, d in _pairs(results))
-    others = sum(d.severity != Severity.ERROR for _, d in _pairs(results))
+    """`All checks passed!`, or `Found N errors in M files` (warnings and notes counted apart)."""
+    pairs = _pairs(results)
+    errors = sum(d.severity == Severity.ERROR for _, d in pairs)
+    warnings = sum(d.severity == Severity.WARNING for _, d in pairs)
+    notes = len(pairs) - errors - warnings
     files = sum(bool(r.diagnostics) for r in results)
-    if not errors and not others:
+    if not pairs:
         return "All checks passed!"
     parts = []
-    if errors or not others:
+    if errors or not (warnings or notes):
         parts.append(f"{errors} error{'s' if errors != 1 else ''}")
-    if others:
-        parts.append(f"{others} warning{'s' if others != 1 else ''}")
-    return f"Found {' and '.join(parts)} in {files} file{'s' if files != 1 else ''}."
+    if warnings:
+        parts.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
+    if notes:
+        parts.append(f"{notes} note{'s' if notes != 1 else ''}")
+    counted = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
+    return f"Found {counted} in {files} file{'s' if files != 1 else ''}."

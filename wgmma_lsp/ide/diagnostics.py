@@ -54,9 +54,11 @@ def _diagnostics(analysis: Analysis, settings: Settings) -> list[Diagnostic]:
                      for r in f.related],
             fixes=fixes,
         ))
-    for span, note in analysis.notes:
-        out.append(Diagnostic(code=NOTE_CODE, name="analysis-budget", message=note, span=span,
-                              severity=Severity.INFORMATION))
+    if settings.rule_enabled(NOTE_CODE, "analysis-budget"):
+        for span, note in analysis.notes:
+            out.append(Diagnostic(code=NOTE_CODE, name="analysis-budget", message=note, span=span,
+                                  severity=settings.severity_for(NOTE_CODE, "analysis-budget",
+                                                                 Severity.INFORMATION)))
     out.sort(key=lambda d: (d.span.line, d.span.col, d.code))
     return out
 

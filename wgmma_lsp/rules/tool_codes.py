@@ -39,4 +39,16 @@ UNUSED_SUPPRESSION = Rule(
     doc_file=_DOCS / "unused_suppression.md",
 )
 
-TOOL_RULES: dict[str, Rule] = {r.code: r for r in (SYNTAX_ERROR, UNREADABLE_FILE, UNUSED_SUPPRESSION)}
+ANALYSIS_BUDGET = Rule(
+    code="WG903",
+    name="analysis-budget",
+    summary="Information: the analysis budget left some combinations of a configuration sweep unchecked.",
+    template="checked {n} of {total} combinations of this sweep; the analysis budget left out the others",
+    exception="",
+    jax_source="(wgmma-lsp)",
+    stage="tool",
+    doc_file=_DOCS / "analysis_budget.md",
+)
+
+TOOL_RULES: dict[str, Rule] = {r.code: r for r in (SYNTAX_ERROR, UNREADABLE_FILE, UNUSED_SUPPRESSION,
+                                                   ANALYSIS_BUDGET)}
