@@ -36,6 +36,7 @@ class Analysis:
     modules: dict[str, str] = field(default_factory=dict)  # user modules read: path -> digest
     module_notes: list[str] = field(default_factory=list)  # what the program layer's bounds cut
     notes: list[tuple[Span, str]] = field(default_factory=list)  # what the budget left out
+    smem: dict[Span, list[Any]] = field(default_factory=dict)  # kernel call -> KernelSmem per context
 
     @property
     def records(self) -> dict[Span, ValueRecord]:

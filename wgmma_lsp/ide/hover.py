@@ -123,6 +123,20 @@ def _trim_doc(doc: str, max_lines: int = 24) -> str:
     return "\n".join(lines[:max_lines] + (["…"] if len(lines) > max_lines else []))
 
 
+def _kernel_smem(analysis: Analysis, line: int, col: int) -> tuple[Span, str] | None:
+    """On a `pallas_call(...)(...)`/`plgpu.kernel(...)(...)` call: the shared memory it allocates
+    (models/smem_budget.py), per context when they differ."""
+    hits = [(s, u) for s, u in analysis.smem.items() if s.contains(line, col)]
+    if not hits:
+        return None
+    s, usages = min(hits, key=lambda h: (h[0].end_line - h[0].line, h[0].end_col - h[0].col))
+    texts = sorted({u.describe() for u in usages})
+    body = texts[0] if len(texts) == 1 else "\n".join(f"- {t}" for t in texts)
+    parts = sorted({p for u in usages for p in u.parts})
+    detail = ("\n\n" + "\n".join(f"- {p}" for p in parts)) if parts and len(parts) <= 12 else ""
+    return s, f"{body}{detail}"
+
+
 def hover(analysis: Analysis, line: int, col: int, settings: Settings | None = None,
           api_doc: Callable[[str], str | None] | None = None) -> HoverInfo | None:
     parts: list[str] = []
@@ -165,6 +179,10 @@ def hover(analysis: Analysis, line: int, col: int, settings: Settings | None = N
                     if doc:
                         parts.append("```text\n" + _trim_doc(doc) + "\n```")
                         break
+    smem = _kernel_smem(analysis, line, col)
+    if smem is not None:
+        parts.append(smem[1])
+        span = span or smem[0]
     for d in diagnostics(analysis, settings):
         if d.span.contains(line, col):
             span = span or d.span

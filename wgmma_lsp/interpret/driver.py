@@ -77,6 +77,7 @@ def _run_once(source: str, path: str | None, cancel: threading.Event | None = No
     label_contexts(interp)
     analysis.findings = interp.findings
     analysis.notes = list(interp.notes)
+    analysis.smem = dict(interp.smem_usage)
     analysis.record_source = (lambda: _records_with_hover_pass(interp)) if complete \
         else interp.finish_records
     analysis.unresolved_imports = interp.unresolved

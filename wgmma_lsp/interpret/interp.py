@@ -157,6 +157,10 @@ class Interpreter:
         # id() of an API result -> (that result, the call that made it), for checks JAX makes
         # only when the result is used (a `plgpu.kernel(...)` decorator's keywords).
         self.made_by: dict[int, tuple[Value, Call]] = {}
+        # Shared memory: the run_scoped scopes open in the kernel being interpreted, and what
+        # each kernel call allocates (models/smem_budget.py), by the call's span.
+        self.smem_scopes: list = []
+        self.smem_usage: dict[Span, list] = {}
         # Names some function rebinds with `global`/`nonlocal`: their value at any point is unknown.
         # (a walk of the whole tree costs more than parsing it: skipped when the words are absent)
         self.volatile: set[str] = {name for node in ast.walk(tree)

@@ -17,6 +17,7 @@ from wgmma_lsp.interpret.values import (
 )
 from wgmma_lsp.models.arrays import FLOAT32, INT32, as_array, to_dtype
 from wgmma_lsp.models.registry import CONSTANTS, METHODS, model
+from wgmma_lsp.models import smem_budget
 from wgmma_lsp.models.scopes_lowering import check_run_scoped_lowering
 
 _SPACES = {"plgpu.SMEM": "smem", "plgpu.GMEM": "gmem", "plgpu.TMEM": "tmem", "plgpu.REGS": "regs",
@@ -148,8 +149,12 @@ def _run_scoped(call: Call) -> Value:
         else:
             kwrefs[k] = ref  # type: ignore[index]
     arg_nodes = [None] * len(refs)
-    return interp.call_value(body, Call(interp, call.node, refs, kwrefs, arg_nodes, {}, call.env,
-                                        call.complete))
+    scope = smem_budget.enter(interp, [spec for spec, _ in allocations])
+    try:
+        return interp.call_value(body, Call(interp, call.node, refs, kwrefs, arg_nodes, {}, call.env,
+                                            call.complete))
+    finally:
+        smem_budget.leave(interp, scope)
 
 
 @model("pl.run_state")
@@ -359,13 +364,23 @@ def _pallas_call_apply(call: Call) -> Value:
     elif not (isinstance(scratch, Const) and scratch.value is None):
         _analyse_kernel_generically(call, wrapped.func)
         return _outputs(kw.get("out_shape", UNKNOWN))
-    return _run_kernel(call, wrapped, refs, "pallas_call")
+    n_buffers = len(args) + len(outs)
+
+    def smem_setup(root: smem_budget.Scope) -> None:
+        if isinstance(scratch, TupleVal):
+            for s in scratch.items:
+                smem_budget.add_allocation(root, s, what="pallas_call scratch")
+        smem_budget.pallas_call_pipeline(root, refs, n_buffers, kw.get("compiler_params"), kw.get("grid"))
+
+    return _run_kernel(call, wrapped, refs, "pallas_call", smem_setup=smem_setup)
 
 
 def _run_kernel(call: Call, wrapped: Wrapped, refs: list[Value], what: str,
-                run: Callable[[], Value] | None = None) -> Value:
+                run: Callable[[], Value] | None = None,
+                smem_setup: Callable[[smem_budget.Scope], None] | None = None) -> Value:
     """Interpret the kernel body with its refs (or `run` it), under the call's lowering
-    semantics."""
+    semantics, counting the shared memory it allocates (`smem_setup` adds what the call itself
+    allocates around the body)."""
     interp, kw = call.interp, wrapped.kwargs
     interp.context.append(f"{what} at line {call.line + 1}")
     semantics = lowering_semantics(kw.get("compiler_params"))
@@ -377,14 +392,21 @@ def _run_kernel(call: Call, wrapped: Wrapped, refs: list[Value], what: str,
     saved_span, interp.kernel_span = interp.kernel_span, call.span
     saved_axis, interp.kernel_wg_axis = interp.kernel_wg_axis, _thread_axis(what, kw)
     start = len(interp.findings)
+    saved_scopes = interp.smem_scopes
+    root = smem_budget.start_kernel(interp)
+    if smem_setup is not None:
+        smem_setup(root)
     try:
         if run is not None:
             run()
         else:
             interp.call_value(wrapped.func, Call(interp, call.node, refs, {}, [None] * len(refs), {},
                                                  call.env))
+        if interp.lowering in ("lane", "warpgroup"):
+            smem_budget.finish_kernel(interp, root, saved_scopes, call.span, call.line)
         interp.settle_lowering_findings(start)
     finally:
+        interp.smem_scopes = saved_scopes
         interp.context.pop()
         interp.lowering = saved
         interp.kernel_span = saved_span

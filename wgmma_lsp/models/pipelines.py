@@ -29,6 +29,7 @@ from wgmma_lsp.interpret.values import (
     is_unknown, join,
 )
 from wgmma_lsp.models.arrays import INT32
+from wgmma_lsp.models import smem_budget
 from wgmma_lsp.models.registry import ATTRIBUTES, METHODS, model
 
 
@@ -122,6 +123,7 @@ def _emit_pipeline(call: Call) -> Value:
 @model("plgpu.emit_pipeline()")
 def _emit_pipeline_apply(call: Call) -> Value:
     """`emit_pipeline(body, grid=, in_specs=, out_specs=, init_carry=)(*gmem_refs)`."""
+    smem_budget.unsized(call.interp)  # its SMEM buffers are not counted (a lower bound)
     wrapped = call.wrapped
     assert isinstance(wrapped, Wrapped)
     kw = wrapped.kwargs
@@ -152,6 +154,7 @@ def _emit_pipeline_ws(call: Call) -> Value:
 def _emit_pipeline_ws_apply(call: Call) -> Value:
     """`pipeline(*gmem_refs, allocations=None)`: the compute thread runs the body over SMEM
     blocks; with `compute_context`, through `compute_context(pipeline_callback)`."""
+    smem_budget.unsized(call.interp)  # its SMEM buffers are not counted (a lower bound)
     wrapped = call.wrapped
     assert isinstance(wrapped, Wrapped)
     kw = wrapped.kwargs
