@@ -74,6 +74,25 @@ ENTRIES: dict[str, list[str]] = {
     ],
 }
 
+# Collective kernels run under `jax.shard_map` over a one-device mesh (the CPU has one device).
+_SHARD = ("jax.shard_map({body}, mesh=jax.make_mesh((1,), ('x',)), "
+          "in_specs={specs}, out_specs=jax.sharding.PartitionSpec(None, None), check_vma=False)")
+_P = "jax.sharding.PartitionSpec(None, None)"
+ENTRIES.update({
+    "all_gather_mgpu.py": [
+        _SHARD.format(body="lambda x: all_gather(x, axis_name='x', gather_dimension=0, num_blocks=4, "
+                           "tile_size=1024)", specs=_P) + "(f16[512,512])",
+    ],
+    "reduce_scatter_mgpu.py": [
+        _SHARD.format(body="lambda x: reduce_scatter(x, axis_name='x', scatter_dimension=0, "
+                           "num_blocks=4, tile_size=1024)", specs=_P) + "(f16[512,512])",
+    ],
+    "collective_matmul_mgpu.py": [
+        _SHARD.format(body="lambda a, b: all_gather_lhs_matmul(a, b, 'x', config=hopper_matmul_mgpu."
+                           f"{_HOPPER_CFG})", specs=f"({_P}, {_P})") + "(f16[512,512], f16[512,512])",
+    ],
+})
+
 HARNESS_MARK = "# --- wgmma-lsp test harness (appended at test time) ---"
 
 
