@@ -21,7 +21,12 @@ from wgmma_lsp.entry.context import Context, binding_text
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret import resolve
 from wgmma_lsp.interpret.call import Call
-from wgmma_lsp.models import jax_api
+from wgmma_lsp.models import jax_api, registry
+from wgmma_lsp.models.arrays import array_binop, array_compare
+from wgmma_lsp.models.python import BUILTINS
+from wgmma_lsp.models.registry import ATTRIBUTES, CONSTANTS, GETITEM, SETITEM
+
+registry.load_all()
 from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.memo import MemoEntry, call_key
 from wgmma_lsp.interpret.origin import ForeignSpan, Importer, ModuleOrigin, active_importer
@@ -169,8 +174,6 @@ class Interpreter:
         self._span_cache: dict[int, Span] = {}
         self.unresolved: list = []  # jedi_resolve.Pending: imports only jedi can resolve
         self._home_state = (self.lines, self.path, self.volatile)
-        from wgmma_lsp.models import registry  # late: models import this module's types
-
         self.models = registry.MODELS
         self.methods = registry.METHODS
 
@@ -1077,14 +1080,10 @@ class Interpreter:
         return v
 
     def builtin_or_star(self, name: str, env: Env) -> Value:
-        from wgmma_lsp.models.registry import CONSTANTS
-
         for mod in reversed(env.module_env().star_modules):  # the last `import *` wins
             canon = resolve.canonical_name(mod, name)
             if canon in self.models or canon in CONSTANTS or f"{mod}.{name}" in resolve.SUBMODULES:
                 return self.module_attr(mod, name)
-        from wgmma_lsp.models.python import BUILTINS
-
         if name in BUILTINS:
             return ApiVal(f"builtins.{name}")
         return UNKNOWN
@@ -1095,8 +1094,6 @@ class Interpreter:
         if sub is not None:
             return ModuleVal(sub)
         canon = resolve.canonical_name(module, attr)
-        from wgmma_lsp.models.registry import CONSTANTS
-
         const = CONSTANTS.get(canon)
         if const is not None:
             return const
@@ -1117,8 +1114,6 @@ class Interpreter:
         if isinstance(obj, UserModuleVal):
             return obj.attr(attr)
         if isinstance(obj, ApiVal):
-            from wgmma_lsp.models.registry import CONSTANTS
-
             name = resolve.ALIASES.get(f"{obj.name}.{attr}", f"{obj.name}.{attr}")
             return CONSTANTS.get(name) or ApiVal(name)
         if isinstance(obj, InstanceVal):
@@ -1155,8 +1150,6 @@ class Interpreter:
             if attr.startswith("_") or attr in ("dtype", "T", "ndim", "size", "astype", "reshape"):
                 return UNKNOWN
             return Opaque(f"{obj.name}.{attr}")
-        from wgmma_lsp.models.registry import ATTRIBUTES
-
         kind = _value_kind(obj)
         getter = ATTRIBUTES.get(f"{kind}.{attr}")
         if getter is not None:
@@ -1176,8 +1169,6 @@ class Interpreter:
         return self.eval(node, env)
 
     def getitem(self, obj: Value, index: Value, node: ast.AST | None) -> Value:
-        from wgmma_lsp.models.registry import GETITEM
-
         if isinstance(obj, TupleVal):
             i = index.value if isinstance(index, Const) else None
             if isinstance(i, int) and not isinstance(i, bool) and -len(obj.items) <= i < len(obj.items):
@@ -1205,8 +1196,6 @@ class Interpreter:
 
     def setitem(self, obj: Value, index: Value, value: Value, target: ast.Subscript,
                 value_node: ast.AST | None, env: Env, aug: bool = False) -> None:
-        from wgmma_lsp.models.registry import SETITEM
-
         self.record(target, self.getitem(obj, index, None) if isinstance(obj, RefVal) else UNKNOWN,
                     "subscript")
         self.record(target.value, obj, "name" if isinstance(target.value, ast.Name) else "expr",
@@ -1284,8 +1273,6 @@ class Interpreter:
         if isinstance(left, TupleVal) and isinstance(op, ast.Mult) and isinstance(right, Const) \
                 and isinstance(right.value, int) and 0 <= right.value <= MAX_UNROLL:
             return TupleVal(left.items * right.value, left.is_list)
-        from wgmma_lsp.models.arrays import array_binop
-
         return array_binop(self, op, left, right, node)
 
     def eval_UnaryOp(self, n: ast.UnaryOp, env: Env) -> Value:
@@ -1360,8 +1347,6 @@ class Interpreter:
                 if e is not None:
                     return Const(e if isinstance(op, ast.Eq) else not e)
                 return UNKNOWN
-        from wgmma_lsp.models.arrays import array_compare
-
         return array_compare(self, op, left, right)
 
     def eval_IfExp(self, n: ast.IfExp, env: Env) -> Value:

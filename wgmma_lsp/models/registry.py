@@ -1,4 +1,4 @@
-"""Where models register. Import order: the model modules fill these tables at import."""
+"""Where models register: the model modules fill these tables when `load_all` imports them."""
 
 from __future__ import annotations
 
@@ -38,10 +38,10 @@ def attribute(*names: str) -> Callable[[Callable[[Any], Value]], Callable[[Any],
     return deco
 
 
-def _load_all() -> None:
+def load_all() -> None:
+    """Import every model module (each fills the tables above as it is imported). Called by the
+    interpreter's module, not here: a model module imported first then finds this one complete
+    instead of half-initialised (no import circle through the registry)."""
     from wgmma_lsp.models import (  # noqa: F401
         arrays, blackwell, constructs, entry_calls, pallas, pipelines, python, refs, tma, wgmma,
     )
-
-
-_load_all()

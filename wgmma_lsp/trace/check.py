@@ -6,7 +6,7 @@ from pathlib import Path
 
 from wgmma_lsp.ide.model import Diagnostic
 from wgmma_lsp.settings import Settings
-from wgmma_lsp.trace.entries import all_entry_points
+from wgmma_lsp.entry.declared import all_entry_points
 from wgmma_lsp.trace.report import dedupe_against_static, outcome_diagnostics
 from wgmma_lsp.trace.runner import TraceOutcome, TraceRequest, run_trace
 

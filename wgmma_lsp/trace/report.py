@@ -13,7 +13,7 @@ from pathlib import Path
 from wgmma_lsp.ide.model import Diagnostic, RelatedInfo, Severity
 from wgmma_lsp.settings import Settings
 from wgmma_lsp.spans import Span
-from wgmma_lsp.trace.entries import EntryPoint
+from wgmma_lsp.entry.declared import EntryPoint
 from wgmma_lsp.trace.runner import TraceOutcome, format_signal
 
 SOURCE = "wgmma-lsp (trace)"

@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from wgmma_lsp.trace.entries import EntryPoint
+from wgmma_lsp.entry.declared import EntryPoint
 from wgmma_lsp.trace.supervisor import descendants
 
 WORKER = Path(__file__).with_name("worker.py")
