@@ -232,3 +232,25 @@ def test_an_imported_modules_main_block_does_not_run(tmp_path: Path) -> None:
     analysis = analyze(main.read_text(), str(main), program=Program())
     (n,) = [r.values for r in analysis.records.values() if r.name == "N"]
     assert [v.value for v in n] == [64]
+
+
+def test_the_cli_finds_the_projects_modules_from_its_working_directory(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """`wgmma-lsp check scripts/run.py` from the project root: `src/mypkg` is found through the
+    working directory's `src/`, as the workspace root's would be in the editor."""
+    src = tmp_path / "src" / "mypkg"
+    src.mkdir(parents=True)
+    (src / "__init__.py").write_text("")
+    (src / "allocs.py").write_text((PACKAGES / "accpkg" / "accpkg" / "allocs.py").read_text()
+                                   .replace("from .configs import DEFAULT", "DEFAULT = None"))
+    (src / "allocs.py").write_text((src / "allocs.py").read_text().replace("config=DEFAULT", "config=None")
+                                   .replace("(config.tile_m, config.tile_n)", "(64, 128)"))
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    kernel = scripts / "run.py"
+    kernel.write_text((PACKAGES / "accpkg" / "kernel_dtype.py").read_text().replace("accpkg", "mypkg"))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(P, "_default", None)
+    from wgmma_lsp.cli import main
+
+    assert main(["check", str(kernel)]) == 1

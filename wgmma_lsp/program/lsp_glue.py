@@ -63,6 +63,7 @@ def on_initialized(ls: Any) -> None:
     except Exception:
         log.debug("no workspace roots", exc_info=True)
     prog.roots = tuple(roots)
+    log.info("program: workspace roots %s", ", ".join(roots) or "(none)")
     caps = ls.client_capabilities
     watched = caps.workspace.did_change_watched_files if caps and caps.workspace else None
     if watched is None or not watched.dynamic_registration:

@@ -391,10 +391,12 @@ _default_lock = threading.Lock()
 
 
 def default_program() -> Program:
-    """The program every analysis of this process shares (the server sets its roots/overlay)."""
+    """The program every analysis of this process shares. Its search root is the working
+    directory (what `python -m` puts on `sys.path`; the CLI runs from the project); the server
+    replaces it with the editor's workspace folders and sets the overlay."""
     global _default
     with _default_lock:
         if _default is None:
-            _default = Program()
+            _default = Program(roots=(os.getcwd(),))
         return _default
 
