@@ -17,7 +17,7 @@ from wgmma_lsp.interpret.values import (
 )
 from wgmma_lsp.models.arrays import FLOAT32, INT32, as_array, to_dtype
 from wgmma_lsp.models.registry import CONSTANTS, METHODS, model
-from wgmma_lsp.models import smem_budget
+from wgmma_lsp.models import smem_budget, tmem_budget
 from wgmma_lsp.models.scopes_lowering import check_run_scoped_lowering
 
 _SPACES = {"plgpu.SMEM": "smem", "plgpu.GMEM": "gmem", "plgpu.TMEM": "tmem", "plgpu.REGS": "regs",
@@ -150,11 +150,13 @@ def _run_scoped(call: Call) -> Value:
             kwrefs[k] = ref  # type: ignore[index]
     arg_nodes = [None] * len(refs)
     scope = smem_budget.enter(interp, [spec for spec, _ in allocations])
+    cols = tmem_budget.scope_enter(interp, [spec for spec, _ in allocations])
     try:
         return interp.call_value(body, Call(interp, call.node, refs, kwrefs, arg_nodes, {}, call.env,
                                             call.complete))
     finally:
         smem_budget.leave(interp, scope)
+        tmem_budget.scope_exit(interp, cols)
 
 
 @model("pl.run_state")
@@ -396,6 +398,7 @@ def _run_kernel(call: Call, wrapped: Wrapped, refs: list[Value], what: str,
     root = smem_budget.start_kernel(interp)
     if smem_setup is not None:
         smem_setup(root)
+    tmem_budget.kernel_enter(interp, refs)
     try:
         if run is not None:
             run()
@@ -404,9 +407,11 @@ def _run_kernel(call: Call, wrapped: Wrapped, refs: list[Value], what: str,
                                                  call.env))
         if interp.lowering in ("lane", "warpgroup"):
             smem_budget.finish_kernel(interp, root, saved_scopes, call.span, call.line)
+        tmem_budget.kernel_exit(interp, call.span, call.line)
         interp.settle_lowering_findings(start)
     finally:
         interp.smem_scopes = saved_scopes
+        tmem_budget.kernel_pop(interp)
         interp.context.pop()
         interp.lowering = saved
         interp.kernel_span = saved_span
