@@ -91,7 +91,7 @@ def trace_file(path: Path, lower: bool = False) -> list[Verdict]:
             if mlir is not None:
                 out.append(Verdict(entry.call, mlir[0], mlir[1], type(e).__name__))
                 continue
-            out.append(Verdict(entry.call, _blamed_line(e, path), str(e), type(e).__name__))
+            out.append(Verdict(entry.call, _blamed_line(e, path), jax_message(e), type(e).__name__))
         else:
             out.append(Verdict(entry.call, None, None))
     out.extend(run_program_entries(path, module, source))
@@ -128,6 +128,17 @@ def run_program_entries(path: Path, module, source: str) -> list[Verdict]:
                 run(label, lambda fn=fn, case=case: fn(*[value(a) for a in case.args],
                                                         **{k: value(v) for k, v in case.kwargs}))
     return out
+
+
+def jax_message(e: BaseException) -> str:
+    """JAX's message for an exception. JAX 0.12 re-raises MLIR verifier failures as a
+    `VerificationError` with a preamble ("Pallas encountered an internal verification error.
+    Please file a bug … Error details: ") and the failing operation appended; the verifier's
+    own message is what is compared (as 0.10's `Verification failed:` text is)."""
+    text = str(e)
+    if type(e).__name__ == "VerificationError" and "Error details: " in text:
+        return text.split("Error details: ", 1)[1].split("\n see current operation", 1)[0].strip()
+    return text
 
 
 def _mlir_verification(message: str, path: Path) -> tuple[int | None, str] | None:

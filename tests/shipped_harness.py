@@ -25,6 +25,9 @@ from pathlib import Path
 
 from wgmma_lsp.trace.entries import parse_entry_points
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from jax_oracle import jax_message  # noqa: E402
+
 _counter = itertools.count()
 
 #: (pattern, replacement) applied wherever the pattern occurs: GPU facts become constants.
@@ -197,7 +200,7 @@ def trace_entries(path: Path, lower: bool = False, ran: set[int] | None = None) 
                 stage = "lower"
                 jax.jit(traced).trace(*arrays).lower(lowering_platforms=("cuda",))
         except Exception as e:  # the verdict we compare against
-            out.append(Verdict(entry.call, _blamed_line(e, path), str(e), type(e).__name__, stage))
+            out.append(Verdict(entry.call, _blamed_line(e, path), jax_message(e), type(e).__name__, stage))
         else:
             out.append(Verdict(entry.call, None, None))
     return out

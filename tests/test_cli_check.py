@@ -238,9 +238,16 @@ def test_readme_demo_output_is_true(capsys, monkeypatch) -> None:
 
 def test_seed_fixed_passes_check_with_trace(capsys, monkeypatch) -> None:
     """What the issue tried: JAX traces and lowers every entry point of seed_fixed.py."""
+    from wgmma_lsp.interpret.jax_source import pallas_call_lowers_mosaic_gpu
+
     monkeypatch.chdir(Path(__file__).parent.parent)
     assert main(["check", "--trace", "examples/seed_fixed.py"]) == 0
-    assert capsys.readouterr().out == "All checks passed!\n"
+    out = capsys.readouterr().out
+    if pallas_call_lowers_mosaic_gpu() is not False:
+        assert out == "All checks passed!\n"
+    else:  # JAX 0.12 traces them cleanly but cannot lower a `pl.pallas_call` on the CPU: said once per entry
+        findings = [ln for ln in out.splitlines() if ln.startswith("examples/")]
+        assert findings and all(": TRACE008 [warning] " in ln for ln in findings), out
 
 
 def test_trace_mode_codes_are_known(tmp_path: Path, capsys) -> None:

@@ -36,8 +36,8 @@ def _comments(source: str) -> list[tuple[int, int, str]]:
         return [(t.start[0] - 1, t.start[1], t.string)
                 for t in tokenize.generate_tokens(io.StringIO(source).readline)
                 if t.type == tokenize.COMMENT]
-    except (tokenize.TokenError, SyntaxError, ValueError):
-        # A file that does not tokenize: every `#` outside a simple string literal.
+    except (tokenize.TokenError, SyntaxError, ValueError, SystemError):
+        # A file that does not tokenize (Python 3.12's tokenizer raises SystemError on NUL bytes): every `#` outside a simple string literal.
         out = []
         for i, line in enumerate(source.splitlines()):
             j = line.find("#")

@@ -7,6 +7,7 @@ then too many positional arguments, then missing positional, then missing keywor
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 from wgmma_lsp.interpret.jax_source import Signature
@@ -19,6 +20,20 @@ class BindError:
     #            "missing-positional", "missing-keyword-only"
     keyword: str | None = None  # the offending keyword
     names: tuple[str, ...] = ()  # the missing parameters
+
+
+def _suggestion(sig: Signature, keyword: str) -> str:
+    """CPython 3.13+ names the closest parameter: `. Did you mean 'out_type'?` (3.11/3.12 do
+    not). Computed by CPython's own `_suggestions` module where this interpreter has it."""
+    if sys.version_info < (3, 13):
+        return ""
+    try:
+        import _suggestions  # type: ignore[import-not-found]
+    except ImportError:
+        return ""
+    names = [p.name for p in sig.params if p.kind in ("pos", "kwonly")]
+    best = _suggestions._generate_suggestions(names, keyword)
+    return f". Did you mean '{best}'?" if best else ""
 
 
 def _quoted_list(names: list[str]) -> str:
@@ -51,8 +66,8 @@ def bind(sig: Signature, n_positional: int, keywords: list[str]) -> BindError | 
                 return BindError(f"{sig.qualname}() got some positional-only arguments passed as "
                                  f"keyword arguments: '{', '.join(as_kw)}'", "posonly-as-keyword",
                                  as_kw[0])
-            return BindError(f"{sig.qualname}() got an unexpected keyword argument '{kw}'",
-                             "unexpected-keyword", kw)
+            return BindError(f"{sig.qualname}() got an unexpected keyword argument '{kw}'"
+                             f"{_suggestion(sig, kw)}", "unexpected-keyword", kw)
         if kw in filled:
             return BindError(f"{sig.qualname}() got multiple values for argument '{kw}'",
                              "multiple-values", kw)

@@ -435,29 +435,6 @@ def signature(canonical: str) -> Signature | None:
 # -- other facts -----------------------------------------------------------------------------
 
 @functools.lru_cache(maxsize=4)
-def _compiler_params_default(version: str | None) -> str | None:
-    tree = _tree("jax._src.pallas.mosaic_gpu.core")
-    if tree is None:
-        return None
-    cls = _find_def(tree, "CompilerParams")
-    if not isinstance(cls, ast.ClassDef):
-        return None
-    for stmt in cls.body:
-        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) \
-                and stmt.target.id == "lowering_semantics" and stmt.value is not None:
-            text = ast.unparse(stmt.value)
-            last = text.rsplit(".", 1)[-1].lower()
-            if last in ("lane", "warpgroup"):
-                return last
-    return None
-
-
-def compiler_params_default_semantics() -> str | None:
-    """`CompilerParams.lowering_semantics`'s default in the installed JAX ("lane"/"warpgroup")."""
-    return _compiler_params_default(_jax_root_and_version()[1])
-
-
-@functools.lru_cache(maxsize=4)
 def _source_contains(dotted: str, needle: str, version: str | None) -> bool | None:
     root = _jax_root_and_version()[0]
     path = _module_file(root, dotted) if root is not None else None
