@@ -267,3 +267,17 @@ if __name__ == "__main__":
     assert "with n=128" in hints[y_line].tooltip
     z_line = lines.index("  z = jnp.zeros((x.shape[0], 8), jnp.float32)")
     assert hints[z_line].label == ": float32[x.shape[0], 8]" and hints[z_line].tooltip == ""
+
+
+def test_errors_a_test_expects_are_not_reported() -> None:
+    src = KERNEL.replace("ALLOC", "plgpu.SMEM(o_ref.shape, jnp.float32)") + '''
+import pytest
+
+
+def test_smem_accumulator_is_rejected():
+  with pytest.raises(TypeError, match="Expected WGMMAAbstractAccumulatorRef"):
+    jax.make_jaxpr(f)(jax.ShapeDtypeStruct((64, 64), jnp.bfloat16),
+                      jax.ShapeDtypeStruct((64, 128), jnp.bfloat16))
+'''
+    # The only context that reaches the kernel expects JAX's error: nothing to report.
+    assert errors(src) == []

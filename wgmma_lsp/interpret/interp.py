@@ -144,6 +144,7 @@ class Interpreter:
         # The last pass: code the contexts reached, analysed with nothing known, only for the
         # hovers of lines no context reached (its findings belong to the contexts).
         self.hover_only = False
+        self.expecting_error = 0  # inside `with pytest.raises(...)`: errors are expected there
         # Calls analysed once per distinct arguments (interpret/memo.py), after the module ran.
         self.memo_enabled = False
         self.memo: dict[Any, MemoEntry] = {}
@@ -238,7 +239,8 @@ class Interpreter:
                condition: str = "") -> None:
         """A model proved that JAX raises `message` here (with `condition`: unless sizes that
         differ only symbolically turn out equal, `tile_m == tile_n`: a warning)."""
-        if self.silent or span is None or self.home is not None or self.hover_only:
+        if self.silent or span is None or self.home is not None or self.hover_only \
+                or self.expecting_error:
             return
         if isinstance(span, ForeignSpan) or any(isinstance(r.span, ForeignSpan) for r in related or ()) \
                 or any(isinstance(v, ForeignSpan) for v in (data or {}).values()):
@@ -908,6 +910,14 @@ class Interpreter:
             v = self.eval(item.context_expr, env)
             if item.optional_vars is not None:
                 self.assign(item.optional_vars, UNKNOWN if not isinstance(v, RefVal) else v, env, None)
+        if any(_expects_error(item.context_expr) for item in s.items):
+            # `with pytest.raises(...)` / `self.assertRaises(...)`: the error is the test's point.
+            self.expecting_error += 1
+            try:
+                self.exec_block(s.body, env)
+            finally:
+                self.expecting_error -= 1
+            return
         self.exec_block(s.body, env)
 
     exec_AsyncWith = exec_With
@@ -1523,6 +1533,15 @@ def _informative(v: Value) -> bool:
     if isinstance(v, (ArrayVal, RefVal)):
         return "?" not in v.describe()
     return not is_unknown(v)
+
+
+def _expects_error(expr: ast.expr) -> bool:
+    """`pytest.raises(E)`, `self.assertRaises(E)`, `self.assertRaisesRegex(E, ...)`."""
+    if not isinstance(expr, ast.Call):
+        return False
+    f = expr.func
+    name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+    return name == "raises" or name.startswith("assertRaises")
 
 
 def _names_only(target: ast.expr) -> bool:
