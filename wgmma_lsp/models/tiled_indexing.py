@@ -50,6 +50,9 @@ def check_tiled_indexing(interp, ref: RefVal, index: Value, node: ast.AST) -> No
     if root.kind != "plain" or root.space != "smem":
         return
     own = root.transforms
+    if len(own) == 1 and own[0].kind == "swizzle":
+        _check_swizzled_indexing(interp, ref, index, node)
+        return
     if not own or own[0].kind != "tiling" or any(t.kind != "swizzle" for t in own[1:]) or len(own) > 2:
         return
     tiling = tuple(own[0].params)
@@ -87,4 +90,50 @@ def check_tiled_indexing(interp, ref: RefVal, index: Value, node: ast.AST) -> No
                               f"Expected slice start ({start}) and slice size ({size}) to be divisible "
                               f"by the tile size ({tile})", interp.span(node), node.lineno - 1)
                 return
+        shape = index_shape(shape, idx)
+
+
+def _indexers(ref: RefVal, index: Value) -> list[Value] | None:
+    out: list[Value] = []
+    for t in ref.transforms[len(ref.root().transforms):]:
+        if t.kind != "index" or not t.params:
+            return None
+        out.append(t.params[0])
+    return out + [index]
+
+
+def _check_swizzled_indexing(interp, ref: RefVal, index: Value, node: ast.AST) -> None:
+    """`UnswizzleRef.commute_ndindexer` for a ref swizzled but not tiled: the minor dimension
+    (one swizzle span) cannot be sliced."""
+    root = ref.root()
+    swizzle = root.transforms[0].params[0] if root.transforms[0].params else None
+    indexers = _indexers(ref, index)
+    if not isinstance(swizzle, int) or indexers is None or root.dtype is None:
+        return
+    from wgmma_lsp.interpret import dtypes as T
+
+    elems = swizzle * 8 // T.itemsize_bits(root.dtype)
+    shape = root.shape
+    for idx in indexers:
+        if shape is None or len(shape) < 2 or not all(isinstance(d, int) for d in shape):
+            return
+        items = _expanded(index_items(idx), len(shape))
+        if len(items) > len(shape):
+            return
+        items += [_FULL] * (len(shape) - len(items))
+        if not all(isinstance(i, (SliceVal, DSliceVal)) for i in items[-2:]):
+            return  # integer indices in the two minor dims: another message
+        last = items[-1]
+        params = _slice_params(last, shape[-1])  # type: ignore[arg-type]
+        if params is None or params[0] == "traced":
+            return
+        if isinstance(last, SliceVal):
+            raw = [p.value if isinstance(p, Const) else ... for p in (last.start, last.stop, last.step)]
+            bad = (raw[2] not in (None, 1)) or (raw[0] not in (None, 0)) or (raw[1] not in (None, elems))
+        else:
+            bad = params[0] != 0 or params[1] != elems
+        if bad:
+            interp.report(tiled_slice.RULE, "Swizzled dims cannot be sliced", interp.span(node),
+                          node.lineno - 1)
+            return
         shape = index_shape(shape, idx)

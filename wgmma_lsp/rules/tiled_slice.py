@@ -10,11 +10,11 @@ RULE = Rule(
     summary="Slices of a tiled ref's tiled dimensions must start and end on tile boundaries, stride 1.",
     template="Expected slice start ({start}) and slice size ({size}) to be divisible by the tile size ({tile})",
     table_message="`Expected slice start ({start}) and slice size ({size}) to be divisible by the tile "
-                  "size ({tile})` / `Strided slices unsupported. Got stride: {ds.stride}`",
+                  "size ({tile})` / `Strided slices unsupported. Got stride: {ds.stride}` / `Swizzled dims cannot be sliced`",
     exception="ValueError",
     jax_source="jax/_src/pallas/mosaic_gpu/core.py: UntilingTransform.commute_ndindexer",
     stage="lower",
     semantics=("lane",),
     doc_file=doc_path(__file__),
-    catalog_rows=(94, 95, 96),
+    catalog_rows=(94, 95, 96, 97),
 )
