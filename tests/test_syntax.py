@@ -80,16 +80,19 @@ def test_linear_number_of_whole_file_parses(monkeypatch: pytest.MonkeyPatch) -> 
         lines += [f"def f{i}(x):", f"  y{i} = x + {i}", "   bad = (" if i % 3 == 0 else "  pass"]
     source = "\n".join(lines) + "\n"
     calls: list[int] = []
+    chars: list[int] = []
     real = ast.parse
 
     def counting(text, *a, **k):
         if len(text) > len(source) // 2:
             calls.append(len(text))
+        chars.append(len(text.lstrip("\n")))
         return real(text, *a, **k)
 
     monkeypatch.setattr(syntax.ast, "parse", counting)
     parsed = syntax.parse(source)
     assert len(calls) <= 2 + syntax.MAX_DISAGREEMENTS
+    assert sum(chars) <= 8 * len(source)
     defs = [n for n in parsed.tree.body if isinstance(n, ast.FunctionDef)]
     assert len(defs) >= 290
     assert len(parsed.errors) >= min(100, syntax.MAX_REPORTED)

@@ -22,6 +22,7 @@ from wgmma_lsp.spans import Span
 
 MAX_DISAGREEMENTS = 4  # extra parses when CPython rejects a statement parso accepted
 MAX_REPORTED = 50  # syntax errors reported per file (all broken regions are neutralised)
+MAX_NESTING = 24  # definitions inside definitions whose bodies are repaired one by one
 
 _COMPOUND = {"if_stmt", "while_stmt", "for_stmt", "try_stmt", "with_stmt", "funcdef", "classdef",
              "decorated", "async_stmt", "async_funcdef", "match_stmt"}
@@ -166,8 +167,11 @@ def parse(source: str) -> Parsed:
     """Parse; broken statements are neutralised (blanked, keeping every other line in place).
 
     On a syntax error the file is cut into its top-level statements (a linear scan that knows
-    strings, comments and brackets); each is parsed on its own, and only those that fail go
-    through parso: typing in one function never sends the whole file down the slow path."""
+    strings, comments and brackets) and each is parsed on its own. A `def` or `class` that fails
+    but whose header parses has its body cut and parsed the same way, statement by statement;
+    a statement that still fails is repaired alone: a one-line slip directly, anything else by
+    one pass of parso over that statement only. Typing in one function never sends the whole
+    file (or the whole function) down the slow path."""
     source = source.replace("\r\n", "\n").replace("\r", "\n")
     try:
         return Parsed(ast.parse(source, type_comments=False))
@@ -176,50 +180,160 @@ def parse(source: str) -> Parsed:
     except (RecursionError, MemoryError):  # absurdly nested input: nothing to analyse
         return _nothing("too deeply nested")
     lines = source.split("\n")
-    body: list[ast.stmt] = []
-    errors: list[tuple[Span, str]] = []
     outside = _line_starts_outside(source, len(lines))
-    for a, b in top_level_chunks(source, lines, outside):
-        text = "\n".join(lines[a:b])
-        try:
-            tree = ast.parse(text, type_comments=False)
-        except (SyntaxError, ValueError) as e:
-            # Parsed with the lines above it left empty: every position is the file's own.
-            padded = "\n" * a + text
-            try:
-                ast.parse(padded, type_comments=False)
-            except (SyntaxError, ValueError) as e2:
-                e = e2
-            except (RecursionError, MemoryError):
-                pass
-            quick = _one_broken_line(lines, a, b, outside, e)
-            if quick is not None:
-                body.extend(quick[0].body)
-                errors.append(quick[1])
-                continue
-            repaired, chunk_errors = _repair(padded, [""] * a + lines[a:b], e)
-            errors.extend(chunk_errors)
-            if repaired is not None:
-                body.extend(repaired.body)
-            continue
-        except (RecursionError, MemoryError):
-            errors.append((Span(a, 0, a, len(lines[a])), "too deeply nested"))
-            continue
-        if a:
-            ast.increment_lineno(tree, a)
-        body.extend(tree.body)
+    body, errors = _block(lines, outside, 0, len(lines), 0, 0)
     if not errors:  # the statements parse one by one but not together: say so all the same
         errors.append((_span_of(first, lines), getattr(first, "msg", None) or str(first)))
     errors.sort(key=lambda e: (e[0].line, e[0].col))
     return Parsed(ast.Module(body=body, type_ignores=[]), errors[:MAX_REPORTED], True)
 
 
-def _one_broken_line(lines: list[str], a: int, b: int, outside: list[bool],
+_Errors = list[tuple[Span, str]]
+
+
+def _block(lines: list[str], outside: list[bool], a: int, b: int, indent: int,
+           depth: int) -> tuple[list[ast.stmt], _Errors]:
+    """The statements of lines [a, b), a block whose statements start at column `indent`."""
+    body: list[ast.stmt] = []
+    errors: _Errors = []
+    for c, d in statement_chunks(lines, outside, a, b, indent):
+        stmts, errs = _statement(lines, outside, c, d, indent, depth)
+        body.extend(stmts)
+        errors.extend(errs)
+    return body, errors
+
+
+def _wrap(chunk: list[str], c: int, indent: int, pad: bool) -> str:
+    """Source text for lines starting at line `c` at column `indent`: an indented block is put
+    under an `if 1:` on the line above (the header's line, not part of the chunk); `pad` keeps
+    the file's own line numbers by leaving the lines above empty."""
+    text = "\n".join(chunk)
+    if indent:
+        text = "if 1:\n" + text
+        return "\n" * (c - 1) + text if pad else text
+    return "\n" * c + text if pad else text
+
+
+def _body_of(tree: ast.Module, indent: int) -> list[ast.stmt]:
+    if not indent:
+        return tree.body
+    node = tree.body[0] if tree.body else None
+    return node.body if isinstance(node, ast.If) else []
+
+
+def _statement(lines: list[str], outside: list[bool], c: int, d: int, indent: int,
+               depth: int) -> tuple[list[ast.stmt], _Errors]:
+    chunk = lines[c:d]
+    try:
+        tree = ast.parse(_wrap(chunk, c, indent, False), type_comments=False)
+    except (SyntaxError, ValueError) as e:
+        err: BaseException = e
+    except (RecursionError, MemoryError):
+        return [], [(Span(c, 0, c, len(lines[c])), "too deeply nested")]
+    else:
+        offset = c - 1 if indent else c
+        if offset:
+            ast.increment_lineno(tree, offset)
+        return _body_of(tree, indent), []
+    offset = c - 1 if indent else c
+    if isinstance(err, SyntaxError):  # at the file's own lines
+        if err.lineno is not None:
+            err.lineno += offset
+        if err.end_lineno is not None:
+            err.end_lineno += offset
+    if depth < MAX_NESTING:
+        nested = _definition(lines, outside, c, d, indent, depth)
+        if nested is not None:
+            return nested
+    quick = _one_broken_line(lines, c, d, indent, outside, err)
+    if quick is not None:
+        return _body_of(quick[0], indent), [quick[1]]
+    padded_lines = [""] * c + chunk
+    if indent:
+        padded_lines[c - 1] = "if 1:"
+    repaired, errs = _repair(_wrap(chunk, c, indent, True), padded_lines, err)
+    return (_body_of(repaired, indent) if repaired is not None else []), errs
+
+
+def _definition(lines: list[str], outside: list[bool], c: int, d: int, indent: int,
+                depth: int) -> tuple[list[ast.stmt], _Errors] | None:
+    """A `def`/`class` whose header parses: its body is repaired statement by statement."""
+    k = c
+    while k < d and lines[k][indent:indent + 1] == "@":  # decorators, possibly over several lines
+        k += 1
+        while k < d and not outside[k]:
+            k += 1
+    if k >= d or not _DEF.match(lines[k], indent):
+        return None
+    h = k
+    while h + 1 < d and not outside[h + 1]:
+        h += 1
+    m = next((i for i in range(h + 1, d) if lines[i].strip() and not lines[i].lstrip().startswith("#")), None)
+    if m is None:
+        return None
+    body_indent = len(lines[m]) - len(lines[m].lstrip())
+    if body_indent <= indent:
+        return None
+    header = lines[c:h + 1] + [" " * body_indent + "pass"]
+    try:
+        tree = ast.parse(_wrap(header, c, indent, False), type_comments=False)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    nodes = _body_of(tree, indent)
+    if len(nodes) != 1 or not isinstance(nodes[0], (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return None
+    node = nodes[0]
+    if len(node.body) != 1 or not isinstance(node.body[0], ast.Pass):
+        return None
+    offset = c - 1 if indent else c
+    if offset:
+        ast.increment_lineno(tree, offset)
+    inner, errors = _block(lines, outside, h + 1, d, body_indent, depth + 1)
+    if inner:
+        node.body = inner
+    node.end_lineno = max(node.end_lineno or 0, d)
+    return [node], errors
+
+
+def statement_chunks(lines: list[str], outside: list[bool], a: int, b: int,
+                     indent: int) -> list[tuple[int, int]]:
+    """Lines [a, b) cut before every line that starts a statement at column `indent` (outside
+    strings and brackets; `else`/`except`/... and decorated definitions stay with theirs)."""
+    cuts = [a]
+    first = lines[a] if a < len(lines) else ""
+    decorators = first[indent:indent + 1] == "@"  # the chunk so far holds only decorators
+    for i in range(a + 1, b):
+        line = lines[i]
+        if len(line) <= indent or line[indent] in " \t#)]}" or not outside[i]:
+            continue
+        if indent and line[:indent].strip():
+            continue
+        if lines[i - 1].endswith("\\") or _CONTINUATION.match(line, indent):
+            continue
+        is_def = _DEF.match(line, indent) is not None
+        if decorators and (line[indent] == "@" or is_def):
+            decorators = not is_def
+            continue
+        cuts.append(i)
+        decorators = line[indent] == "@"
+    cuts.append(b)
+    return [(x, y) for x, y in zip(cuts, cuts[1:]) if x < y]
+
+
+def top_level_chunks(source: str, lines: list[str],
+                     outside: list[bool] | None = None) -> list[tuple[int, int]]:
+    """The file cut before every line that starts a top-level statement."""
+    if outside is None:
+        outside = _line_starts_outside(source, len(lines))
+    return statement_chunks(lines, outside, 0, len(lines), 0) if lines else []
+
+
+def _one_broken_line(lines: list[str], a: int, b: int, indent: int, outside: list[bool],
                      err: BaseException) -> tuple[ast.Module, tuple[Span, str]] | None:
     """The common case while typing, without parso: the error is one simple statement on one
     line (no bracket or string left open, no block below it). It becomes a `pass` at its own
-    indentation; if the statement then parses (one more parse of this top-level statement only),
-    that is the repair. Anything else (None) goes to parso."""
+    indentation; if the statement then parses (one more parse of this statement only), that is
+    the repair. Anything else (None) goes to parso."""
     line = _error_line(err, len(lines))
     if not a <= line < b or not outside[line] or (line + 1 < len(lines) and not outside[line + 1]):
         return None
@@ -229,17 +343,19 @@ def _one_broken_line(lines: list[str], a: int, b: int, outside: list[bool],
         return None
     if line > a and lines[line - 1].endswith("\\"):
         return None  # the rest of a statement continued with a backslash
-    indent = len(text) - len(text.lstrip())
+    col = len(text) - len(text.lstrip())
+    if col < indent:
+        return None
     if line > a and lines[line - 1].rstrip().endswith(":") and \
-            len(lines[line - 1]) - len(lines[line - 1].lstrip()) >= indent:
+            len(lines[line - 1]) - len(lines[line - 1].lstrip()) >= col:
         return None  # the first line of a block: its indentation may be what is wrong
     nxt = next((k for k in range(line + 1, b) if lines[k].strip()), None)
-    if nxt is not None and len(lines[nxt]) - len(lines[nxt].lstrip()) > indent:
+    if nxt is not None and len(lines[nxt]) - len(lines[nxt].lstrip()) > col:
         return None  # a block below it: a broken header, parso's case
     chunk = lines[a:b]
-    chunk[line - a] = text[:indent] + "pass"
+    chunk[line - a] = text[:col] + "pass"
     try:
-        tree = ast.parse("\n" * a + "\n".join(chunk), type_comments=False)
+        tree = ast.parse(_wrap(chunk, a, indent, True), type_comments=False)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     return tree, (_span_of(err, lines), getattr(err, "msg", None) or str(err))
@@ -282,36 +398,12 @@ def _repair(source: str, lines: list[str], first: BaseException) -> tuple[ast.Mo
 _SCAN = re.compile(r'"""|' + r"'''|#[^\n]*|" + r'"(?:[^"\\\n]|\\.)*"|' + r"'(?:[^'\\\n]|\\.)*'|[()\[\]{}]|\n")
 _CONTINUATION = re.compile(r"(?:else|elif|except|finally)\b")
 _DEF = re.compile(r"(?:def|class|async\s+def)\b")
-
-
-def top_level_chunks(source: str, lines: list[str],
-                     outside: list[bool] | None = None) -> list[tuple[int, int]]:
-    """The file cut before every line that starts a top-level statement: (first, end) line
-    ranges covering every line. One regex scan; lines inside strings or brackets never start one
-    (but a `def`/`class`/decorator at column 0 always does: an unclosed bracket above it cannot
-    swallow the rest of the file)."""
-    can_start = outside if outside is not None else _line_starts_outside(source, len(lines))
-    cuts = [0]
-    decorators = bool(lines) and lines[0].startswith("@")  # the chunk so far: only decorators
-    for i in range(1, len(lines)):
-        line = lines[i]
-        if not line or line[0] in " \t#)]}" or not can_start[i]:
-            continue
-        if lines[i - 1].endswith("\\") or _CONTINUATION.match(line):
-            continue
-        is_def = _DEF.match(line) is not None
-        if decorators and (line.startswith("@") or is_def):
-            decorators = not is_def
-            continue
-        cuts.append(i)
-        decorators = line.startswith("@")
-    cuts.append(len(lines))
-    return [(a, b) for a, b in zip(cuts, cuts[1:]) if a < b]
+_INDENTED_DEF = re.compile(r"[ \t]*(?:def|class|async\s+def)\s")
 
 
 def _line_starts_outside(source: str, n_lines: int) -> list[bool]:
-    """For each line, whether it starts outside strings and brackets (column-0 `def`, `class`
-    and `@` lines reset the bracket count: they cannot be inside brackets)."""
+    """For each line, whether it starts outside strings and brackets (`def` and `class` lines and
+    column-0 decorators reset the bracket count: they cannot be inside brackets)."""
     out = [True] * n_lines
     depth = 0
     line = 0
@@ -326,8 +418,8 @@ def _line_starts_outside(source: str, n_lines: int) -> list[bool]:
         if tok == "\n":
             line += 1
             if line < n_lines:
-                if depth and (_DEF.match(source, pos) or source.startswith("@", pos)):
-                    depth = 0
+                if depth and (source.startswith("@", pos) or _INDENTED_DEF.match(source, pos)):
+                    depth = 0  # a definition cannot start inside brackets: one was left open
                 out[line] = depth == 0
         elif tok == '"""' or tok == "'''":
             end = _triple_end(source, pos, tok)
