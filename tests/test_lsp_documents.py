@@ -148,3 +148,25 @@ def test_an_unreadable_change_drops_the_document_until_its_full_text(client: Raw
     change(client, uri, 3, {"text": TEXT})  # the editor sends the full text: in sync again
     assert "WG001" in pull_codes(client, uri)
     assert "out of sync" in client.stderr()
+
+
+@pytest.mark.parametrize("enabled", [False, True])
+def test_syntax_errors_are_published_only_when_asked(enabled: bool) -> None:
+    c = RawClient()
+    try:
+        c.initialize({"wgmmaLsp": {"syntaxErrors": enabled}})
+        uri = "file:///tmp/wgmma_syntax_setting.py"
+        broken_line = next(i for i, ln in enumerate(LINES) if "half = acc_ref" in ln)
+        text = "\n".join(ln + " +" if i == broken_line else ln for i, ln in enumerate(LINES)) + "\n"
+        c.open(uri, text)
+        c.hover(uri, 0, 0)
+        c.drain(1.0)
+        diags = c.diagnostics(uri)[-1]["diagnostics"]
+        wg900 = [d for d in diags if d["code"] == "WG900"]
+        assert {"WG002", "WG003"} <= {d["code"] for d in diags}  # the rest is still analysed
+        if enabled:
+            assert [d["range"]["start"]["line"] for d in wg900] == [broken_line]
+        else:
+            assert wg900 == []
+    finally:
+        assert c.close() == 0

@@ -48,7 +48,11 @@ def prctl(option: int, arg: int) -> bool:
 def descendants(root: int) -> list[int]:
     """Every process below `root`, from /proc (parents before children)."""
     children: dict[int, list[int]] = {}
-    for name in os.listdir("/proc"):
+    try:
+        names = os.listdir("/proc")
+    except OSError:  # no /proc (not Linux): only the process group is left to kill
+        return []
+    for name in names:
         if not name.isdigit():
             continue
         try:
@@ -167,6 +171,8 @@ def main(argv: list[str]) -> int:
                 except OSError:
                     pass
             kill_tree()  # told to stop, or the server is gone
+            if not os.path.isdir("/proc"):  # no process tree to walk: the whole group goes
+                os.killpg(0, signal.SIGKILL)
             os.kill(os.getpid(), signal.SIGKILL)  # ends as the worker did: killed
             return 137
     kill_tree()  # what the worker left behind
