@@ -130,6 +130,16 @@ class WgmmaLowering:
 
     # -- entry ---------------------------------------------------------------------------
     def check(self) -> None:
+        from wgmma_lsp.rules import accumulator_transforms
+
+        if self.sem not in ("lane", "warpgroup"):
+            return
+        kinds = {t.kind for t in self.acc.transforms}
+        if self.acc.base is not None and "unknown" not in kinds and kinds - {"index"}:
+            # Both semantics: `_wgmma_lowering` / `_wgmma_warpgroup_lowering` take only indexers.
+            self._report(accumulator_transforms.RULE, accumulator_transforms.MESSAGE,
+                         span=self.call.span_of(0, "acc"))
+            return
         if self.sem == "lane":
             self._lane()
         elif self.sem == "warpgroup":
@@ -242,7 +252,20 @@ class WgmmaLowering:
                          kernel_level=True, span=self.call.span_of(2, "b"),
                          data={"lhs_swizzle": opa.swizzle, "rhs_swizzle": opb.swizzle})
             return
-        # The mosaic_gpu.wgmma verifier: accumulator rows.
+        # The mosaic_gpu.wgmma verifier: operand element types, then accumulator rows.
+        elem = opb.ref.dtype.name  # type: ignore[union-attr]
+        if elem not in WGMMA_TYPES and elem in MLIR:
+            if opa is not None and not opa.has_view and opa.ref.shape is not None \
+                    and _known_dims(*opa.ref.shape) and len(opa.ref.shape) == 2:
+                from wgmma_lsp.rules import wgmma_element_type
+
+                m_a, k_a = opa.ref.shape
+                memref = (f"memref<{m_a}x{k_a}x{MLIR[elem]}, strided<[{k_a}, 1], offset: ?>, "
+                          f"#gpu.address_space<workgroup>>")
+                self._report(wgmma_element_type.RULE,
+                             f"WGMMA does not support element type {MLIR[elem]}: {wgmma_element_type.VERIFIER} "
+                             f"but got '{memref}'", span=self.call.span_of(1, "a"), data={"elem": elem})
+            return
         m = self.acc.shape[0] if self.acc.shape else None
         if isinstance(m, int) and m % 64:
             self._report(accumulator_tile_shape.RULE,
@@ -281,9 +304,13 @@ class WgmmaLowering:
                 return
             if MLIR[a.dtype.name] == "i8" and swizzle == 32:  # type: ignore[union-attr]
                 return  # NotImplementedError("swizzle=32 not supported for s8 lhs in registers")
-        # Accumulator dtype per element type.
+        # Accumulator dtype per element type; other element types are not supported at all.
         if elem not in WGMMA_TYPES:
-            return  # "Unsupported element type" (WG027) is raised after the accumulator checks
+            from wgmma_lsp.rules import wgmma_element_type
+
+            self._report(wgmma_element_type.RULE, f"Unsupported element type: {MLIR[elem]}",
+                         kernel_level=kernel_level, data={"elem": elem})
+            return
         if elem in ("uint8",) or (a_in_regs and a.dtype.name == "uint8"):  # type: ignore[union-attr]
             return  # u8: lhs-in-registers error / silently s8
         allowed = _allowed_acc(elem)
