@@ -120,6 +120,8 @@ class TransformVal(Value):
             return f"transpose {tuple(self.params)}" if self.params else "transpose"
         if self.kind == "index":
             return "at[...]"
+        if self.kind == "reshape":
+            return f"reshape {tuple(self.params)}"
         return "unknown transform"
 
 

@@ -98,6 +98,14 @@ model("plgpu.Barrier")(_barrier("barrier"))
 model("plgpu.ClusterBarrier")(_barrier("cluster_barrier"))
 
 
+def _semaphore_alloc() -> AllocSpec:
+    """`plgpu.SemaphoreType.REGULAR` as a scratch type (core.SemaphoreType.get_array_aval):
+    `MemoryRef(ShapedArray((), Semaphore()), GMEM)`."""
+    from wgmma_lsp.interpret.dtypes import DType
+
+    return AllocSpec("gmem", ArrayVal((), DType("semaphore")))
+
+
 def _allocate(call: Call, spec: Value, span, desc: str) -> Value:
     """The ref `run_scoped` hands to its body for one allocation (pytrees of them too)."""
     if isinstance(spec, AllocSpec) and spec.transforms and not desc.startswith("pallas_call"):
@@ -111,6 +119,8 @@ def _allocate(call: Call, spec: Value, span, desc: str) -> Value:
         return TupleVal(tuple(_allocate(call, s, span, desc) for s in spec.items), spec.is_list)
     if isinstance(spec, Const) and spec.value is None:
         return spec  # an empty pytree: the body gets None
+    if isinstance(spec, ApiVal) and spec.name == "plgpu.SemaphoreType.REGULAR":
+        return _semaphore_alloc().to_ref(span, desc)
     return UNKNOWN
 
 

@@ -167,3 +167,46 @@ def _plgpu_load(call: Call) -> Value:
     if sig is not None and "idx" not in {p.name for p in sig.params}:
         return _load_from(call, TupleVal(()))
     return _load_from(call, call.get(1, "idx"))
+
+
+def _reshape_shape(ref: RefVal, call: Call) -> tuple | None:
+    """The shape `ref.reshape(*shape)` asks for (`-1` resolved when the rest is known)."""
+    from wgmma_lsp.interpret.values import as_shape
+
+    args = call.args
+    shape = as_shape(args[0]) if len(args) == 1 else as_shape(TupleVal(tuple(args)))
+    if shape is None or not call.complete:
+        return None
+    if shape.count(-1) == 1 and ref.shape is not None and all(isinstance(d, int) for d in ref.shape) \
+            and all(isinstance(d, int) for d in shape):
+        total = 1
+        for d in ref.shape:
+            total *= d  # type: ignore[operator]
+        rest = 1
+        for d in shape:
+            if d != -1:
+                rest *= d  # type: ignore[operator]
+        shape = tuple(total // rest if d == -1 else d for d in shape) if rest else None
+    return shape
+
+
+def _ref_reshape(ref: Value, call: Call) -> Value:
+    """`ref.reshape(*shape)` (jax/_src/state/types.py: TransformedRef.reshape): a view of the same
+    buffer with a ReshapeTransform; the aval JAX prints for messages stays the base ref's."""
+    if not isinstance(ref, RefVal):
+        return UNKNOWN
+    shape = _reshape_shape(ref, call)
+    return RefVal(ArrayVal(shape, ref.dtype), ref.space, ref.kind,
+                  ref.transforms + (TransformVal("reshape", tuple(shape) if shape else ()),),
+                  base=ref.root(), origin=ref.origin, origin_desc=ref.origin_desc)
+
+
+def _ref_T(ref: RefVal) -> Value:
+    """`ref.T`: the reversed permutation (state/types.py: TransformedRef.T)."""
+    if ref.shape is None:
+        return UNKNOWN
+    return transpose_view(ref, TupleVal(tuple(Const(i) for i in reversed(range(len(ref.shape))))))
+
+
+method("ref.reshape")(_ref_reshape)
+ATTRIBUTES["ref.T"] = _ref_T
