@@ -281,3 +281,17 @@ def test_smem_accumulator_is_rejected():
 '''
     # The only context that reaches the kernel expects JAX's error: nothing to report.
     assert errors(src) == []
+
+
+def test_many_test_cases_share_the_budget_and_say_so() -> None:
+    body = KERNEL.replace("ALLOC", "plgpu.ACC(o_ref.shape, jnp.float32)") + "\nimport pytest\n"
+    for t in range(30):
+        body += f'''
+@pytest.mark.parametrize("n", [64, 128, 192, 256])
+def test_{t}(n):
+  jax.eval_shape(f, jax.ShapeDtypeStruct((64, 64), jnp.bfloat16),
+                 jax.ShapeDtypeStruct((64, n + {t}), jnp.bfloat16))
+'''
+    analysis = analyze(body, "k.py")
+    notes = [d.message for d in diagnostics(analysis) if d.severity == Severity.INFORMATION]
+    assert notes and all(m.startswith("checked ") and m.endswith("left out the others") for m in notes)

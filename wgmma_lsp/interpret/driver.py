@@ -123,7 +123,12 @@ def run_discovered(interp: Interpreter) -> None:
         func = interp.defined.get(id(site.node))
         if func is None:
             continue
+        done = 0
         for case in site.cases:
+            # Parameter sets share the sweeps' step budget; each test's first set always runs.
+            if done and interp.sweep_steps >= interp.sweep_budget:
+                break
+            start = interp.steps
             env = interp.module_env
             with interp.quiet():
                 args = [interp.eval(a, env) for a in case.args]
@@ -133,9 +138,12 @@ def run_discovered(interp: Interpreter) -> None:
             ctx = Context(site.name, site.line, tuple(case.label), span=span)
             with interp.in_context(ctx):
                 interp.call_user(func, Call(interp, None, args, kwargs, [None] * len(args), {}, env))
-        if site.dropped:
-            msg = (f"checked {len(site.cases)} of {len(site.cases) + site.dropped} parameter sets of "
-                   f"this test; the analysis budget left out the others")
+            interp.sweep_steps += interp.steps - start
+            done += 1
+        total = len(site.cases) + site.dropped
+        if done < total:
+            msg = (f"checked {done} of {total} parameter sets of this test; the analysis budget "
+                   f"left out the others")
             log.info("line %d: %s", site.line + 1, msg)
             interp.notes.append((span, msg))
 
