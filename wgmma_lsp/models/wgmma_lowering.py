@@ -336,7 +336,18 @@ class WgmmaLowering:
                          kernel_level=kernel_level, data={"k": k, "k_group": k_group})
             return
         if a_in_regs:
-            return  # register-layout checks come first (not modelled)
+            from wgmma_lsp.models.arrays import SPLAT
+            from wgmma_lsp.rules import wgmma_lhs_register_layout as rule
+
+            if self.sem == "lane" and a.layout == SPLAT:  # type: ignore[union-attr]
+                # Step 4 of wgmma.py: wgmma_fence on a splat array (optimization_barrier).
+                mlir = MLIR[a.dtype.name]  # type: ignore[union-attr]
+                self._report(rule.RULE, rule.MESSAGE.format(mlir=mlir), span=self.call.span_of(1, "a"),
+                             data={"value_span": self.call.span_of(1, "a"),
+                                   "plgpu": module_alias(self.interp, "plgpu")})
+            elif self.sem == "lane" and self._loaded_from_untransformed_ref():
+                self._report(rule.RULE, rule.STRIDED_MESSAGE, span=self.call.span_of(1, "a"))
+            return  # other register-layout checks come first (not modelled)
         # wgmma_m64: only 16-bit types support transposed (MN-major) operands.
         opa = operand(a)
         if opa is None:
@@ -347,6 +358,31 @@ class WgmmaLowering:
                          kernel_level=kernel_level,
                          span=self.call.span_of(1, "a") if opa.transposed else self.call.span_of(2, "b"),
                          data={"lhs_transposed": opa.transposed, "rhs_transposed": b_transpose})
+
+    def _loaded_from_untransformed_ref(self) -> bool:
+        """The lhs is `ref[...]` of a whole SMEM ref without transforms: Lane loads it with a
+        strided register layout."""
+        import ast
+
+        from wgmma_lsp.models.indexing import is_trivial_index
+
+        node = self.call.node_of(1, "a")
+        if not isinstance(node, ast.Subscript):
+            return False
+        from wgmma_lsp.interpret.values import Const
+
+        refs = self.interp.recorded(node.value)
+        if isinstance(node.slice, ast.Constant) and node.slice.value is Ellipsis:
+            index: list = [Const(...)]
+        else:
+            index = self.interp.recorded(node.slice)
+        if not refs or len(index) != 1:
+            return False
+        for r in refs:
+            if not isinstance(r, RefVal) or r.kind != "plain" or r.base is not None or r.space != "smem" \
+                    or r.transforms or is_trivial_index(index[0], r.shape) is not True:
+                return False
+        return True
 
     def _acc_dtype_error(self, elem: str, acc_dtype: str, allowed: tuple[str, ...], kernel_level: bool) -> None:
         from wgmma_lsp.models.wgmma import _jnp_alias

@@ -28,7 +28,10 @@ GROUPS = {
 
 # Rows no rule claims, with the reason (shown in docs/coverage.md). Rows absent from here and
 # from every rule's catalog_rows are listed as "not covered yet".
-NOT_CLAIMED: dict[int, str] = {}
+NOT_CLAIMED: dict[int, str] = {
+    33: "register layouts other than splat, strided loads and WGMMA are not tracked; with JAX 0.10 a "
+        "WGMMA_TRANSPOSED lhs made by layout_cast of a load fails earlier, in the load (#100's message)",
+}
 
 
 @dataclass(frozen=True)
