@@ -254,3 +254,31 @@ def test_the_cli_finds_the_projects_modules_from_its_working_directory(tmp_path:
     from wgmma_lsp.cli import main
 
     assert main(["check", str(kernel)]) == 1
+
+
+def test_jax_kernel_ops_modules_are_read_from_the_installed_jax(tmp_path: Path) -> None:
+    """`jax.experimental.pallas.ops` holds kernels that import each other (`blackwell_ragged_dot_mgpu`
+    uses `ragged_dot_mgpu.GroupInfo`): its modules are read statically from the installed jax,
+    though site-packages are never search roots; other jax modules stay the import table's."""
+    from wgmma_lsp.interpret.values import ClassVal, ModuleVal
+    from wgmma_lsp.program import lookup
+
+    ops = lookup.find_kernel_ops("jax.experimental.pallas.ops.gpu.ragged_dot_mgpu")
+    assert ops is not None and ops.endswith("jax/experimental/pallas/ops/gpu/ragged_dot_mgpu.py")
+    assert lookup.find_kernel_ops("jax.experimental.pallas.mosaic_gpu") is None
+    assert lookup.find_kernel_ops("jax.experimental.pallas.ops.gpu.no_such_kernel") is None
+    main = tmp_path / "main.py"
+    main.write_text(textwrap.dedent("""\
+        from jax.experimental.pallas import mosaic_gpu as plgpu
+        from jax.experimental.pallas.ops.gpu import ragged_dot_mgpu
+        import jax.experimental.pallas.ops.gpu.hopper_matmul_mgpu as hmm
+        G = ragged_dot_mgpu.GroupInfo
+        T = hmm.TuningConfig
+        P = plgpu
+        """))
+    analysis = analyze(main.read_text(), str(main), program=Program())
+    assert ops in analysis.modules
+    values = {r.name: r.values for r in analysis.records.values() if r.name in ("G", "T", "P")}
+    assert [getattr(v, "name", None) for v in values["G"]] == ["GroupInfo"]
+    assert all(isinstance(v, ClassVal) for v in values["G"] + values["T"])
+    assert all(isinstance(v, ModuleVal) for v in values["P"])

@@ -1001,6 +1001,11 @@ class Interpreter:
         for alias in s.names:
             canon = resolve.canonical_module(alias.name)
             if alias.asname:
+                if canon and resolve.is_kernel_ops(alias.name) and self.importer is not None:
+                    found = self.importer.import_module(self.path, alias.name)
+                    if found is not None:
+                        env.vars[alias.asname] = found
+                        continue
                 env.vars[alias.asname] = ModuleVal(canon, alias.name) if canon else self.user_module(alias.name)
             else:
                 top = alias.name.split(".")[0]
@@ -1030,6 +1035,12 @@ class Interpreter:
             if canon is None:
                 env.vars[bound] = self.imported_elsewhere(s, alias)
                 continue
+            if resolve.is_kernel_ops(s.module) and self.importer is not None:
+                # jax's kernel-ops modules are kernel code, read statically (see program.lookup)
+                found = self.importer.import_from(self.path, s.module, 0, alias.name)
+                if found is not None:
+                    env.vars[bound] = found
+                    continue
             sub = resolve.canonical_module(f"{s.module}.{alias.name}")
             if sub is not None and resolve.is_module_name(sub):
                 env.vars[bound] = ModuleVal(sub, f"{s.module}.{alias.name}")

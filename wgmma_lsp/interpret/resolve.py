@@ -40,6 +40,18 @@ MODULE_PREFIXES: list[tuple[str, str]] = sorted([
     ("absl", "absl"),
 ], key=lambda p: -len(p[0]))
 
+#: JAX's kernel-ops package: ordinary kernel code written against the public API (the shipped
+#: `*_mgpu.py` kernels import each other from it), not API the import table models. Its modules
+#: are read as code from the installed jax (see `wgmma_lsp.program.lookup.find_kernel_ops`).
+KERNEL_OPS_PACKAGE = "jax.experimental.pallas.ops"
+
+
+def is_kernel_ops(dotted: str | None) -> bool:
+    """`jax.experimental.pallas.ops` or one of its submodules."""
+    return bool(dotted) and (dotted == KERNEL_OPS_PACKAGE
+                             or dotted.startswith(KERNEL_OPS_PACKAGE + "."))  # type: ignore[union-attr]
+
+
 ALIASES: dict[str, str] = {
     "plgpu.WGMMAAccumulatorRef": "plgpu.ACC",
     "plgpu.GPUMemorySpace": "plgpu.MemorySpace",

@@ -6,7 +6,10 @@ pytest's rootdir insertion and `python -m` give), the importing file's own direc
 `sys.path[0]`), the workspace roots (and their `src/`), and the environment's extra paths:
 `PYTHONPATH` and the directories that `.pth` files of the environment's site-packages list
 (editable installs of the user's package, also setuptools' finder modules, read as data). Site-packages and the standard library are not
-roots: third-party and standard modules are not the user's, and JAX's are known by name.
+roots: third-party and standard modules are not the user's, and JAX's are known by name — except
+JAX's kernel-ops package `jax.experimental.pallas.ops` (kernels that import each other, like
+`ragged_dot_mgpu.GroupInfo`), whose modules are found in the installed jax and read like the
+user's (`find_kernel_ops`).
 The project's own virtualenvs (`.venv`, `venv`, `env` in a workspace root, `$VIRTUAL_ENV`) are
 read the same way, so a package installed there with `pip install -e` is found.
 """
@@ -150,10 +153,41 @@ def module_file(directory: str, parts: list[str]) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=1)
+def installed_jax_parent() -> str | None:
+    """The directory holding the installed `jax` package (from its distribution metadata; jax
+    is not imported), or None without jax."""
+    from importlib import metadata
+
+    try:
+        pkg = metadata.distribution("jax").locate_file("jax")
+    except (metadata.PackageNotFoundError, ValueError):
+        return None
+    pkg_dir = os.path.abspath(str(pkg))
+    if not os.path.isfile(os.path.join(pkg_dir, "__init__.py")):
+        return None
+    return os.path.dirname(pkg_dir)
+
+
+def find_kernel_ops(dotted: str) -> str | None:
+    """The file of a module of jax's kernel-ops package (`jax.experimental.pallas.ops...`) in
+    the installed jax; None for any other module or without jax."""
+    from wgmma_lsp.interpret.resolve import is_kernel_ops
+
+    parts = dotted.split(".")
+    if not is_kernel_ops(dotted) or not all(p.isidentifier() for p in parts):
+        return None
+    parent = installed_jax_parent()
+    return module_file(parent, parts) if parent is not None else None
+
+
 def find_absolute(dotted: str, roots: tuple[str, ...]) -> str | None:
     parts = dotted.split(".")
     if not all(p.isidentifier() for p in parts):
         return None
+    ops = find_kernel_ops(dotted)
+    if ops is not None:
+        return ops
     for r in roots:
         f = module_file(r, parts)
         if f is not None:
