@@ -67,7 +67,8 @@ def _wgmma(call: Call) -> Value:
             msg = (f"Incompatible shapes for matrix multiplication: lhs={D.format_shape(sa)},"
                    f" rhs=b.shape={D.format_shape(sb)}, acc={D.format_shape(sacc)}")
             interp.report(wgmma_shapes.RULE, msg, call.span, call.line,
-                          related=allocated_here(acc) if isinstance(acc, RefVal) else [])
+                          related=allocated_here(acc) if isinstance(acc, RefVal) else [],
+                          data=_acc_shape_fix_data(acc, sa, sb))
             return Const(None)
         if shapes is None:
             condition = differs_unless(pairs)
@@ -118,6 +119,18 @@ def differs_unless(pairs: list[tuple[D.Dim, D.Dim]]) -> str:
         if text not in conds:
             conds.append(text)
     return " and ".join(conds)
+
+
+def _acc_shape_fix_data(acc: Value, sa: tuple, sb: tuple) -> dict:
+    """For the WG005 fix: the `plgpu.ACC(...)` allocation and the (M, N) the operands need, when
+    only the accumulator disagrees with operands that chain (lhs K == rhs K)."""
+    if not isinstance(acc, RefVal) or acc.base is not None or acc.kind != "acc" or acc.origin is None:
+        return {}
+    m, k = sa
+    k2, n = sb
+    if not all(isinstance(d, int) for d in (m, k, k2, n)) or k != k2:
+        return {}
+    return {"alloc_span": acc.origin, "needed_shape": (m, n)}
 
 
 def _symbolic_shape_warning(call: Call, sa: tuple, sb: tuple, sacc: tuple, condition: str) -> None:
