@@ -25,10 +25,10 @@ FLOORS: dict[str, tuple[float, float]] = {
     "reduce_scatter_mgpu.py": (0.52, 0.52),
     "attention_mgpu.py": (0.90, 0.99),
     "blackwell_matmul_mgpu.py": (0.99, 0.99),
-    "blackwell_ragged_dot_mgpu.py": (0.77, 0.97),
+    "blackwell_ragged_dot_mgpu.py": (0.80, 0.99),
     "hopper_matmul_mgpu.py": (0.99, 0.99),
     "hopper_mixed_type_matmul_mgpu.py": (0.99, 0.99),
-    "ragged_dot_mgpu.py": (0.69, 0.83),
+    "ragged_dot_mgpu.py": (0.69, 0.92),
     "transposed_ragged_dot_mgpu.py": (0.64, 0.97),
 }
 if matches(">=0.12"):  # JAX 0.12's copies of two kernels moved a little; measured there

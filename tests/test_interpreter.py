@@ -114,3 +114,38 @@ def f(a, b):
     line = source.splitlines().index("    x = a_smem[...]")
     assert "Ref<smem>{bfloat16[64,32]}" in hover(analysis, line, 9).markdown
     assert "`bfloat16[64,32]`" in hover(analysis, line, 4).markdown
+
+
+def test_a_short_while_loop_with_known_tests_runs_as_python_runs_it() -> None:
+    """`while rows > 0: rows //= 2` (ragged_dot_mgpu's store loop): each iteration sees its own
+    values; a test that is not known falls back to the joined loop state."""
+    analysis = analyze(HEADER + """
+import math
+rows = 5
+sizes = ()
+while rows > 0:
+  size = 1 << int(math.log2(rows))
+  rows //= 2
+  sizes = sizes + (size,)
+n_sizes = sizes
+never = 1
+while rows > 0:
+  never = 2
+seen = never
+""")
+    values = {r.name: r.values for r in analysis.records.values() if r.name in ("n_sizes", "seen")}
+    (sizes,) = values["n_sizes"]
+    assert [getattr(v, "value", None) for v in sizes.items] == [4, 2, 1]
+    assert [getattr(v, "value", None) for v in values["seen"]] == [1]
+
+
+def test_a_while_loop_with_an_unknown_test_is_joined() -> None:
+    analysis = analyze(HEADER + """
+def f(flag):
+  x = 1
+  while flag:
+    x = 2
+  y = x
+""")
+    (y,) = [r.values for r in analysis.records.values() if r.name == "y"]
+    assert all(getattr(v, "value", None) not in (1, 2) for v in y)  # neither 1 nor 2 is proven

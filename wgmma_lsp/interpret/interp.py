@@ -901,7 +901,18 @@ class Interpreter:
         return isinstance(v, Const) and isinstance(v.value, range) and len(v.value) > 0
 
     def exec_While(self, s: ast.While, env: Env) -> None:
-        self.eval(s.test, env)
+        test = self.eval(s.test, env)
+        if not _breaks(s.body):
+            # A short loop whose test is known each time is run as Python runs it (like a short
+            # known `for`): each iteration sees its own values (`while rows > 0: rows //= 2`).
+            for _ in range(8):
+                if not (isinstance(test, Const) and isinstance(test.value, (bool, int))):
+                    break
+                if not test.value:
+                    self.exec_block(s.orelse, env)
+                    return
+                self.exec_block(s.body, env)
+                test = self.eval(s.test, env)
         self.loop(env, None, UNKNOWN, s.body, certain=False)
         self.exec_block(s.orelse, env)
 
