@@ -149,3 +149,24 @@ def f(flag):
 """)
     (y,) = [r.values for r in analysis.records.values() if r.name == "y"]
     assert all(getattr(v, "value", None) not in (1, 2) for v in y)  # neither 1 nor 2 is proven
+
+
+def test_shard_map_bodies_see_the_local_shape_where_the_spec_does_not_split() -> None:
+    """Inside `jax.shard_map` a dimension whose PartitionSpec entry is None keeps its global
+    size (JAX's local aval); a split one is not known without the mesh's sizes."""
+    analysis = analyze(HEADER + """
+import jax
+P = jax.sharding.PartitionSpec
+mesh = jax.make_mesh((1,), ('x',))
+def body(a, b):
+  local_a = a
+  local_b = b
+  return a
+x = jnp.zeros((512, 256), jnp.float16)
+jax.shard_map(body, mesh=mesh, in_specs=(P(None, None), P('x')), out_specs=P())(x, x)
+""")
+    shown = {r.name: [v.aval() if hasattr(v, "aval") else str(v) for v in r.values]
+             for r in analysis.records.values()
+             if r.name in ("local_a", "local_b")}
+    assert shown["local_a"] == ["float16[512,256]"]
+    assert "float16[512,256]" not in shown["local_b"]  # split along x: the size is not known

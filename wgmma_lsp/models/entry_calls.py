@@ -107,17 +107,52 @@ def _shard_map_apply(call: Call) -> Value:
     wrapped = call.wrapped
     assert isinstance(wrapped, Wrapped)
 
-    def shard(v: Value) -> Value:
+    def shard(v: Value, spec: Value) -> Value:
         v = traced_value(v)
         if isinstance(v, ArrayVal):
-            return ArrayVal(None, v.dtype)
+            return ArrayVal(_shard_shape(v.shape, spec), v.dtype)
         if isinstance(v, TupleVal):
-            return TupleVal(tuple(shard(i) for i in v.items), v.is_list)
+            specs = spec.items if isinstance(spec, TupleVal) and len(spec.items) == len(v.items) \
+                else (spec if _is_partition_spec(spec) else UNKNOWN,) * len(v.items)
+            return TupleVal(tuple(shard(i, s) for i, s in zip(v.items, specs)), v.is_list)
         return v
-    args = [shard(a) for a in call.args]
+    in_specs = wrapped.kwargs.get("in_specs", UNKNOWN)
+    # `in_specs` is a pytree prefix of the arguments: one PartitionSpec for all, or one per argument
+    specs = list(in_specs.items) if isinstance(in_specs, TupleVal) and len(in_specs.items) == len(call.args) \
+        else [in_specs if _is_partition_spec(in_specs) else UNKNOWN] * len(call.args)
+    args = [shard(a, s) for a, s in zip(call.args, specs)]
     call.interp.call_value(wrapped.func, Call(call.interp, call.node, args, {}, [None] * len(args), {},
                                               call.env, call.complete))
     return UNKNOWN
+
+
+@model("jax.sharding.PartitionSpec", "jax.P")
+def _partition_spec(call: Call) -> Value:
+    """`PartitionSpec(*entries)`: kept (its entries) for shard_map's local shapes."""
+    if call.kwargs:
+        return UNKNOWN
+    return Wrapped("jax.sharding.PartitionSpec", UNKNOWN, {"entries": TupleVal(tuple(call.args))})
+
+
+def _is_partition_spec(v: Value) -> bool:
+    return isinstance(v, Wrapped) and v.api == "jax.sharding.PartitionSpec"
+
+
+def _shard_shape(shape: tuple | None, spec: Value) -> tuple | None:
+    """A shard's shape inside shard_map: a dimension whose spec entry is None (or that the spec
+    does not reach) is not split and keeps its size; a split one is not known here (the mesh's
+    axis sizes are not modelled)."""
+    if shape is None or not _is_partition_spec(spec):
+        return None
+    entries = spec.kwargs["entries"]
+    assert isinstance(entries, TupleVal)
+    if len(entries.items) > len(shape):
+        return None  # JAX rejects a spec longer than the array's rank
+    out = []
+    for i, dim in enumerate(shape):
+        entry = entries.items[i] if i < len(entries.items) else Const(None)
+        out.append(dim if isinstance(entry, Const) and entry.value is None else None)
+    return tuple(out)
 
 
 @model("mgpu.profiler.measure()")
