@@ -170,3 +170,24 @@ jax.shard_map(body, mesh=mesh, in_specs=(P(None, None), P('x')), out_specs=P())(
              if r.name in ("local_a", "local_b")}
     assert shown["local_a"] == ["float16[512,256]"]
     assert "float16[512,256]" not in shown["local_b"]  # split along x: the size is not known
+
+
+def test_axis_size_inside_a_shard_map_body_is_the_meshs() -> None:
+    analysis = analyze(HEADER + """
+import jax
+from jax import lax
+P = jax.sharding.PartitionSpec
+mesh = jax.make_mesh((2, 4), ('x', 'y'))
+def body(a):
+  nx = lax.axis_size('x')
+  nxy = lax.axis_size(('x', 'y'))
+  nz = lax.axis_size('z')
+  return a
+x = jnp.zeros((512, 256), jnp.float16)
+jax.shard_map(body, mesh=mesh, in_specs=P(), out_specs=P())(x)
+outside = lax.axis_size('x')
+""")
+    got = {r.name: [getattr(v, "value", None) for v in r.values] for r in analysis.records.values()
+           if r.name in ("nx", "nxy", "nz", "outside")}
+    assert got["nx"] == [2] and got["nxy"] == [8]
+    assert got["nz"] == [None] and got["outside"] == [None]

@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+from contextvars import ContextVar
+
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import (
     UNKNOWN, ApiVal, ArrayVal, ClassVal, Const, FuncVal, ProductVal, ShapeDtypeVal, SymInt,
@@ -121,9 +123,57 @@ def _shard_map_apply(call: Call) -> Value:
     specs = list(in_specs.items) if isinstance(in_specs, TupleVal) and len(in_specs.items) == len(call.args) \
         else [in_specs if _is_partition_spec(in_specs) else UNKNOWN] * len(call.args)
     args = [shard(a, s) for a, s in zip(call.args, specs)]
-    call.interp.call_value(wrapped.func, Call(call.interp, call.node, args, {}, [None] * len(args), {},
-                                              call.env, call.complete))
+    token = _MESH_AXES.set({**_MESH_AXES.get(), **_mesh_axes(wrapped.kwargs.get("mesh", UNKNOWN))})
+    try:
+        call.interp.call_value(wrapped.func, Call(call.interp, call.node, args, {}, [None] * len(args), {},
+                                                  call.env, call.complete))
+    finally:
+        _MESH_AXES.reset(token)
     return UNKNOWN
+
+
+#: The mesh axes (name -> size) of the shard_map bodies being run, for `lax.axis_size`.
+_MESH_AXES: ContextVar[dict[str, int]] = ContextVar("mesh_axes", default={})
+
+
+@model("jax.make_mesh")
+def _make_mesh(call: Call) -> Value:
+    """`jax.make_mesh(axis_shapes, axis_names, ...)`: kept (its axis sizes by name)."""
+    shapes, names = call.get(0, "axis_shapes"), call.get(1, "axis_names")
+    if not (isinstance(shapes, TupleVal) and isinstance(names, TupleVal)
+            and len(shapes.items) == len(names.items)):
+        return UNKNOWN
+    sizes = [as_int(v) for v in shapes.items]
+    axes = [n.value if isinstance(n, Const) and isinstance(n.value, str) else None for n in names.items]
+    if any(v is None for v in sizes) or any(a is None for a in axes):
+        return UNKNOWN
+    return Wrapped("jax.make_mesh", UNKNOWN, {"axes": TupleVal(tuple(
+        TupleVal((Const(a), Const(n))) for a, n in zip(axes, sizes)))})
+
+
+def _mesh_axes(mesh: Value) -> dict[str, int]:
+    if not (isinstance(mesh, Wrapped) and mesh.api == "jax.make_mesh"):
+        return {}
+    out: dict[str, int] = {}
+    for pair in mesh.kwargs["axes"].items:  # type: ignore[attr-defined]
+        name, size = pair.items  # type: ignore[attr-defined]
+        out[name.value] = size.value
+    return out
+
+
+@model("lax.axis_size")
+def _axis_size(call: Call) -> Value:
+    """`lax.axis_size(name)` inside a shard_map body over a known mesh: the axis' size (a tuple
+    of names: the product)."""
+    name = call.get(0, "axis_name")
+    names = name.items if isinstance(name, TupleVal) else (name,)
+    axes = _MESH_AXES.get()
+    size = 1
+    for n in names:
+        if not (isinstance(n, Const) and isinstance(n.value, str) and n.value in axes):
+            return UNKNOWN
+        size *= axes[n.value]
+    return Const(size)
 
 
 @model("jax.sharding.PartitionSpec", "jax.P")
