@@ -191,3 +191,47 @@ outside = lax.axis_size('x')
            if r.name in ("nx", "nxy", "nz", "outside")}
     assert got["nx"] == [2] and got["nxy"] == [8]
     assert got["nz"] == [None] and got["outside"] == [None]
+
+
+# The allocation comes from the caller, so the kernel alone proves nothing: the call inside
+# `try` is what reaches the error.
+_SMEM_ACC_KERNEL = """
+def kernel(a_ref, b_ref, alloc):
+  def body(acc_ref):
+    plgpu.wgmma(acc_ref, a_ref, b_ref)
+  pl.run_scoped(body, alloc)
+
+def run(a, b):
+  try:
+    {call}
+  except {caught}:
+    pass
+"""
+_SMEM_CALL = "kernel(a, b, plgpu.SMEM((64, 128), jnp.float32))"
+
+
+def test_an_error_no_handler_catches_is_certain_inside_try() -> None:
+    # JAX raises a TypeError for an SMEM accumulator: `except ValueError` does not catch it.
+    source = _SMEM_ACC_KERNEL.format(call=_SMEM_CALL, caught="ValueError")
+    assert ("WG003", Severity.ERROR) in severities(source)
+
+
+def test_an_error_a_handler_may_catch_is_only_possible() -> None:
+    for caught in ("TypeError", "Exception", "(ValueError, TypeError)", "SomeLibraryError"):
+        source = _SMEM_ACC_KERNEL.format(call=_SMEM_CALL, caught=caught)
+        assert ("WG003", Severity.WARNING) in severities(source), caught
+        assert ("WG003", Severity.ERROR) not in severities(source), caught
+
+
+def test_after_a_caught_error_the_rest_of_the_try_may_not_run() -> None:
+    # The ValueError of the first store is caught: the wgmma after it may never run.
+    assert severities("""
+def kernel(a_ref, b_ref):
+  def body(acc_ref, smem_ref):
+    try:
+      acc_ref[...] = acc_ref[...].astype(jnp.bfloat16)
+      plgpu.wgmma(smem_ref, a_ref, b_ref)
+    except ValueError:
+      pass
+  pl.run_scoped(body, plgpu.ACC((64, 128)), plgpu.SMEM((64, 128), jnp.float32))
+""") == [("WG001", Severity.WARNING), ("WG003", Severity.WARNING)]

@@ -145,6 +145,10 @@ class Interpreter:
         # hovers of lines no context reached (its findings belong to the contexts).
         self.hover_only = False
         self.expecting_error = 0  # inside `with pytest.raises(...)`: errors are expected there
+        # Each enclosing `try`: the exception classes it catches (None: it may catch anything),
+        # and whether an error it may catch was already found in its body (then the rest of
+        # that body may not run).
+        self.handlers: list[_TryScope] = []
         # Calls analysed once per distinct arguments (interpret/memo.py), after the module ran.
         self.memo_enabled = False
         self.memo: dict[Any, MemoEntry] = {}
@@ -248,7 +252,8 @@ class Interpreter:
             if moved is None:
                 return
             span, blame_line, related, data = moved
-        certain = self.certain and not any(f.maybe_returned for f in self.stack)
+        caught = self.may_be_caught(rule.exception)  # always asked: it marks the `try` scopes
+        certain = self.certain and not any(f.maybe_returned for f in self.stack) and not caught
         finding = Finding(rule, message, span, blame_line, related or [], certain and not condition,
                           data or {}, " <- ".join(reversed(self.context[-3:])), condition=condition)
         key = finding.key
@@ -447,7 +452,8 @@ class Interpreter:
         for f, was_certain in hit.findings:
             if ctx not in f.contexts:
                 f.contexts.append(ctx)
-            if certain and was_certain and hit.outer_certain and not f.condition:
+            caught = self.may_be_caught(f.rule.exception)
+            if certain and not caught and was_certain and hit.outer_certain and not f.condition:
                 f.certain = True
 
     def _call_user(self, func: FuncVal, call: Call) -> Value:
@@ -934,9 +940,14 @@ class Interpreter:
     exec_AsyncWith = exec_With
 
     def exec_Try(self, s: ast.Try, env: Env) -> None:
-        # An error inside `try` may be caught: nothing in it is certain.
-        with self.uncertain():
+        # An error raised inside `try` is certain only when no handler can catch it (a TypeError
+        # under `except ValueError:` still propagates); handlers and `else` may not run at all.
+        self.handlers.append(_TryScope(_caught_classes(s.handlers)))
+        try:
             self.run_path(lambda: self.exec_block(s.body, env))
+        finally:
+            self.handlers.pop()
+        with self.uncertain():
             for h in s.handlers:
                 if h.name:
                     env.vars[h.name] = UNKNOWN
@@ -945,6 +956,21 @@ class Interpreter:
         self.exec_block(s.finalbody, env)
 
     exec_TryStar = exec_Try
+
+    def may_be_caught(self, exception: str) -> bool:
+        """Could an enclosing `try` catch the exception JAX raises here (a class name,
+        `ValueError`), or has an error it may catch been found earlier in its body?"""
+        if not self.handlers or self.silent:
+            return False
+        raised = _builtin_exception(exception.rpartition(".")[2])
+        found = False
+        for scope in self.handlers:
+            if scope.tripped:
+                found = True
+            if scope.caught is None or raised is None or issubclass(raised, scope.caught):
+                scope.tripped = True
+                found = True
+        return found
 
     def exec_FunctionDef(self, s: ast.FunctionDef, env: Env) -> None:
         defaults = tuple(self.eval(d, env) for d in s.args.defaults)
@@ -1493,6 +1519,33 @@ def _named_shape(s: ast.Assign, value: Value, env: Env) -> Value | None:
     if isinstance(env.vars.get(owner), Opaque) and "." not in owner:
         env.vars[owner] = ArrayVal(dims, None)
     return TupleVal(tuple(SymInt(d) for d in dims))
+
+
+@dataclass
+class _TryScope:
+    caught: tuple[type, ...] | None
+    tripped: bool = False
+
+
+def _builtin_exception(name: str) -> type | None:
+    import builtins
+
+    cls = getattr(builtins, name, None)
+    return cls if isinstance(cls, type) and issubclass(cls, BaseException) else None
+
+
+def _caught_classes(handlers: list[ast.ExceptHandler]) -> tuple[type, ...] | None:
+    """The builtin exception classes a `try`'s handlers name; None when one may catch anything
+    (a bare `except:`, or a class that is not a builtin exception: it could be an alias)."""
+    out: list[type] = []
+    for h in handlers:
+        names = h.type.elts if isinstance(h.type, ast.Tuple) else [h.type]
+        for n in names:
+            cls = _builtin_exception(n.id) if isinstance(n, ast.Name) else None
+            if cls is None:
+                return None
+            out.append(cls)
+    return tuple(out)
 
 
 def _breaks(body: list[ast.stmt]) -> bool:
