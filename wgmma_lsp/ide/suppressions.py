@@ -10,6 +10,7 @@ of JAX can confirm.
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 import tokenize
@@ -21,6 +22,7 @@ from wgmma_lsp.spans import Span
 
 MARKER = "wgmma-lsp: ignore"
 _COMMENT_RE = re.compile(r"#\s*wgmma-lsp:\s*ignore\b(?:\[(?P<codes>[^\]]*)\])?")
+_MARKER_RE = re.compile(r"wgmma-lsp:\s*ignore\b")
 
 
 @dataclass(frozen=True)
@@ -46,9 +48,11 @@ def _comments(source: str) -> list[tuple[int, int, str]]:
         return out
 
 
+@functools.lru_cache(maxsize=16)
 def parse(source: str) -> dict[int, Suppression]:
-    """The suppression comments of a file, by line."""
-    if MARKER not in source and "wgmma-lsp:" not in source:
+    """The suppression comments of a file, by line (cached: every hover and code action asks
+    for the diagnostics, and tokenizing a large file costs milliseconds; callers only read)."""
+    if _MARKER_RE.search(source) is None:
         return {}
     out: dict[int, Suppression] = {}
     for line, col, text in _comments(source):
