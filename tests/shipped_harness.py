@@ -19,14 +19,13 @@ import importlib.util
 import itertools
 import re
 import sys
-import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
 from wgmma_lsp.trace.entries import parse_entry_points
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from jax_oracle import jax_message  # noqa: E402
+from jax_oracle import _blamed_line, jax_message  # noqa: E402
 
 _counter = itertools.count()
 
@@ -142,19 +141,6 @@ def _load(path: Path):
     finally:
         del sys.modules[name]
     return module
-
-
-def _blamed_line(e: BaseException, path: Path) -> int | None:
-    best = None
-    seen: set[int] = set()
-    err: BaseException | None = e
-    while err is not None and id(err) not in seen:
-        seen.add(id(err))
-        frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename == str(path)]
-        if frames:
-            best = frames[-1].lineno
-        err = err.__cause__ or err.__context__
-    return best
 
 
 def trace_entries(path: Path, lower: bool = False, ran: set[int] | None = None) -> list[Verdict]:
