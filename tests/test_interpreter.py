@@ -235,3 +235,27 @@ def kernel(a_ref, b_ref):
       pass
   pl.run_scoped(body, plgpu.ACC((64, 128)), plgpu.SMEM((64, 128), jnp.float32))
 """) == [("WG001", Severity.WARNING), ("WG003", Severity.WARNING)]
+
+
+def test_a_tuning_loop_that_skips_rejected_configs_still_proves_a_trace_error() -> None:
+    # As in jax's hopper_matmul_mgpu.py: the handler skips shared-memory overflows (a ValueError
+    # at lowering) and re-raises the rest. The SMEM accumulator fails tracing with a TypeError,
+    # which nothing catches, in the first configuration already.
+    assert ("WG003", Severity.ERROR) in severities("""
+def kernel(alloc, stages):
+  def body(acc_ref, a_ref, b_ref):
+    plgpu.wgmma(acc_ref, a_ref, b_ref)
+  pl.run_scoped(body, alloc, plgpu.SMEM((64, 64), jnp.bfloat16), plgpu.SMEM((64, 128), jnp.bfloat16))
+
+def main():
+  for stages in (2, 4):
+    try:
+      kernel(plgpu.SMEM((64, 128), jnp.float32), stages)
+    except ValueError as e:
+      if "exceeds available shared memory" in str(e):
+        continue
+      raise
+
+if __name__ == "__main__":
+  main()
+""")

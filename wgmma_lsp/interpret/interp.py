@@ -252,7 +252,7 @@ class Interpreter:
             if moved is None:
                 return
             span, blame_line, related, data = moved
-        caught = self.may_be_caught(rule.exception)  # always asked: it marks the `try` scopes
+        caught = self.may_be_caught(rule)  # always asked: it marks the `try` scopes
         certain = self.certain and not any(f.maybe_returned for f in self.stack) and not caught
         finding = Finding(rule, message, span, blame_line, related or [], certain and not condition,
                           data or {}, " <- ".join(reversed(self.context[-3:])), condition=condition)
@@ -452,7 +452,7 @@ class Interpreter:
         for f, was_certain in hit.findings:
             if ctx not in f.contexts:
                 f.contexts.append(ctx)
-            caught = self.may_be_caught(f.rule.exception)
+            caught = self.may_be_caught(f.rule)
             if certain and not caught and was_certain and hit.outer_certain and not f.condition:
                 f.certain = True
 
@@ -818,7 +818,8 @@ class Interpreter:
         origin = self.caller_name()
         line = s.lineno - 1
         span = self.span(s.iter)
-        leaves = _breaks(s.body)
+        # Exits inside `except` handlers run only once an error was caught (see exec_Try).
+        leaves = _breaks(s.body, handlers=False)
         done = 0
         for i in order:
             start = self.steps
@@ -942,11 +943,16 @@ class Interpreter:
     def exec_Try(self, s: ast.Try, env: Env) -> None:
         # An error raised inside `try` is certain only when no handler can catch it (a TypeError
         # under `except ValueError:` still propagates); handlers and `else` may not run at all.
-        self.handlers.append(_TryScope(_caught_classes(s.handlers)))
+        scope = _TryScope(_caught_classes(s.handlers))
+        self.handlers.append(scope)
         try:
             self.run_path(lambda: self.exec_block(s.body, env))
         finally:
             self.handlers.pop()
+        if scope.tripped and self.stack and any(_breaks(h.body) for h in s.handlers):
+            # A handler may have caught an error found in the body and left (continue, break,
+            # return, raise): what follows may not run.
+            self.stack[-1].maybe_returned = True
         with self.uncertain():
             for h in s.handlers:
                 if h.name:
@@ -957,18 +963,21 @@ class Interpreter:
 
     exec_TryStar = exec_Try
 
-    def may_be_caught(self, exception: str) -> bool:
-        """Could an enclosing `try` catch the exception JAX raises here (a class name,
-        `ValueError`), or has an error it may catch been found earlier in its body?"""
+    def may_be_caught(self, rule: Rule) -> bool:
+        """Could an enclosing `try` catch the exception JAX raises for `rule` (its class name,
+        `ValueError`), or has an error it may catch been found earlier in its body? (JAX
+        lowers only what traced: a lowering error found earlier does not stop a trace error.)"""
         if not self.handlers or self.silent:
             return False
-        raised = _builtin_exception(exception.rpartition(".")[2])
+        raised = _builtin_exception(rule.exception.rpartition(".")[2])
+        lowering = rule.stage == "lower"
         found = False
         for scope in self.handlers:
-            if scope.tripped:
+            if scope.tripped == "trace" or (scope.tripped and lowering):
                 found = True
             if scope.caught is None or raised is None or issubclass(raised, scope.caught):
-                scope.tripped = True
+                if scope.tripped != "trace":
+                    scope.tripped = "lower" if lowering else "trace"
                 found = True
         return found
 
@@ -1524,7 +1533,21 @@ def _named_shape(s: ast.Assign, value: Value, env: Env) -> Value | None:
 @dataclass
 class _TryScope:
     caught: tuple[type, ...] | None
-    tripped: bool = False
+    tripped: str = ""  # the stage ("trace", "lower") of the first error found that it may catch
+
+
+def _walk(node: ast.AST, handlers: bool) -> Iterator[ast.AST]:
+    """`ast.walk`, or (`handlers=False`) a walk that enters neither `except` handlers nor
+    nested functions and classes (their exits leave only themselves)."""
+    if handlers:
+        yield from ast.walk(node)
+        return
+    skip = (ast.ExceptHandler, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        yield n
+        todo.extend(c for c in ast.iter_child_nodes(n) if not isinstance(c, skip))
 
 
 def _builtin_exception(name: str) -> type | None:
@@ -1548,10 +1571,11 @@ def _caught_classes(handlers: list[ast.ExceptHandler]) -> tuple[type, ...] | Non
     return tuple(out)
 
 
-def _breaks(body: list[ast.stmt]) -> bool:
-    """Does a loop body leave early (break, continue, return, raise) somewhere?"""
+def _breaks(body: list[ast.stmt], handlers: bool = True) -> bool:
+    """Does a loop body leave early (break, continue, return, raise) somewhere? (With
+    `handlers=False`, exits inside `except` handlers do not count.)"""
     for stmt in body:
-        for node in ast.walk(stmt):
+        for node in _walk(stmt, handlers):
             if isinstance(node, (ast.Break, ast.Continue, ast.Return, ast.Raise)):
                 return True
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
