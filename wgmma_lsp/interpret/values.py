@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Callable
 
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret.dims import Dim, Sym
@@ -373,6 +373,22 @@ class Wrapped(Value):
 
 def is_unknown(v: Value) -> bool:
     return isinstance(v, (Unknown, Opaque))
+
+
+def tree_leaves(v: Value, leaf: Callable[[Value], bool], dicts: bool = True) -> list[Value] | None:
+    """The leaves of a tuple/list (and, with `dicts`, dict) pytree, in order; None when the
+    structure is unknown or a leaf is not one `leaf` accepts."""
+    if isinstance(v, TupleVal):
+        out: list[Value] = []
+        for x in v.items:
+            sub = tree_leaves(x, leaf, dicts)
+            if sub is None:
+                return None
+            out.extend(sub)
+        return out
+    if dicts and isinstance(v, DictVal):
+        return tree_leaves(TupleVal(tuple(x for _, x in v.items)), leaf, dicts)
+    return [v] if leaf(v) else None
 
 
 def as_int(v: Value) -> int | None:

@@ -13,7 +13,7 @@ from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import (
     UNKNOWN, AllocSpec, ApiVal, ArrayVal, BlockSpecVal, Const, DSliceVal, FuncVal, RefVal,
     ShapeDtypeVal, TransformVal, TupleVal, Value, Wrapped, as_int, as_shape, is_unknown, DictVal,
-    PartialVal,
+    PartialVal, tree_leaves,
 )
 from wgmma_lsp.models.arrays import FLOAT32, INT32, as_array, to_dtype
 from wgmma_lsp.models.registry import CONSTANTS, METHODS, model
@@ -324,17 +324,8 @@ def _gmem_tree(v: Value, origin, desc: str) -> Value:
 
 
 def _leaves(v: Value) -> list[Value] | None:
-    if isinstance(v, TupleVal):
-        out: list[Value] = []
-        for x in v.items:
-            sub = _leaves(x)
-            if sub is None:
-                return None
-            out.extend(sub)
-        return out
-    if isinstance(v, (ShapeDtypeVal, ArrayVal)):
-        return [v]
-    return None
+    """The ShapeDtypeStructs/arrays of a tuple/list pytree (`out_shape`); None otherwise."""
+    return tree_leaves(v, lambda x: isinstance(x, (ShapeDtypeVal, ArrayVal)), dicts=False)
 
 
 @model("pl.pallas_call")

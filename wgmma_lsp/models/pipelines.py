@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import (
-    UNKNOWN, ArrayVal, BlockSpecVal, Const, DictVal, FuncVal, RefVal, TupleVal, Value, Wrapped,
-    is_unknown, join,
+    UNKNOWN, ArrayVal, BlockSpecVal, Const, FuncVal, RefVal, TupleVal, Value, Wrapped,
+    is_unknown, join, tree_leaves,
 )
 from wgmma_lsp.models.arrays import INT32
 from wgmma_lsp.models import smem_budget
@@ -44,19 +44,7 @@ def _is_none(v: Value | None) -> bool:
 
 def _flat(v: Value) -> list[Value] | None:
     """Leaves of a tuple/list/dict pytree of specs or refs; None when the structure is unknown."""
-    if isinstance(v, TupleVal):
-        out: list[Value] = []
-        for x in v.items:
-            sub = _flat(x)
-            if sub is None:
-                return None
-            out.extend(sub)
-        return out
-    if isinstance(v, DictVal):
-        return _flat(TupleVal(tuple(x for _, x in v.items)))
-    if is_unknown(v):
-        return None
-    return [v]
+    return tree_leaves(v, lambda x: not is_unknown(x))
 
 
 def trace_index_map(call: Call, spec: Value, indices: list[Value]) -> None:
