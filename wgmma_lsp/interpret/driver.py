@@ -208,10 +208,14 @@ def _records_with_hover_pass(interp: Interpreter) -> dict:
     """Recorded values for hovers: the hover pass runs on first use, not on every keystroke
     (diagnostics do not need it). The analysis is finished: a newer document no longer stops it."""
     interp.cancel = None
+    previous = getattr(CURRENT_CANCEL, "event", None)
+    CURRENT_CANCEL.event = None  # nor the user's modules it may interpret on the way
     try:
         hover_pass(interp)
     except (Budget, RecursionError):
         log.info("hover pass stopped early for %s", interp.path)
+    finally:
+        CURRENT_CANCEL.event = previous
     return interp.finish_records()
 
 

@@ -13,7 +13,10 @@ content hashes of it and of everything it imported are unchanged):
 - every analysis runs in a `Session`, which bounds the work: the import chain's depth, a
   module's size, the number of modules it may interpret and the characters it may read. What a
   bound cuts is unknown (never an error) and is said in a log line; an import cycle gives the
-  names of the module still being initialised as unknown, as Python would fail to import them.
+  names of the module still being initialised as unknown, as Python would fail to import them;
+- a cancellation (a newer version of the analysed document) is not a bound: it stops the
+  analysis at once, keeps nothing of the module being interpreted (no summary, no dependants)
+  and says nothing; the next analysis interprets that module again.
 
 User code is never imported or executed: modules are found by file lookup (`lookup`), and their
 code only runs in the abstract interpreter.
@@ -148,9 +151,11 @@ class Program:
             yield session
         finally:
             set_active_importer(previous)
-            if path:
-                with self._lock:
-                    self._analysed[os.path.abspath(path)] = dict(session.read)
+        # Only a finished analysis says what the document depends on: a cancelled one read only
+        # part of it (the previous analysis' dependencies stay until the next one finishes).
+        if path:
+            with self._lock:
+                self._analysed[os.path.abspath(path)] = dict(session.read)
 
 
 @dataclass
@@ -324,7 +329,7 @@ class Session:
         return s
 
     def _build(self, path: str, name: str, text: Text) -> Summary:
-        from wgmma_lsp.interpret.interp import MAX_STEPS, Budget, Interpreter
+        from wgmma_lsp.interpret.interp import MAX_STEPS, Budget, Cancelled, Interpreter
         from wgmma_lsp.spans import LineIndex
         from wgmma_lsp.syntax import parse
 
@@ -342,6 +347,11 @@ class Session:
             interp.module_env.vars["__name__"] = Const(name)
             try:
                 interp.run_module()
+            except Cancelled:
+                # A newer version of the analysed document: not a bound. Nothing of this module
+                # is kept (no summary, not even one used by this analysis alone); the caller's
+                # analysis stops here and the next one interprets the module again.
+                raise
             except Budget:
                 complete = False
                 log.info("program: step budget spent in the top-level code of %s", path)
