@@ -26,7 +26,7 @@ __all__ = [
     "DType", "DTYPE_NAMES", "canonical_name", "canonicalize", "python_scalar",
     "promote", "result_type", "promote_types", "is_floating", "is_integer",
     "is_signed_integer", "is_unsigned_integer", "is_complex", "is_bool",
-    "itemsize_bits",
+    "itemsize_bits", "SymDType", "concrete", "same",
 ]
 
 
@@ -39,6 +39,42 @@ class DType:
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def symbolic(self) -> bool:
+        return False
+
+
+@dataclass(frozen=True)
+class SymDType(DType):
+    """A dtype known only by the expression the user wrote for it (`x.dtype`, a `dtype`
+    parameter, `config.dtype`): printed by that spelling (`Ref<smem>{x.dtype[tile_m, tile_k]}`).
+
+    It is a fixed but unknown dtype: equal to itself (two arrays of `x.dtype` have one dtype),
+    undecided against any other dtype, and no fact (width, kind, promotion with other dtypes)
+    is known about it. Checks read dtypes through :func:`concrete` (a symbolic dtype is unknown
+    there) and compare them with :func:`same`, so a symbolic dtype never proves an error."""
+
+    @property
+    def symbolic(self) -> bool:
+        return True
+
+
+def concrete(d: DType | None) -> DType | None:
+    """The dtype when it is a concrete one, None when it is unknown or only symbolic: what a
+    check that needs the dtype's facts (its name, width or kind) may read."""
+    return None if d is None or d.symbolic else d
+
+
+def same(a: DType | None, b: DType | None) -> bool | None:
+    """Are two dtypes (ignoring weak types) the same? None when undecided: either is unknown, or
+    one is symbolic and they are not the same symbol (`x.dtype` against `bfloat16`, or against
+    `y.dtype`)."""
+    if a is None or b is None:
+        return None
+    if a.symbolic or b.symbolic:
+        return True if a.symbolic and b.symbolic and a.name == b.name else None
+    return a.name == b.name
 
 
 # --- The dtype universe (jax/_src/dtypes.py: _bool_types, _int_types, ...) ---
@@ -138,6 +174,8 @@ def canonicalize(dtype: DType) -> DType:
     This is what an array holds: ``jnp.zeros((2,), jnp.float64).dtype`` is
     float32.  The weak flag is kept.
     """
+    if dtype.symbolic:
+        return dtype
     new = _TO_32BIT.get(dtype.name)
     return dtype if new is None else DType(new, dtype.weak)
 
@@ -256,6 +294,13 @@ def result_type(*dtypes: DType) -> Optional[DType]:
     """
     if not dtypes:
         raise ValueError("at least one dtype is required")
+    if any(d.symbolic for d in dtypes):
+        # One symbolic dtype with itself stays that dtype; anything else depends on what the
+        # symbol stands for (`x.dtype + 1.0` is float32 when x is an int array): unknown.
+        first = dtypes[0]
+        if all(d.symbolic and d.name == first.name for d in dtypes):
+            return SymDType(first.name)
+        return None
     ds = [canonicalize(_check(d)) for d in dtypes]
     if len(ds) == 1:
         out = ds[0]

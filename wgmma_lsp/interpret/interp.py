@@ -27,11 +27,12 @@ from wgmma_lsp.models.python import BUILTINS
 from wgmma_lsp.models.registry import ATTRIBUTES, CONSTANTS, GETITEM, SETITEM
 
 registry.load_all()
+from wgmma_lsp.interpret.dtypes import SymDType
 from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.memo import MemoEntry, call_key
 from wgmma_lsp.interpret.origin import ForeignSpan, Importer, ModuleOrigin, active_importer
 from wgmma_lsp.interpret.values import (
-    UNKNOWN, ApiVal, ArrayVal, BoundMethod, ClassVal, Const, DictVal, FuncVal, InstanceVal,
+    UNKNOWN, ApiVal, ArrayVal, BoundMethod, ClassVal, Const, DictVal, DTypeVal, FuncVal, InstanceVal,
     ModuleVal, Opaque, PartialVal, RefVal, SliceVal, SymInt, TupleVal, Unknown, UserModuleVal, Value,
     Wrapped,
     as_dim, dim_value, is_unknown, join,
@@ -1214,7 +1215,9 @@ class Interpreter:
                 return Opaque(f"{obj.name}.shape")
             if attr in ("at",):
                 return UNKNOWN
-            if attr.startswith("_") or attr in ("dtype", "T", "ndim", "size", "astype", "reshape"):
+            if attr == "dtype":  # a dtype known by its spelling: `x.dtype`, `config.dtype`
+                return DTypeVal(SymDType(f"{obj.name}.dtype"))
+            if attr.startswith("_") or attr in ("T", "ndim", "size", "astype", "reshape"):
                 return UNKNOWN
             return Opaque(f"{obj.name}.{attr}")
         kind = _value_kind(obj)
@@ -1516,7 +1519,7 @@ class Interpreter:
 
 def _named_shape(s: ast.Assign, value: Value, env: Env) -> Value | None:
     """`m, k = a.shape` where `a` is an unknown parameter: its sizes get the names the code gives
-    them (`m`, `k`), and `a` becomes an array of that shape (dtype unknown) from here on."""
+    them (`m`, `k`), and `a` becomes an array of that shape (dtype `a.dtype`) from here on."""
     if not (isinstance(value, Opaque) and value.name.endswith(".shape") and len(s.targets) == 1
             and isinstance(s.targets[0], (ast.Tuple, ast.List))
             and all(isinstance(e, ast.Name) for e in s.targets[0].elts)
@@ -1526,7 +1529,7 @@ def _named_shape(s: ast.Assign, value: Value, env: Env) -> Value | None:
     dims = tuple(D.Sym.var(n) for n in names)
     owner = s.value.value.id
     if isinstance(env.vars.get(owner), Opaque) and "." not in owner:
-        env.vars[owner] = ArrayVal(dims, None)
+        env.vars[owner] = ArrayVal(dims, SymDType(f"{owner}.dtype"))
     return TupleVal(tuple(SymInt(d) for d in dims))
 
 

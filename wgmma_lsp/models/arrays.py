@@ -14,7 +14,7 @@ from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.dims import Dim
 from wgmma_lsp.interpret.dtypes import DType
 from wgmma_lsp.interpret.values import (
-    UNKNOWN, ApiVal, ArrayVal, Const, DTypeVal, Opaque, ShapeDtypeVal, SymInt,
+    UNKNOWN, ApiVal, ArrayVal, Const, DTypeVal, Opaque, OpaqueReplaced, ShapeDtypeVal, SymInt,
     TupleVal, Value, as_dim, as_shape, dim_value,
 )
 from wgmma_lsp.models.indexing import index_shape
@@ -47,9 +47,14 @@ def dtype_of(v: Value) -> DType | None:
 
 
 def to_dtype(v: Value) -> DType | None:
-    """A value used as a dtype argument (`jnp.float32`, `"bfloat16"`, `x.dtype`, `float`)."""
+    """A value used as a dtype argument (`jnp.float32`, `"bfloat16"`, `x.dtype`, `float`).
+
+    A named unknown (a `dtype` parameter, `config.dtype` of an unknown config) is a symbolic
+    dtype spelled by that name."""
     if isinstance(v, DTypeVal):
         return T.canonicalize(v.dtype)
+    if isinstance(v, Opaque) and not isinstance(v, OpaqueReplaced):
+        return T.SymDType(v.name)
     if isinstance(v, Const) and isinstance(v.value, str):
         name = T.canonical_name(v.value)
         return T.canonicalize(DType(name)) if name else None
@@ -69,7 +74,9 @@ def as_array(v: Value) -> ArrayVal | None:
 
 
 def strong(dt: DType | None) -> DType | None:
-    return DType(dt.name) if dt is not None else None
+    if dt is None or dt.symbolic:
+        return dt  # symbolic dtypes are never weak
+    return DType(dt.name)
 
 
 # -- broadcasting and promotion -------------------------------------------------------------
@@ -114,6 +121,8 @@ def _float_result(dt: DType | None) -> DType | None:
     """Ops that produce floats (`/`, exp, mean) promote ints and bools to the default float."""
     if dt is None:
         return None
+    if dt.symbolic:
+        return None  # `x / y` is float32 for int arrays, x.dtype for float ones: unknown
     if T.is_floating(dt) or T.is_complex(dt):
         return dt
     return DType("float32", dt.weak)
@@ -136,7 +145,9 @@ def array_compare(interp, op: ast.cmpop, left: Value, right: Value) -> Value:
     if isinstance(op, (ast.Eq, ast.NotEq)):
         ld, rd = _compared_dtype(left), _compared_dtype(right)
         if ld is not None and rd is not None:  # `a.dtype != b.dtype`, `x.dtype == jnp.int8`
-            same = ld.name == rd.name
+            same = T.same(ld, rd)  # a symbolic dtype equals itself only: else undecided
+            if same is None:
+                return UNKNOWN
             return Const(same if isinstance(op, ast.Eq) else not same)
     if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(left, TupleVal) and isinstance(right, TupleVal):
         # Tuples (shapes): equal when every item is; decided when each comparison is.
@@ -175,7 +186,7 @@ def array_compare(interp, op: ast.cmpop, left: Value, right: Value) -> Value:
 def _compared_dtype(v: Value) -> DType | None:
     """A dtype on one side of `==`: numpy compares dtypes (and scalar types such as `jnp.int8`)
     by the dtype they name."""
-    if isinstance(v, DTypeVal) and v.dtype is not None and v.dtype.name in T.DTYPE_NAMES:
+    if isinstance(v, DTypeVal) and v.dtype is not None and (v.dtype.symbolic or v.dtype.name in T.DTYPE_NAMES):
         return v.dtype
     return None
 
@@ -607,6 +618,8 @@ def reduce(x: Value, axis: Value, keepdims: Value, dtype_rule: str) -> Value:
     if arr is None:
         return UNKNOWN
     dt = strong(arr.dtype)
+    if dt is not None and dt.symbolic and dtype_rule in ("sum", "mean"):
+        dt = None  # the sum of small ints widens, the mean of ints is a float: it depends
     if dt is not None:
         if dtype_rule == "sum" and (T.is_bool(dt) or (T.is_integer(dt) and T.itemsize_bits(dt) < 32)):
             dt = DType("uint32") if T.is_unsigned_integer(dt) else INT32
@@ -691,8 +704,9 @@ def _a_size(obj: ArrayVal) -> Value:
 ATTRIBUTES["sds.shape"] = lambda o: _a_shape(o.array)
 ATTRIBUTES["sds.dtype"] = lambda o: _a_dtype(o.array)
 ATTRIBUTES["sds.ndim"] = lambda o: _a_ndim(o.array)
-ATTRIBUTES["dtype.itemsize"] = lambda o: Const(T.itemsize_bits(o.dtype) // 8) if T.itemsize_bits(o.dtype) >= 8 else UNKNOWN
-ATTRIBUTES["dtype.name"] = lambda o: Const(o.dtype.name)
+ATTRIBUTES["dtype.itemsize"] = lambda o: Const(T.itemsize_bits(o.dtype) // 8) \
+    if not o.dtype.symbolic and T.itemsize_bits(o.dtype) >= 8 else UNKNOWN
+ATTRIBUTES["dtype.name"] = lambda o: Const(o.dtype.name) if not o.dtype.symbolic else UNKNOWN
 ATTRIBUTES["dtype.type"] = lambda o: o
 
 
@@ -712,10 +726,11 @@ def _dtype_call(call: Call) -> Value:
     arr = as_array(x)
     if dt is None:
         return UNKNOWN
+    dt = dt if dt.symbolic else T.canonicalize(DType(dt.name))  # strong
     if arr is not None:
-        return ArrayVal(arr.shape, T.canonicalize(DType(dt.name)))
+        return ArrayVal(arr.shape, dt)
     if isinstance(x, (Const, SymInt)):
-        return ArrayVal((), T.canonicalize(DType(dt.name)))
+        return ArrayVal((), dt)
     return UNKNOWN
 
 

@@ -53,7 +53,7 @@ def check_allocation(call: Call, kind: str, shape: tuple | None, dtype: DType | 
     if layout is not False or packed is None:
         return True  # an explicit layout (or unknown arguments): other checks
     if not packed:
-        if dtype is None:
+        if T.concrete(dtype) is None:
             return True
         if T.itemsize_bits(dtype) != 32:
             interp.report(tmem_narrow_dtype.RULE, tmem_narrow_dtype.MESSAGE, call.span_of(1, "dtype"),
@@ -62,7 +62,7 @@ def check_allocation(call: Call, kind: str, shape: tuple | None, dtype: DType | 
         packing = 1
     else:
         p = call.kwargs.get("packed")
-        if not (isinstance(p, Const) and isinstance(p.value, bool)) or dtype is None:
+        if not (isinstance(p, Const) and isinstance(p.value, bool)) or T.concrete(dtype) is None:
             return True
         packing = 32 // T.itemsize_bits(dtype) if p.value else 1
     if shape is None or len(shape) < 2 or not all(isinstance(d, int) for d in shape[-2:]):
@@ -142,7 +142,7 @@ def _tcgen05_mma(call: Call) -> Value:
                 root = arg.root()
                 related = [Related(root.origin, f"allocated here as {root.aval()}")]
                 data.update(alloc_span=root.origin, alloc_kind=root.space,
-                            bits=T.itemsize_bits(root.dtype) if root.dtype is not None else None)
+                            bits=T.itemsize_bits(root.dtype) if T.concrete(root.dtype) is not None else None)
             interp.report(tcgen05_memory_spaces.RULE, message, call.span_of(i, ("acc", "a", "b")[i]),
                           call.line, related=related, data=data)
             return Const(None)

@@ -13,8 +13,9 @@ from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import (
     UNKNOWN, AllocSpec, ApiVal, ArrayVal, BlockSpecVal, Const, DSliceVal, FuncVal, RefVal,
     ShapeDtypeVal, TransformVal, TupleVal, Value, Wrapped, as_int, as_shape, is_unknown, DictVal,
-    PartialVal, tree_leaves,
+    Opaque, OpaqueReplaced, PartialVal, tree_leaves,
 )
+from wgmma_lsp.interpret.dtypes import SymDType
 from wgmma_lsp.models.arrays import FLOAT32, INT32, as_array, to_dtype
 from wgmma_lsp.models.registry import CONSTANTS, METHODS, model
 from wgmma_lsp.models import smem_budget, tmem_budget
@@ -271,6 +272,8 @@ def _block_ref(array: Value, spec: Value, default_space: str, origin, desc: str)
     arr = as_array(array) if not isinstance(array, ShapeDtypeVal) else array.array
     shape = arr.shape if arr is not None else None
     dtype = arr.dtype if arr is not None else None
+    if arr is None and isinstance(array, Opaque) and not isinstance(array, OpaqueReplaced):
+        dtype = SymDType(f"{array.name}.dtype")  # an operand known by name: `x_ref` holds x.dtype
     space = default_space
     transforms: tuple[TransformVal, ...] = ()
     spec_span = None

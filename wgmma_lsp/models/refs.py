@@ -109,7 +109,7 @@ def _transpose_ref(call: Call) -> Value:
     if ref.base is None and not ref.transforms and tracer_memory_space_raises():
         # JAX 0.12: `hasattr(ref, "memory_space")` on a traced kernel ref raises first
         if ref.kind in ("plain", "tmem") and ref.space in ("smem", "tmem") and ref.inner.shape is not None \
-                and ref.inner.dtype is not None:
+                and ref.inner.dtype is not None and not ref.inner.dtype.symbolic:  # JAX prints the aval
             call.interp.report(
                 transpose_ref_traced.RULE,
                 f"The 'memory_space' attribute is not available on traced array with shape {ref.aval()}. "

@@ -56,7 +56,7 @@ def check_run_scoped_lowering(call: Call, allocations: list[tuple[Value, object]
                               data={"collective_span": call.span_of(99, "collective_axes")})
                 return
             dtype = spec.inner.dtype
-            if dtype is None:
+            if dtype is None or dtype.symbolic:
                 return
             if dtype.name in UNSIGNED_NAMES:
                 interp.report(accumulator_unsigned.RULE,

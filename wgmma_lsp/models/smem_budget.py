@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.dtypes import itemsize_bits
 from wgmma_lsp.interpret.values import AllocSpec, ArrayVal, Const, RefVal, TupleVal, Value, Wrapped, as_int
 
@@ -52,7 +53,7 @@ class Scope:
 
 
 def _array_bytes(a: ArrayVal) -> int | None:
-    if a.shape is None or a.dtype is None or not all(isinstance(d, int) for d in a.shape):
+    if a.shape is None or T.concrete(a.dtype) is None or not all(isinstance(d, int) for d in a.shape):
         return None
     try:
         bits = itemsize_bits(a.dtype)

@@ -170,11 +170,12 @@ def check_store(interp, ref: RefVal, index: Value, value: Value, target: ast.Sub
                               f"Value shape: {D.format_shape(value.shape)}. Transforms: {transforms}. ",
                               span, line)
         return
-    if eq is not True or ref.dtype is None or value.dtype is None:
+    same = T.same(ref.dtype, value.dtype)  # None: unknown, or a symbolic dtype against another
+    if eq is not True or same is None:
         return
     if any(t.kind not in ("index", "tiling", "swizzle", "transpose") for t in ref.transforms):
         return
-    if _implicitly_cast(ref.dtype, value.dtype) or ref.dtype.name == value.dtype.name:
+    if same or _implicitly_cast(ref.dtype, value.dtype):  # type: ignore[arg-type]
         return
     interp.report(store_dtype.RULE,
                   f"Invalid dtype for `swap`. Ref dtype: {ref.dtype.name}. Value dtype: {value.dtype.name}. ",

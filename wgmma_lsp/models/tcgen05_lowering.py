@@ -58,13 +58,14 @@ def check_mma_lowering(call: Call, acc: Value, a: Value, b: Value) -> None:
     interp = call.interp
     if interp.lowering != "lane" or installed() is None or installed()[:2] != (0, 10):
         return
-    if not isinstance(acc, RefVal) or acc.root().kind != "tmem" or acc.dtype is None or acc.shape is None:
+    if not isinstance(acc, RefVal) or acc.root().kind != "tmem" or T.concrete(acc.dtype) is None \
+            or acc.shape is None:
         return
     lhs, rhs = _operand(a), _operand(b)
     if lhs is None or rhs is None or not isinstance(a, RefVal) or not isinstance(b, RefVal):
         return
-    if a.dtype is None or b.dtype is None:
-        return
+    if T.concrete(a.dtype) is None or T.concrete(b.dtype) is None:
+        return  # unknown or symbolic (`x.dtype`): no fact about the widths
     span, line = call.span, call.line
     a_bits, b_bits = T.itemsize_bits(a.dtype), T.itemsize_bits(b.dtype)
     lhs_swizzle = None

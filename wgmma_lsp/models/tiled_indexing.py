@@ -108,9 +108,10 @@ def _check_swizzled_indexing(interp, ref: RefVal, index: Value, node: ast.AST) -
     root = ref.root()
     swizzle = root.transforms[0].params[0] if root.transforms[0].params else None
     indexers = _indexers(ref, index)
-    if not isinstance(swizzle, int) or indexers is None or root.dtype is None:
-        return
     from wgmma_lsp.interpret import dtypes as T
+
+    if not isinstance(swizzle, int) or indexers is None or T.concrete(root.dtype) is None:
+        return
 
     elems = swizzle * 8 // T.itemsize_bits(root.dtype)
     shape = root.shape

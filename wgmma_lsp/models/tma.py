@@ -9,6 +9,7 @@ Mirrors, in JAX's order of checks (jax 0.10.2):
 
 from __future__ import annotations
 
+from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import Const, RefVal, Value, is_unknown
 from wgmma_lsp.models.registry import model
@@ -39,7 +40,7 @@ def check_ref(call: Call, i: int, name: str, space: str) -> bool | None:
         return True
     root = ref.root()
     # Only plain refs with a known aval: JAX prints the aval, and we print it the same way.
-    if root.kind != "plain" or root.shape is None or root.dtype is None \
+    if root.kind != "plain" or root.shape is None or T.concrete(root.dtype) is None \
             or any(not isinstance(d, int) for d in root.shape):
         return None
     related = [Related(root.origin, f"allocated here ({root.origin_desc}) as {root.aval()}")] \

@@ -65,7 +65,7 @@ def check_copy_lowering(call: Call, gmem_to_smem: bool) -> None:
     gshape, sshape, rshape = _int_shape(gmem), _int_shape(smem), _int_shape(groot)
     if gshape is None or sshape is None or rshape is None or len(gshape) != len(rshape):
         return  # integer indices on the GMEM side squeeze dimensions: not modelled
-    if gmem.dtype is None or smem.dtype is None:
+    if T.concrete(gmem.dtype) is None or T.concrete(smem.dtype) is None:
         return
     gname, sname = gmem.dtype.name, smem.dtype.name
     if gname not in MLIR or sname not in MLIR:

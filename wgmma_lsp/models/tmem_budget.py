@@ -36,7 +36,7 @@ def _align8(n: int) -> int:
 def _cols(shape, dtype, attrs: dict) -> int | None:
     """Columns of one TMEM allocation with the default layout (128 rows; packed 16-bit values
     share a column)."""
-    if shape is None or dtype is None or len(shape) != 2 or not all(isinstance(d, int) for d in shape):
+    if shape is None or T.concrete(dtype) is None or len(shape) != 2 or not all(isinstance(d, int) for d in shape):
         return None
     if shape[0] != TMEM_ROWS or attrs.get("layout") is not False:
         return None

@@ -20,7 +20,7 @@ from wgmma_lsp.rules.base import Related
 def transforms_apply(call: Call, spec: AllocSpec) -> bool:
     """True when the transforms apply (or it cannot be decided); False when JAX raises here."""
     shape, dtype = spec.inner.shape, spec.inner.dtype
-    if shape is None or dtype is None or not all(isinstance(d, int) for d in shape):
+    if shape is None or T.concrete(dtype) is None or not all(isinstance(d, int) for d in shape):
         return True
     cur: tuple[int, ...] = tuple(shape)  # type: ignore[arg-type]
     span = span_on_line(call, spec.span)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 
 from wgmma_lsp.interpret import dims as D
+from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import UNKNOWN, ArrayVal, Const, RefVal, Value, as_int
 from wgmma_lsp.models.indexing import is_trivial_index
@@ -74,7 +75,7 @@ def _wgmma(call: Call) -> Value:
             condition = differs_unless(pairs)
     da = a.dtype if isinstance(a, (RefVal, ArrayVal)) else None
     db = b.dtype if isinstance(b, (RefVal, ArrayVal)) else None
-    dtypes = None if da is None or db is None else da.name == db.name
+    dtypes = T.same(da, db)  # undecided when either is unknown or symbolic (but not both `x.dtype`)
     if dtypes is False:
         msg = f"Mixed input dtypes for matrix multiplication unsupported: lhs={da}, rhs={db}"
         interp.report(wgmma_mixed_dtypes.RULE, msg, call.span, call.line)
@@ -228,19 +229,20 @@ def check_store(interp, ref: RefVal, value: Value, value_node: ast.AST | None, b
                             "value_node": value_node, "ref_text": ref_text, "jnp": _jnp_alias(interp),
                             "operand_shapes": _operand_shapes(interp, value_node)})
         return
-    if eq is False or inner.dtype is None or val.dtype is None \
-            or (eq is None and inner.dtype.name == val.dtype.name):
+    same = T.same(inner.dtype, val.dtype)  # None: unknown, or symbolic (`x.dtype`) against another
+    if eq is False or same is None or (eq is None and same):
         if condition and D.is_known(inner.shape) and D.is_known(val.shape):
             interp.report(accumulator_shape.RULE,
                           f"Accumulator shape {D.format_shape(inner.shape)} does not match value "
                           f"shape {D.format_shape(val.shape)}", span, blame,
                           related=allocated_here(ref), condition=condition)
         return
-    if inner.dtype.name == val.dtype.name:
+    if same:
         _check_store_layout(interp, val, span, blame)
         return
-    # The dtype differs: an error even when the shape check before it cannot be decided.
-    if inner.dtype.name != val.dtype.name:
+    # The dtype differs (both concrete): an error even when the shape check before it cannot be
+    # decided.
+    if same is False:
         interp.report(accumulator_dtype.RULE,
                       f"Accumulator dtype {inner.dtype} does not match value dtype {val.dtype}",
                       span, blame, related=allocated_here(ref),

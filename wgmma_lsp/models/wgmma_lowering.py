@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import ArrayVal, RefVal, Value
 from wgmma_lsp.rules.base import Related
@@ -286,13 +287,14 @@ class WgmmaLowering:
 
         a, acc = self.a, self.acc
         elem = opb.ref.dtype.name  # type: ignore[union-attr]
-        acc_dtype = acc.dtype.name if acc.dtype is not None else None
+        # A symbolic dtype (`x.dtype`) is no fact: its name is in none of the tables below.
+        acc_dtype = acc.dtype.name if T.concrete(acc.dtype) is not None else None
         swizzle = opb.swizzle
         if acc_dtype is None or elem not in MLIR or swizzle is None:
             return
         a_in_regs = isinstance(a, ArrayVal)
         if a_in_regs:
-            if a.dtype is None:  # type: ignore[union-attr]
+            if T.concrete(a.dtype) is None:  # type: ignore[union-attr]
                 return
             if a.dtype.name not in REGISTER_TYPES:  # type: ignore[union-attr]
                 if a.dtype.name not in MLIR:  # type: ignore[union-attr]
