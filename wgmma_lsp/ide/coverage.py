@@ -18,7 +18,10 @@ tracing (a branch the traced config does not take) are left out.
 
 A name is **covered** when the value recorded at exactly its span is an array or ref whose
 shape and dtype are known (symbolic sizes such as `tile_m` count; `?` does not); when the
-analyzer saw several values (several call contexts), each must be known.
+analyzer saw several values (several call contexts), each must be known. A Python number
+beside a known array counts as known: the name holds a plain number in some calls (a peeled
+first step `device_step(ref, 0)`) and a traced array in others (`pl.loop`'s index); JAX sees
+the number there as a weakly typed scalar, and the hover shows its value.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import ast
 from dataclasses import dataclass, field
 
 from wgmma_lsp.analysis import Analysis
-from wgmma_lsp.interpret.values import ArrayVal, RefVal
+from wgmma_lsp.interpret.values import ArrayVal, Const, RefVal, SymInt
 
 #: APIs (by their last attribute name) that trace the functions passed to them in a kernel.
 TRACING_APIS = frozenset({
@@ -178,6 +181,11 @@ def _known(v: object) -> bool:
     return inner.dtype is not None and inner.shape is not None and all(d is not None for d in inner.shape)
 
 
+def _python_number(v: object) -> bool:
+    """A Python int/float/bool, its value known (or symbolic): a weakly typed scalar to JAX."""
+    return isinstance(v, SymInt) or isinstance(v, Const) and type(v.value) in (int, float, bool)
+
+
 def hover_coverage(analysis: Analysis, tree: ast.Module,
                    runtime: dict[tuple[int, str], str], ran: set[int] | None = None,
                    params: dict[tuple[int, str], str] | None = None) -> Coverage:
@@ -206,6 +214,7 @@ def hover_coverage(analysis: Analysis, tree: ast.Module,
             rec = records.get(span)
             values = rec.values if rec is not None else []
             shown = sorted({v.describe() for v in values if isinstance(v, (ArrayVal, RefVal))})
-            covered = bool(values) and all(_known(v) for v in values)
+            arrays = [v for v in values if not _python_number(v)]
+            covered = bool(arrays) and all(_known(v) for v in arrays)
             out.names.append(NameCoverage(span.line, span.col, name, fname, shown, covered, aval))
     return out

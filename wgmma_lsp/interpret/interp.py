@@ -470,7 +470,6 @@ class Interpreter:
         for entry in self.captures:
             entry.entered.add(id(node))
         env = Env(func.closure)
-        self.bind_params(func, call, env)
         frame = Frame(func)
         self.stack.append(frame)
         saved_certain = self.certain
@@ -478,8 +477,11 @@ class Interpreter:
         if call.node is not None:
             self.context.append(f"{func.name}() called at line {call.line + 1}")
             ctx_pushed = True
+        # The parameters are recorded in the callee's module (a function of the analysed file
+        # called back from another module records its parameters; one of another module does not)
         saved_where = self.enter_module(_origin_of(func.closure), call)
         try:
+            self.bind_params(func, call, env)
             if isinstance(node, ast.Lambda):
                 result = self.eval(node.body, env)
                 return result
@@ -1125,6 +1127,9 @@ class Interpreter:
     def exec_Delete(self, s: ast.Delete, env: Env) -> None:
         for t in s.targets:
             if isinstance(t, ast.Name):
+                v = env.vars.get(t.id)
+                if v is not None:  # `del b_smem`: the name still shows what it held
+                    self.record(t, v, "name", t.id)
                 env.vars[t.id] = UNKNOWN
 
     # -- expressions ------------------------------------------------------------------------

@@ -122,6 +122,8 @@ class TransformVal(Value):
             return "at[...]"
         if self.kind == "reshape":
             return f"reshape {tuple(self.params)}"
+        if self.kind == "peer":
+            return "remote_ref"
         return "unknown transform"
 
 

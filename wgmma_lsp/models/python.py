@@ -78,6 +78,8 @@ def _len(call: Call) -> Value:
         return Const(len(v.value))
     if isinstance(v, (ArrayVal, RefVal)) and v.shape:
         return dim_value(v.shape[0])  # a ref's len is its leading dimension (state.types)
+    if isinstance(v, Wrapped) and "len" in v.kwargs:
+        return v.kwargs["len"]  # `jax.devices()`: a sequence of known (or symbolic) length
     return UNKNOWN
 
 
