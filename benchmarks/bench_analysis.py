@@ -125,6 +125,8 @@ def measure(label: str, path: str, source: str, runs: int, memory: bool) -> dict
         "diagnostics": len(diags),
         "records": len(result.records),
         "note": result.note,
+        # Each configuration sweep: (1-based line of its loop, combinations checked, in all).
+        "sweeps": [(line + 1, checked, total) for line, checked, total in result.sweeps],
         "peak_kib": peak_kib,
         "runs": runs,
     }
@@ -144,6 +146,21 @@ def print_table(rows: list[dict]) -> None:
               f"{r['analysis_cpu_ms_median']:7.1f} {r['ratio']:5.0f} "
               f"{r['ms_per_1k_lines']:6.0f} {r['diagnostics']:>5} {peak}"
               + (f"  [{r['note']}]" if r["note"] else ""))
+    swept = [r for r in rows if r["sweeps"]]
+    if swept:
+        print("-" * len(head))
+        print("configuration sweeps (combinations checked / in the sweep, by the line of its loop):")
+        for r in swept:
+            by_line: dict[int, list[int]] = {}
+            for ln, c, t in r["sweeps"]:  # a sweep inside another one runs once per its case
+                agg = by_line.setdefault(ln, [0, 0, 0])
+                agg[0] += c
+                agg[1] += t
+                agg[2] += 1
+            parts = ", ".join(f"line {ln}: {c}/{t}" + (f" (in {n} runs of it)" if n > 1 else "")
+                              for ln, (c, t, n) in sorted(by_line.items()) if t > 1)
+            if parts:
+                print(f"  {r['file'][:38]:<38} {parts}")
     tot_lines = sum(r["lines"] for r in rows)
     tot_a = sum(r["analysis_ms_median"] for r in rows)
     tot_c = sum(r["analysis_cpu_ms_median"] for r in rows)

@@ -37,6 +37,8 @@ class Analysis:
     module_notes: list[str] = field(default_factory=list)  # what the program layer's bounds cut
     notes: list[tuple[Span, str]] = field(default_factory=list)  # what the budget left out
     smem: dict[Span, list[Any]] = field(default_factory=dict)  # kernel call -> KernelSmem per context
+    # Each configuration sweep run: (0-based line of its loop, combinations checked, in all).
+    sweeps: list[tuple[int, int, int]] = field(default_factory=list)
 
     @property
     def records(self) -> dict[Span, ValueRecord]:

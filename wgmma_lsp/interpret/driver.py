@@ -78,6 +78,7 @@ def _run_once(source: str, path: str | None, cancel: threading.Event | None = No
     analysis.findings = interp.findings
     analysis.notes = list(interp.notes)
     analysis.smem = dict(interp.smem_usage)
+    analysis.sweeps = list(interp.sweep_checked)
     analysis.record_source = (lambda: _records_with_hover_pass(interp)) if complete \
         else interp.finish_records
     analysis.unresolved_imports = interp.unresolved
@@ -173,11 +174,21 @@ def label_contexts(interp: Interpreter) -> None:
         reached = interp.ctx_entered.get(f.owner, set())
         if None in reached or set(f.contexts) >= reached:
             continue
-        contexts = sorted(f.contexts, key=lambda c: (c.line, c.bindings))
+        contexts = sorted(f.contexts, key=lambda c: (c.line, _natural(c.bindings)))
         f.context_note = contexts_note(contexts)
         for c in contexts[:3]:
             if c.span is not None:
                 f.related.append(Related(c.span, f"proven in this context: {c.label()}"))
+
+
+def _natural(bindings: tuple[tuple[str, str], ...]) -> tuple:
+    """Bindings in the order a reader expects: numbers by value (`64` before `128`)."""
+    def key(text: str) -> tuple:
+        try:
+            return (0, float(text), "")
+        except ValueError:
+            return (1, 0.0, text)
+    return tuple((name, key(text)) for name, text in bindings)
 
 
 def _as_array(v: Value) -> Value:

@@ -29,13 +29,15 @@ from wgmma_lsp.models.registry import ATTRIBUTES, CONSTANTS, GETITEM, SETITEM
 registry.load_all()
 from wgmma_lsp.interpret.dtypes import SymDType
 from wgmma_lsp.interpret.env import Env
+from wgmma_lsp.interpret import sweep_reuse
 from wgmma_lsp.interpret.memo import MemoEntry, call_key
+from wgmma_lsp.interpret.observe import Observations, Swept, raw
 from wgmma_lsp.interpret.origin import ForeignSpan, Importer, ModuleOrigin, active_importer
 from wgmma_lsp.interpret.values import (
     UNKNOWN, ApiVal, ArrayVal, BoundMethod, ClassVal, Const, DictVal, DTypeVal, FuncVal, InstanceVal,
     ModuleVal, Opaque, PartialVal, RefVal, SliceVal, SymInt, TupleVal, Unknown, UserModuleVal, Value,
     Wrapped,
-    as_dim, dim_value, is_unknown, join,
+    as_dim, dim_value, is_unknown, join, next_born,
 )
 from wgmma_lsp.rules.base import Finding, Related, Rule
 from wgmma_lsp.spans import LineIndex, Span
@@ -142,6 +144,15 @@ class Interpreter:
         self.notes: list[tuple[Span, str]] = []
         self.sweep_steps = 0  # steps spent in sweep iterations
         self.sweep_depth = 0
+        # Each sweep: (0-based line of its loop, combinations checked, combinations in all).
+        self.sweep_checked: list[tuple[int, int, int]] = []
+        # Open observation logs of sweep iterations (interpret/observe.py): while one is open,
+        # reads that keep books are made unobserved. The serial number an object must be born
+        # from to belong to the running iteration, and how many writes went to older objects.
+        self.observing = 0
+        self.obs = Observations()
+        self.iteration_born = 0
+        self.outside_writes = 0
         # The last pass: code the contexts reached, analysed with nothing known, only for the
         # hovers of lines no context reached (its findings belong to the contexts).
         self.hover_only = False
@@ -200,19 +211,38 @@ class Interpreter:
         if entry is None:
             self._records[id(node)] = (node, kind, name, [value], [self.ctx])
             return
-        if self.hover_only and any(_informative(v) for v in entry[3]):
-            return  # code the concrete contexts reached keeps their values
         values = entry[3]
-        if any(v is value for v in values) or value in values:
+        if len(values) >= MAX_RECORD_VALUES and not any(map(_partial, values)):
+            return  # full of fully known values: nothing can be added or replaced
+        if self.observing:  # keeping books for hovers is not looking at a swept value
+            obs = self.obs
+            obs.paused += 1
+            try:
+                self._record(entry, value)
+            finally:
+                obs.paused -= 1
             return
+        self._record(entry, value)
+
+    def _record(self, entry: tuple, value: Value) -> None:
+        values = entry[3]
+        if self.hover_only:
+            for v in values:
+                if _informative(v):
+                    return  # code the concrete contexts reached keeps their values
+        for v in values:
+            if v is value or v == value:
+                return
         # Several contexts: a value with unknown parts adds nothing beside a fully known one.
         if _partial(value):
-            if any(not _partial(v) for v in values):
-                return
-        elif any(_partial(v) for v in values):
+            for v in values:
+                if not _partial(v):
+                    return
+        else:
             keep = [i for i, v in enumerate(values) if not _partial(v)]
-            entry[3][:] = [values[i] for i in keep]
-            entry[4][:] = [entry[4][i] for i in keep]
+            if len(keep) < len(values):
+                entry[3][:] = [values[i] for i in keep]
+                entry[4][:] = [entry[4][i] for i in keep]
         if len(values) < MAX_RECORD_VALUES:
             values.append(value)
             entry[4].append(self.ctx)
@@ -421,11 +451,19 @@ class Interpreter:
         arguments once the module has run (see `memo`)."""
         key = None
         if self.memo_enabled and not self.hover_only and func.closure is self.module_env:
-            key = call_key(func, call.args, call.kwargs, call.generic, call.complete, self.lowering)
+            if self.observing:
+                with self.obs.unobserved():  # a key is books: equal keys give equal runs either way
+                    key = call_key(func, call.args, call.kwargs, call.generic, call.complete,
+                                   self.lowering)
+                    hit = self.memo.get(key) if key is not None else None
+            else:
+                key = call_key(func, call.args, call.kwargs, call.generic, call.complete, self.lowering)
+                hit = self.memo.get(key) if key is not None else None
         if key is None:
             return self._call_user(func, call)
-        hit = self.memo.get(key)
         if hit is not None:
+            if self.observing:
+                self.obs.add(hit.observed)  # what the run it stands for looked at
             self._replay(hit, func, call)
             return hit.result if hit.result is not None else UNKNOWN
         if self.silent:
@@ -433,7 +471,13 @@ class Interpreter:
         entry = MemoEntry(outer_certain=self.certain and not any(f.maybe_returned for f in self.stack))
         self.captures.append(entry)
         try:
-            entry.result = self._call_user(func, call)
+            # Inside a sweep iteration, what the body reads of the swept values is kept for
+            # replays (outside one, no value read can be a binding of a running iteration).
+            if self.observing:
+                with self.obs.watching(entry.observed):
+                    entry.result = self._call_user(func, call)
+            else:
+                entry.result = self._call_user(func, call)
         finally:
             self.captures.pop()
         self.memo[key] = entry
@@ -726,6 +770,8 @@ class Interpreter:
         elif isinstance(target, ast.Attribute):
             obj = self.eval(target.value, env)
             if isinstance(obj, InstanceVal):
+                if obj.born < self.iteration_born:
+                    self.outside_writes += 1  # state a repeated sweep iteration would miss
                 if obj.shared:
                     self.shared_writes.setdefault(id(obj), {})[target.attr] = value
                 else:
@@ -813,7 +859,10 @@ class Interpreter:
 
     def sweep(self, s: ast.For, env: Env, it: Value, items: list[Value]) -> None:
         """A loop over known values inside an entry point (a tuning sweep): each iteration is
-        its own context, checked one by one while the budget lasts; what it cuts is said."""
+        its own context, checked one by one while the budget lasts; what it cuts is said.
+        A combination that agrees with one already run on every value that run looked at, from
+        the same state, is a repeat of it: its context is added where that run left its own,
+        without running the body again (interpret/sweep_reuse.py)."""
         from wgmma_lsp.interpret.values import ProductVal
 
         order = it.covering_order() if isinstance(it, ProductVal) else list(range(len(items)))
@@ -823,29 +872,90 @@ class Interpreter:
         span = self.span(s.iter)
         # Exits inside `except` handlers run only once an error was caught (see exec_Try).
         leaves = _breaks(s.body, handlers=False)
-        done = 0
+        runs: list[sweep_reuse.IterationRun] = []
+        # Until an iteration writes to an object made before it (a single combination has
+        # nothing to repeat).
+        reuse = len(items) > 1
+        carried = sweep_reuse.carried_names(s.body) if reuse else frozenset()
+        assigned = sweep_reuse.assigned_names(s.body) if reuse else set()
+        done = 0  # combinations checked: run, or repeats of one run
+        last = ""  # what happened to the last combination: "run", "repeat", "cut"
         for i in order:
             start = self.steps
-            if done and self.sweep_spent() >= self.sweep_budget:
+            over = done and self.sweep_spent() >= self.sweep_budget
+            if over and (not reuse or leaves or self.handlers):
+                # A combination left out could have left the loop or been caught: nothing
+                # after it is known to run.
                 break
             if self.sweep_depth == 0:
                 self.sweep_start = start
             item = items[i]
+            rep = None
+            if reuse:
+                with self.obs.unobserved():
+                    values = _item_values(s.target, item)
+                    state = None
+                    if not over or any(r.may_repeat(values) for r in runs):
+                        carried_values, state = self.sweep_state(carried, env)
+                        values.update(carried_values)
+                        rep = next((r for r in runs if r.repeated_by(values, state)), None)
+                if rep is None and over:
+                    # Left out by the budget (later combinations may still repeat a run one);
+                    # what it would have carried into the next iteration is unknown.
+                    for name in carried:
+                        env.vars[name] = UNKNOWN
+                    last = "cut"
+                    continue
             self.assign(s.target, item, env, None)
-            bindings = [(name, text) for name, text in _bindings(s.target, item) if text is not None]
-            self.sweep_depth += 1
+            with self.obs.unobserved():
+                bindings = [(name, text) for name, text in _bindings(s.target, item) if text is not None]
+                ctx = self.ctx.with_bindings(bindings, origin, line, span)
+            if not reuse:
+                with self.in_context(ctx):
+                    self._sweep_iteration(s, env, leaves, start)
+                done += 1
+                last = "run"
+                continue
+            if rep is not None:
+                self._repeat_iteration(rep, ctx)
+                env.vars.update(rep.outgoing)
+                done += 1
+                last = "repeat"
+                continue
+            self._watch_values(s, list(values), env)
+            run = sweep_reuse.IterationRun(ctx, values, state)
+            before = self._iteration_marks()
+            writes = self.outside_writes
+            saved_born = self.iteration_born
+            self.iteration_born = next_born()
+            log: set = set()
+            self.observing += 1
             try:
-                with self.in_context(self.ctx.with_bindings(bindings, origin, line, span)), \
-                        self.uncertain(leaves):
-                    if leaves:
-                        self.run_path(lambda: self.exec_block(s.body, env))
-                    else:
-                        self.exec_block(s.body, env)
+                with self.in_context(ctx), self.obs.watching(log):
+                    self._sweep_iteration(s, env, leaves, start)
             finally:
-                self.sweep_depth -= 1
-            if self.sweep_depth == 0:
-                self.sweep_steps += self.steps - start
+                self.observing -= 1
+                self.iteration_born = saved_born
             done += 1
+            last = "run"
+            if self.outside_writes != writes:
+                reuse = False
+            else:
+                run.observed = {name for name, v in values.items()
+                                if v is _NOT_CONST or (id(s), name) in log}
+                # Where a repeat of it ends: the same, but for values made of its own bindings
+                # (unknown there: the repeat's own were never made).
+                run.outgoing = {name: UNKNOWN if sweep_reuse.mentions_swept(env.vars[name], id(s))
+                                else env.vars[name] for name in assigned if name in env.vars}
+                self._iteration_left(run, before)
+                runs.append(run)
+        if last == "cut":
+            for name in assigned:
+                if name in env.vars:
+                    env.vars[name] = UNKNOWN
+        if last in ("cut", "repeat"):
+            self.assign(s.target, items[order[-1]], env, None)
+        self.sweep_checked.append((line, done, len(items)))
         if done < len(items):
             import logging
 
@@ -854,6 +964,75 @@ class Interpreter:
             logging.getLogger("wgmma_lsp").info("line %d: %s", line + 1, msg)
             self.notes.append((span, msg))
         self.exec_block(s.orelse, env)
+
+    def _sweep_iteration(self, s: ast.For, env: Env, leaves: bool, start: int) -> None:
+        self.sweep_depth += 1
+        try:
+            with self.uncertain(leaves):
+                if leaves:
+                    self.run_path(lambda: self.exec_block(s.body, env))
+                else:
+                    self.exec_block(s.body, env)
+        finally:
+            self.sweep_depth -= 1
+        if self.sweep_depth == 0:
+            self.sweep_steps += self.steps - start
+
+    def _watch_values(self, s: ast.For, names: list[str], env: Env) -> None:
+        """Before an iteration runs: each constant the loop binds (and each constant carried
+        from the previous iteration) becomes a `Swept` one that reports when it is read."""
+        for key in names:
+            name = _carried_name(key)
+            v = env.vars.get(name)
+            if isinstance(v, Const):
+                tags = frozenset({(id(s), key)}) | (v.tags if isinstance(v, Swept) else frozenset())
+                env.vars[name] = Swept(raw(v), tags, self.obs)
+
+    def sweep_state(self, carried: frozenset[str], env: Env) -> tuple[dict[str, Any], tuple]:
+        """What an iteration starts from besides its own values: the path facts, and the values
+        of the carried names (the caller compares them with observation paused). A carried
+        constant is compared like a loop value, only if the iteration reads it (`best = 0.0`
+        before the loop, unknown after the first timing): it is returned with the values."""
+        kept = []
+        consts: dict[str, Any] = {}
+        for name in sorted(carried):
+            v = env.lookup(name)
+            if isinstance(v, Const) and name in env.vars:
+                consts[_CARRIED + name] = raw(v)
+            else:
+                kept.append(v)
+        return consts, (tuple(kept), self.certain, tuple(f.maybe_returned for f in self.stack),
+                        tuple(scope.tripped for scope in self.handlers), self.expecting_error,
+                        self.lowering, self.kernel_span, self.kernel_wg_axis)
+
+    def _iteration_marks(self) -> tuple[dict[int, int], dict[int, set]]:
+        return ({id(f): len(f.contexts) for f in self.findings},
+                {k: set(v) for k, v in self.ctx_entered.items()})
+
+    def _iteration_left(self, run: "sweep_reuse.IterationRun", before: tuple) -> None:
+        """The contexts the iteration just run added to findings and to entered functions."""
+        counts, entered = before
+        for f in self.findings:
+            new = f.contexts[counts.get(id(f), 0):]
+            if new:
+                run.findings.append((f, list(new)))
+        for node, ctxs in self.ctx_entered.items():
+            new_ctxs = ctxs - entered.get(node, set())
+            if new_ctxs:
+                run.entered.append((node, new_ctxs))
+
+    def _repeat_iteration(self, run: "sweep_reuse.IterationRun", ctx: Context) -> None:
+        """A combination that repeats `run`: its context goes where run's went."""
+        old, new = run.ctx.bindings, ctx.bindings
+        for f, ctxs in run.findings:
+            for c in ctxs:
+                c2 = sweep_reuse.rebind(c, old, new)
+                if c2 not in f.contexts:
+                    f.contexts.append(c2)
+        for node, ctxs in run.entered:
+            target = self.ctx_entered.setdefault(node, set())
+            for c in ctxs:
+                target.add(sweep_reuse.rebind(c, old, new))
 
     def sweep_spent(self) -> int:
         return self.sweep_steps + (self.steps - self.sweep_start if self.sweep_depth else 0)
@@ -1581,13 +1760,25 @@ def _caught_classes(handlers: list[ast.ExceptHandler]) -> tuple[type, ...] | Non
 
 def _breaks(body: list[ast.stmt], handlers: bool = True) -> bool:
     """Does a loop body leave early (break, continue, return, raise) somewhere? (With
-    `handlers=False`, exits inside `except` handlers do not count.)"""
+    `handlers=False`, exits inside `except` handlers do not count.) A fact of the syntax:
+    kept on each statement node, so loops run once per context walk their bodies once."""
+    attr = "_wgmma_breaks" if handlers else "_wgmma_breaks_nh"
     for stmt in body:
-        for node in _walk(stmt, handlers):
-            if isinstance(node, (ast.Break, ast.Continue, ast.Return, ast.Raise)):
-                return True
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-                break
+        known = getattr(stmt, attr, None)
+        if known is None:
+            known = _stmt_breaks(stmt, handlers)
+            setattr(stmt, attr, known)
+        if known:
+            return True
+    return False
+
+
+def _stmt_breaks(stmt: ast.stmt, handlers: bool) -> bool:
+    for node in _walk(stmt, handlers):
+        if isinstance(node, (ast.Break, ast.Continue, ast.Return, ast.Raise)):
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            break
     return False
 
 
@@ -1649,6 +1840,36 @@ def _expects_error(expr: ast.expr) -> bool:
     f = expr.func
     name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
     return name == "raises" or name.startswith("assertRaises")
+
+
+_NOT_CONST = object()  # a sweep binding that is not a constant: always counts as observed
+_CARRIED = "<carried> "  # the key of a carried name among a sweep iteration's values
+
+
+def _carried_name(key: str) -> str:
+    return key[len(_CARRIED):] if key.startswith(_CARRIED) else key
+
+
+def _item_values(target: ast.expr, item: Value) -> dict[str, Any]:
+    """What a loop target's names are bound to by one item: the Python value of each
+    constant, `_NOT_CONST` for anything else."""
+    out: dict[str, Any] = {}
+    if isinstance(target, ast.Name):
+        out[target.id] = raw(item) if isinstance(item, Const) else _NOT_CONST
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        parts = item.items if isinstance(item, TupleVal) and len(item.items) == len(target.elts) \
+            else [UNKNOWN] * len(target.elts)
+        for t, v in zip(target.elts, parts):
+            out.update(_item_values(t, v))
+    return out
+
+
+def _target_names(target: ast.expr) -> list[str]:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for e in target.elts for n in _target_names(e)]
+    return []
 
 
 def _names_only(target: ast.expr) -> bool:

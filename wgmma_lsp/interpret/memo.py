@@ -31,6 +31,7 @@ class MemoEntry:
     findings: list[tuple[Any, bool]] = field(default_factory=list)  # (Finding, certain when found)
     entered: set[int] = field(default_factory=set)
     outer_certain: bool = True
+    observed: set = field(default_factory=set)  # swept values the body read (interpret/observe.py)
 
 
 def fingerprint(v: Any, depth: int = 0) -> Any:

@@ -8,6 +8,7 @@ transforms applied through `.at[...]` / `transpose_ref`. `UNKNOWN` silences ever
 from __future__ import annotations
 
 import ast
+import itertools
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
@@ -351,6 +352,14 @@ class ClassVal(Value):
         return f"class {self.name}"
 
 
+_BORN = itertools.count(1)
+
+
+def next_born() -> int:
+    """A serial number: objects made from now on have this one or a higher one."""
+    return next(_BORN)
+
+
 @dataclass(eq=False)
 class InstanceVal(Value):
     cls: ClassVal
@@ -358,6 +367,7 @@ class InstanceVal(Value):
     # Part of another module's summary, which every analysis shares: attribute writes go to the
     # writing interpreter's `shared_writes`, never into `attrs`.
     shared: bool = False
+    born: int = field(default_factory=next_born, repr=False)  # when it was made (see next_born)
 
     def describe(self) -> str:
         return f"{self.cls.name} instance"
