@@ -31,9 +31,9 @@ FLOORS: dict[str, tuple[float, float]] = {
     "ragged_dot_mgpu.py": (0.69, 0.92),
     "transposed_ragged_dot_mgpu.py": (0.64, 0.97),
 }
-if matches(">=0.12"):  # JAX 0.12's copies of two kernels moved a little; measured there
-    FLOORS |= {"blackwell_matmul_mgpu.py": (0.95, 0.95), "blackwell_ragged_dot_mgpu.py": (0.77, 0.97),
-               "collective_matmul_mgpu.py": (0.92, 0.99)}
+if matches(">=0.12"):  # JAX 0.12's collective_matmul moved a little; measured there (the
+    # blackwell kernels' `plgpu.warp_map` is modelled: same numbers as on 0.10)
+    FLOORS |= {"collective_matmul_mgpu.py": (0.92, 0.99)}
 
 FILES = [p for p in shipped_kernel_files() if p.name in ENTRIES]
 

@@ -17,6 +17,9 @@ Each model names the JAX function it mirrors (jax 0.10.2):
 - `plgpu.planar_snake` — helpers.py: a tuple of int32 scalars, one per dimension.
 - `pl.loop` — `jax/_src/pallas/helpers.py: loop`: body(index[, carry]).
 - `pl.core_map` — `jax/_src/pallas/core.py: core_map`: body() traced once.
+- `plgpu.warp_map` — `jax/_src/pallas/mosaic_gpu/helpers.py: warp_map`: a `WarpMesh` core_map
+  (0.10) / `mpmd_map` (0.12) that calls `f(lax.axis_index(mesh.axis_name))` once: body(warp_id),
+  warp_id an int32 scalar.
 """
 
 from __future__ import annotations
@@ -294,4 +297,11 @@ def _core_map(call: Call) -> Value:
 def _core_map_apply(call: Call) -> Value:
     """`@pl.core_map(mesh)`: the body is traced once, with no arguments."""
     call.interp.call_traced(call.get(0), [], call)
+    return Const(None)
+
+
+@model("plgpu.warp_map")
+def _warp_map(call: Call) -> Value:
+    """`@plgpu.warp_map def body(warp_id)`: traced once with the warp index (`int32[]`)."""
+    call.interp.call_traced(call.get(0), [index_scalar()], call)
     return Const(None)
