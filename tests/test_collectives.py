@@ -9,8 +9,10 @@ analyzer: the machine is not known without running)."""
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
+from jax_oracle import trace_file
 from shipped_harness import runtime_arrays
 from wgmma_lsp.analysis import analyze
 from wgmma_lsp.ide.diagnostics import diagnostics
@@ -18,6 +20,7 @@ from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret.values import ArrayVal, RefVal, SymInt
 
 FIXTURE = Path(__file__).parent / "fixtures" / "clean" / "collective_refs.py"
+MESH_FIXTURE = Path(__file__).parent / "fixtures" / "clean" / "collective_mesh.py"
 
 
 def _concrete(shape, machine: dict[str, int]) -> tuple[int, ...] | None:
@@ -107,3 +110,76 @@ def body(what):
   ref = pl.get_global(what)
 """)
     assert all(not isinstance(v, RefVal) for v in _values(analysis, "ref"))
+
+
+def _traced_avals(path: Path) -> dict[tuple[str, str], str]:
+    """(function, local name) -> the aval JAX gave it while `trace_file` ran the file's entry
+    points (its `__main__` block included); every entry must trace cleanly."""
+    import jax
+    from jax._src.state.types import TransformedRef
+
+    target = str(path)
+    seen: dict[tuple[str, str], str] = {}
+
+    def local(frame, event, arg):
+        for name, v in frame.f_locals.items():
+            if isinstance(v, (jax.core.Tracer, TransformedRef)):
+                seen.setdefault((frame.f_code.co_name, name), str(v if isinstance(v, TransformedRef) else v.aval))
+        return local
+
+    old = sys.gettrace()
+    sys.settrace(lambda frame, event, arg: local if frame.f_code.co_filename == target else None)
+    try:
+        verdicts = trace_file(path)
+    finally:
+        sys.settrace(old)
+    assert verdicts and all(v.message is None for v in verdicts), verdicts
+    return seen
+
+
+def test_shard_map_splits_over_the_mesh_set_and_inferred() -> None:
+    """`jax.set_mesh` + `reshard` + `in_specs` inferred, and an explicit `in_specs`: the shards'
+    avals inside the kernel are JAX's (global size / axis size, with the axis size
+    `jax.device_count()`)."""
+    import jax
+
+    seen = _traced_avals(MESH_FIXTURE.resolve())
+    assert {("body", "a_ref"), ("body", "out_ref"), ("local_matmul", "a")} <= set(seen)
+    analysis = analyze(MESH_FIXTURE.read_text(), str(MESH_FIXTURE))
+    assert diagnostics(analysis) == []
+    machine = {"jax.device_count()": jax.device_count()}
+    for (fn, name), aval in seen.items():
+        if fn == "run":
+            continue  # the global arrays: symbolic (`64*jax.device_count()`), checked below
+        values = [v for r in analysis.records.values() if r.name == name
+                  for v, ctx in zip(r.values, r.contexts) if ctx is not None]  # not the symbolic pass
+        ours = {_aval(v, machine) for v in values if isinstance(v, (ArrayVal, RefVal))}
+        assert ours == {_jax_aval(aval)}, (name, ours, aval)
+    axis = [v for r in analysis.records.values() if r.name == "axis_size" for v in r.values]
+    assert any(isinstance(v, SymInt) and v.dim == D.Sym.var("jax.device_count()") for v in axis)
+
+
+def test_split_dimensions_divide_exactly_or_stay_unknown() -> None:
+    from wgmma_lsp.models.meshes import exact_div
+
+    n = D.Sym.var("jax.device_count()")
+    assert exact_div(512, 4) == 128 and exact_div(512, 3) is None
+    assert exact_div(D.mul(n, 1024), n) == 1024
+    assert exact_div(D.add(D.mul(n, 64), 1), n) is None  # 64*n + 1 is not a multiple of n
+    assert exact_div(16384, n) is None  # not linear: unknown
+    assert exact_div(D.mul(n, 8), 4) == D.mul(n, 2)
+
+
+def test_a_mesh_over_all_devices_has_the_device_count() -> None:
+    from wgmma_lsp.models.meshes import mesh_axes
+
+    analysis = analyze("""
+import jax
+from jax.experimental import mesh_utils
+same = jax.sharding.Mesh(jax.devices(), ("y",))
+grid = jax.sharding.Mesh(mesh_utils.create_device_mesh((2, 4)), ("a", "b"))
+made = jax.make_mesh((jax.device_count(),), ("x",))
+""")
+    got = {r.name: mesh_axes(r.values[0]) for r in analysis.records.values() if r.name in ("same", "grid", "made")}
+    n = D.Sym.var("jax.device_count()")
+    assert got == {"same": {"y": n}, "grid": {"a": 2, "b": 4}, "made": {"x": n}}

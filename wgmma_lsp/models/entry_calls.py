@@ -16,6 +16,7 @@ from __future__ import annotations
 from contextvars import ContextVar
 
 from wgmma_lsp.interpret.call import Call
+from wgmma_lsp.interpret.dims import Dim
 from wgmma_lsp.interpret.values import (
     UNKNOWN, ApiVal, ArrayVal, ClassVal, Const, FuncVal, ProductVal, ShapeDtypeVal, SymInt,
     TupleVal, Value, Wrapped, as_int, is_unknown,
@@ -105,25 +106,37 @@ def _grad_apply(call: Call) -> Value:
 
 @model("jax.shard_map()", "jax.experimental.shard_map.shard_map()")
 def _shard_map_apply(call: Call) -> Value:
-    """Inside shard_map each argument is one shard: the dtype stays, the shape depends on the mesh."""
+    """Inside shard_map each argument is one shard: the dtype stays, a dimension split over
+    mesh axes is divided by their sizes (models/meshes.py). The mesh is `mesh=` or the one
+    `jax.set_mesh` set; `in_specs` defaults to each argument's own sharding (`Infer`)."""
+    from wgmma_lsp.models import meshes
+
     wrapped = call.wrapped
     assert isinstance(wrapped, Wrapped)
+    axes = meshes.mesh_axes(meshes.current_mesh(call, wrapped.kwargs.get("mesh")))
 
-    def shard(v: Value, spec: Value) -> Value:
+    def shard(v: Value, spec: Value | None) -> Value:
+        if spec is None:  # in_specs=Infer: each leaf's own sharding
+            if isinstance(v, TupleVal) and not isinstance(v, ProductVal):
+                return TupleVal(tuple(shard(i, None) for i in v.items), v.is_list)
+            spec = meshes.inferred_spec(v)
         v = traced_value(v)
         if isinstance(v, ArrayVal):
-            return ArrayVal(_shard_shape(v.shape, spec), v.dtype)
+            return ArrayVal(meshes.shard_shape(v.shape, spec, axes), v.dtype)
         if isinstance(v, TupleVal):
             specs = spec.items if isinstance(spec, TupleVal) and len(spec.items) == len(v.items) \
                 else (spec if _is_partition_spec(spec) else UNKNOWN,) * len(v.items)
             return TupleVal(tuple(shard(i, s) for i, s in zip(v.items, specs)), v.is_list)
         return v
-    in_specs = wrapped.kwargs.get("in_specs", UNKNOWN)
-    # `in_specs` is a pytree prefix of the arguments: one PartitionSpec for all, or one per argument
-    specs = list(in_specs.items) if isinstance(in_specs, TupleVal) and len(in_specs.items) == len(call.args) \
-        else [in_specs if _is_partition_spec(in_specs) else UNKNOWN] * len(call.args)
+    if "in_specs" not in wrapped.kwargs:
+        specs: list[Value | None] = [None] * len(call.args)
+    else:
+        in_specs = wrapped.kwargs["in_specs"]
+        # `in_specs` is a pytree prefix of the arguments: one PartitionSpec for all, or one per argument
+        specs = list(in_specs.items) if isinstance(in_specs, TupleVal) and len(in_specs.items) == len(call.args) \
+            else [in_specs if _is_partition_spec(in_specs) else UNKNOWN] * len(call.args)
     args = [shard(a, s) for a, s in zip(call.args, specs)]
-    token = _MESH_AXES.set({**_MESH_AXES.get(), **_mesh_axes(wrapped.kwargs.get("mesh", UNKNOWN))})
+    token = _MESH_AXES.set({**_MESH_AXES.get(), **axes})
     try:
         call.interp.call_value(wrapped.func, Call(call.interp, call.node, args, {}, [None] * len(args), {},
                                                   call.env, call.complete))
@@ -133,47 +146,16 @@ def _shard_map_apply(call: Call) -> Value:
 
 
 #: The mesh axes (name -> size) of the shard_map bodies being run, for `lax.axis_size`.
-_MESH_AXES: ContextVar[dict[str, int]] = ContextVar("mesh_axes", default={})
-
-
-@model("jax.make_mesh")
-def _make_mesh(call: Call) -> Value:
-    """`jax.make_mesh(axis_shapes, axis_names, ...)`: kept (its axis sizes by name)."""
-    shapes, names = call.get(0, "axis_shapes"), call.get(1, "axis_names")
-    if not (isinstance(shapes, TupleVal) and isinstance(names, TupleVal)
-            and len(shapes.items) == len(names.items)):
-        return UNKNOWN
-    sizes = [as_int(v) for v in shapes.items]
-    axes = [n.value if isinstance(n, Const) and isinstance(n.value, str) else None for n in names.items]
-    if any(v is None for v in sizes) or any(a is None for a in axes):
-        return UNKNOWN
-    return Wrapped("jax.make_mesh", UNKNOWN, {"axes": TupleVal(tuple(
-        TupleVal((Const(a), Const(n))) for a, n in zip(axes, sizes)))})
-
-
-def _mesh_axes(mesh: Value) -> dict[str, int]:
-    if not (isinstance(mesh, Wrapped) and mesh.api == "jax.make_mesh"):
-        return {}
-    out: dict[str, int] = {}
-    for pair in mesh.kwargs["axes"].items:  # type: ignore[attr-defined]
-        name, size = pair.items  # type: ignore[attr-defined]
-        out[name.value] = size.value
-    return out
+_MESH_AXES: ContextVar[dict[str, Dim]] = ContextVar("mesh_axes", default={})
 
 
 @model("lax.axis_size")
 def _axis_size(call: Call) -> Value:
     """`lax.axis_size(name)` inside a shard_map body over a known mesh: the axis' size (a tuple
     of names: the product)."""
-    name = call.get(0, "axis_name")
-    names = name.items if isinstance(name, TupleVal) else (name,)
-    axes = _MESH_AXES.get()
-    size = 1
-    for n in names:
-        if not (isinstance(n, Const) and isinstance(n.value, str) and n.value in axes):
-            return UNKNOWN
-        size *= axes[n.value]
-    return Const(size)
+    from wgmma_lsp.models.meshes import axis_size
+
+    return axis_size(call.get(0, "axis_name"), _MESH_AXES.get())
 
 
 @model("jax.sharding.PartitionSpec", "jax.P")
@@ -186,23 +168,6 @@ def _partition_spec(call: Call) -> Value:
 
 def _is_partition_spec(v: Value) -> bool:
     return isinstance(v, Wrapped) and v.api == "jax.sharding.PartitionSpec"
-
-
-def _shard_shape(shape: tuple | None, spec: Value) -> tuple | None:
-    """A shard's shape inside shard_map: a dimension whose spec entry is None (or that the spec
-    does not reach) is not split and keeps its size; a split one is not known here (the mesh's
-    axis sizes are not modelled)."""
-    if shape is None or not _is_partition_spec(spec):
-        return None
-    entries = spec.kwargs["entries"]
-    assert isinstance(entries, TupleVal)
-    if len(entries.items) > len(shape):
-        return None  # JAX rejects a spec longer than the array's rank
-    out = []
-    for i, dim in enumerate(shape):
-        entry = entries.items[i] if i < len(entries.items) else Const(None)
-        out.append(dim if isinstance(entry, Const) and entry.value is None else None)
-    return tuple(out)
 
 
 @model("mgpu.profiler.measure()")

@@ -43,6 +43,6 @@ def load_all() -> None:
     interpreter's module, not here: a model module imported first then finds this one complete
     instead of half-initialised (no import circle through the registry)."""
     from wgmma_lsp.models import (  # noqa: F401
-        arrays, blackwell, collectives, constructs, entry_calls, pallas, pipelines, python, refs, tma,
-        wgmma,
+        arrays, blackwell, collectives, constructs, entry_calls, meshes, pallas, pipelines, python, refs,
+        tma, wgmma,
     )
