@@ -36,8 +36,8 @@ from wgmma_lsp.interpret.origin import ForeignSpan, Importer, ModuleOrigin, acti
 from wgmma_lsp.interpret.values import (
     UNKNOWN, ApiVal, ArrayVal, BoundMethod, ClassVal, Const, DictVal, DTypeVal, FuncVal, InstanceVal,
     ModuleVal, Opaque, PartialVal, RefVal, SliceVal, SymInt, TupleVal, Unknown, UserModuleVal, Value,
-    Wrapped,
-    as_dim, dim_value, is_unknown, join, next_born,
+    Wrapped, UNKNOWN_INT,
+    as_dim, dim_value, is_int_like, is_unknown, join, next_born,
 )
 from wgmma_lsp.rules.base import Finding, Related, Rule
 from wgmma_lsp.spans import LineIndex, Span
@@ -614,7 +614,7 @@ class Interpreter:
             elif i >= first_default and (call.complete or generic):
                 v = defaults[i - first_default]  # defaults of factory functions count
             else:
-                v = Opaque(p.arg)
+                v = _unbound_param(p)
             env.vars[p.arg] = v
             self.record(p, v, "name", p.arg)
         if a.vararg is not None:
@@ -626,7 +626,7 @@ class Interpreter:
             elif d is not None and (call.complete or generic):
                 v = func.kw_defaults.get(p.arg, UNKNOWN)
             else:
-                v = Opaque(p.arg)
+                v = _unbound_param(p)
             env.vars[p.arg] = v
             self.record(p, v, "name", p.arg)
         if a.kwarg is not None:
@@ -1514,14 +1514,20 @@ class Interpreter:
         ld, rd = _int_dim(left), _int_dim(right)
         if ld is not None and rd is not None:
             if isinstance(op, ast.Add):
-                return dim_value(D.add(ld, rd))
-            if isinstance(op, ast.Sub):
-                return dim_value(D.sub(ld, rd))
-            if isinstance(op, ast.Mult):
-                return dim_value(D.mul(ld, rd))
-            if isinstance(op, ast.FloorDiv):
-                return dim_value(D.floordiv(ld, rd))
-            return UNKNOWN
+                v = dim_value(D.add(ld, rd))
+            elif isinstance(op, ast.Sub):
+                v = dim_value(D.sub(ld, rd))
+            elif isinstance(op, ast.Mult):
+                v = dim_value(D.mul(ld, rd))
+            elif isinstance(op, ast.FloorDiv):
+                v = dim_value(D.floordiv(ld, rd))
+            else:
+                v = UNKNOWN
+            if v is UNKNOWN and is_int_like(left) and is_int_like(right) and type(op) in _INT_OPS:
+                return UNKNOWN_INT  # int op int is an int (non-linear or not a size)
+            return v
+        if is_int_like(left) and is_int_like(right) and type(op) in _INT_OPS:
+            return UNKNOWN_INT
         if isinstance(left, TupleVal) and isinstance(right, TupleVal) and isinstance(op, ast.Add):
             return TupleVal(left.items + right.items, left.is_list)
         if isinstance(left, TupleVal) and isinstance(op, ast.Mult) and isinstance(right, Const) \
@@ -1545,6 +1551,8 @@ class Interpreter:
                 return UNKNOWN
         if isinstance(n.op, ast.USub) and isinstance(v, SymInt):
             return dim_value(D.neg(v.dim))
+        if isinstance(n.op, (ast.USub, ast.UAdd, ast.Invert)) and is_int_like(v):
+            return UNKNOWN_INT
         if isinstance(n.op, ast.Not):
             t = self.truth(v)
             return Const(not t) if t is not None else UNKNOWN
@@ -1701,6 +1709,14 @@ class Interpreter:
         return UNKNOWN
 
 
+def _unbound_param(p: ast.arg) -> Value:
+    """A parameter no call gives a value: an unknown known by its name, or, annotated `int`
+    (`block_k: int`), an int known by its name (it takes part in arithmetic as a Python int)."""
+    if isinstance(p.annotation, ast.Name) and p.annotation.id == "int":
+        return SymInt(D.Sym.var(p.arg))
+    return Opaque(p.arg)
+
+
 def _named_shape(s: ast.Assign, value: Value, env: Env) -> Value | None:
     """`m, k = a.shape` where `a` is an unknown parameter: its sizes get the names the code gives
     them (`m`, `k`), and `a` becomes an array of that shape (dtype `a.dtype`) from here on."""
@@ -1781,6 +1797,10 @@ def _stmt_breaks(stmt: ast.stmt, handlers: bool) -> bool:
             break
     return False
 
+
+#: Operators whose result on two Python ints is an int.
+_INT_OPS = frozenset({ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.LShift, ast.RShift,
+                      ast.BitAnd, ast.BitOr, ast.BitXor})
 
 _EXEC = {getattr(ast, name[5:]): fn for name, fn in vars(Interpreter).items()
          if name.startswith("exec_") and hasattr(ast, name[5:])}

@@ -35,6 +35,26 @@ UNKNOWN = Unknown()
 
 
 @dataclass(frozen=True)
+class UnknownInt(Unknown):
+    """A Python int whose value is not known: a loop index joined over its iterations,
+    `int(x)` or `len(x)` of an unknown x, int arithmetic beyond linear sizes. It silences every
+    check as UNKNOWN does; it only takes part in JAX arithmetic as the weakly typed int it is
+    (`start + i` of an int32 array is int32), and is never a size."""
+
+    def describe(self) -> str:
+        return "int"
+
+
+UNKNOWN_INT = UnknownInt()
+
+
+def is_int_like(v: "Value") -> bool:
+    """A Python int, known, symbolic or unknown (not a bool)."""
+    return (isinstance(v, Const) and isinstance(v.value, int) and not isinstance(v.value, bool)) \
+        or isinstance(v, (SymInt, UnknownInt))
+
+
+@dataclass(frozen=True)
 class Opaque(Value):
     """An unknown value with a name (an unbound parameter, `cfg.tile_m`): sizes print by name."""
 
@@ -461,6 +481,8 @@ def join(a: Value, b: Value) -> Value:
         return TupleVal(tuple(join(x, y) for x, y in zip(a.items, b.items)), a.is_list)
     if isinstance(a, Opaque) and isinstance(b, Opaque) and a.name == b.name:
         return a
+    if is_int_like(a) and is_int_like(b):
+        return UNKNOWN_INT  # two different ints: still an int
     return UNKNOWN
 
 

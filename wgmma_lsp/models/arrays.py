@@ -14,7 +14,7 @@ from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.dims import Dim
 from wgmma_lsp.interpret.dtypes import DType
 from wgmma_lsp.interpret.values import (
-    UNKNOWN, ApiVal, ArrayVal, Const, DTypeVal, Opaque, OpaqueReplaced, ShapeDtypeVal, SymInt,
+    UNKNOWN, ApiVal, ArrayVal, Const, DTypeVal, Opaque, OpaqueReplaced, ShapeDtypeVal, SymInt, UnknownInt,
     TupleVal, Value, as_dim, as_shape, dim_value,
 )
 from wgmma_lsp.models.indexing import index_shape
@@ -41,7 +41,7 @@ def dtype_of(v: Value) -> DType | None:
         return v.dtype
     if isinstance(v, Const) and isinstance(v.value, (bool, int, float, complex)):
         return T.python_scalar(v.value)
-    if isinstance(v, SymInt):
+    if isinstance(v, (SymInt, UnknownInt)):
         return T.python_scalar(1)
     return None
 
@@ -271,18 +271,35 @@ def _full_like(call: Call) -> Value:
     return ArrayVal(x.shape, dtype)
 
 
+def _literal_array(v: Value) -> ArrayVal | None:
+    """A (nested) list/tuple of scalars and arrays as `np.array` reads it: its shape, and the
+    (strong) dtype its items promote to; None when ragged or not all known."""
+    if isinstance(v, TupleVal):
+        items = [_literal_array(x) for x in v.items]
+        if not items or any(i is None or i.shape is None or i.dtype is None for i in items):
+            return None
+        shape = items[0].shape  # type: ignore[union-attr]
+        if any(D.shapes_equal(i.shape, shape) is not True for i in items):  # type: ignore[union-attr]
+            return None
+        dt = T.result_type(*[i.dtype for i in items])  # type: ignore[misc]
+        return ArrayVal((len(items), *shape), strong(dt)) if dt is not None else None  # type: ignore[misc]
+    return as_array(v)
+
+
 @model("jnp.asarray")
 def _asarray(call: Call) -> Value:
+    """`jnp.asarray(a, dtype=None)` (and `jnp.array`): a Python scalar stays weakly typed, a
+    list of scalars is strongly typed with the dtype its items promote to."""
     x = call.get(0)
     dt = call.get(1, "dtype", Const(None))
-    arr = as_array(x)
+    arr = _literal_array(x)
     if arr is None:
         return UNKNOWN
     if not (isinstance(dt, Const) and dt.value is None):
-        return ArrayVal(arr.shape, to_dtype(dt))
+        return ArrayVal(arr.shape, strong(to_dtype(dt)))
     if isinstance(x, ArrayVal):
         return x
-    return ArrayVal((), strong(arr.dtype))
+    return arr  # a Python scalar keeps its weak type (`jnp.asarray(0.0)`); a list is strong
 
 
 @model("jnp.arange")

@@ -247,6 +247,36 @@ model("jax.random.randint")(_random(1, 4, "int32"))
 model("jax.random.bernoulli")(_random(2, 99, "bool"))
 
 
+def _float_dtype(call: Call, at: int):
+    from wgmma_lsp.interpret.dtypes import DType
+
+    dt = call.get(at, "dtype", Const(None))
+    return DType("float32") if isinstance(dt, Const) and dt.value is None else to_dtype(dt)
+
+
+@model("jax.random.dirichlet")
+def _dirichlet(call: Call) -> Value:
+    """`dirichlet(key, alpha, shape=None, dtype=None)`: `shape + alpha.shape[-1:]`, where
+    `shape` defaults to `alpha.shape[:-1]` (jax/_src/random.py)."""
+    alpha = as_array(call.get(1, "alpha"))
+    if alpha is None or not alpha.shape:
+        return UNKNOWN
+    given = call.get(2, "shape", Const(None))
+    batch = alpha.shape[:-1] if isinstance(given, Const) and given.value is None else _shape_arg(given)
+    return ArrayVal(None if batch is None else (*batch, alpha.shape[-1]), _float_dtype(call, 3))
+
+
+@model("jax.random.multinomial")
+def _multinomial(call: Call) -> Value:
+    """`multinomial(key, n, p, *, shape=None, dtype=None)`: counts of `p`'s shape (or `shape`),
+    as floats by default (jax/_src/random.py)."""
+    p = as_array(call.get(2, "p"))
+    given = call.get(99, "shape", Const(None))
+    shape = (p.shape if p is not None else None) if isinstance(given, Const) and given.value is None \
+        else _shape_arg(given)
+    return ArrayVal(shape, _float_dtype(call, 99))
+
+
 @model("np.zeros", "np.ones", "np.empty")
 def _np_zeros(call: Call) -> Value:
     dt = call.get(1, "dtype", Const(None))

@@ -8,8 +8,8 @@ from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import (
     UNKNOWN, ArrayVal, Const, DictVal, InstanceVal, Opaque, OpaqueReplaced, PartialVal, RefVal,
-    SliceVal, TupleVal, Value, Wrapped, as_dim,
-    dim_value,
+    SliceVal, SymInt, TupleVal, UNKNOWN_INT, Value, Wrapped, as_dim,
+    dim_value, is_int_like,
 )
 from wgmma_lsp.models.registry import CONSTANTS, model
 
@@ -80,7 +80,7 @@ def _len(call: Call) -> Value:
         return dim_value(v.shape[0])  # a ref's len is its leading dimension (state.types)
     if isinstance(v, Wrapped) and "len" in v.kwargs:
         return v.kwargs["len"]  # `jax.devices()`: a sequence of known (or symbolic) length
-    return UNKNOWN
+    return UNKNOWN_INT  # whatever it is, its length is an int
 
 
 def _minmax(fn):
@@ -94,8 +94,26 @@ def _minmax(fn):
                 return Const(fn(c))
             except Exception:
                 return UNKNOWN
+        if values and all(is_int_like(v) for v in values):
+            return UNKNOWN_INT  # one of the ints
         return UNKNOWN
     return run
+
+
+@model("builtins.int")
+def _int(call: Call) -> Value:
+    """`int(x)`: a Python int (of an unknown x too; a traced array is JAX's own error)."""
+    x = call.get(0, "x", Const(0))
+    if isinstance(x, Const) and not call.kwargs and len(call.args) <= 1:
+        try:
+            return Const(int(x.value))
+        except Exception:
+            return UNKNOWN
+    if isinstance(x, ArrayVal) or isinstance(x, RefVal):
+        return UNKNOWN
+    if isinstance(x, SymInt):
+        return x
+    return UNKNOWN_INT
 
 
 model("builtins.min")(_minmax(min))
