@@ -94,3 +94,47 @@ def sample(key, num_groups: int, n: int):
 """
     assert _values(source, "probs", "probs =") == ["float32[16]"]
     assert _values(source, "counts", "counts =") == ["int32[16]"]
+
+
+def test_non_linear_sizes_are_sizes_named_by_their_expression() -> None:
+    from wgmma_lsp.interpret import dims as D
+
+    a, b, n = D.Sym.var("a"), D.Sym.var("b"), D.Sym.var("jax.device_count()")
+    assert str(D.mul(a, b)) == "a*b" and D.equal(D.mul(a, b), D.mul(b, a)) is True
+    assert str(D.floordiv(16384, n)) == "16384 // jax.device_count()"
+    assert str(D.floordiv(D.add(a, 1), 2)) == "(a + 1) // 2"
+    assert D.floordiv(D.mul(a, 4), 2) == D.mul(a, 2)  # still exact where linear
+    assert D.floordiv(a, 1) == a and D.floordiv(a, 0) is None
+    # the same expression is the same size; a different one is undecided, never "different"
+    assert D.equal(D.floordiv(16384, n), D.floordiv(16384, n)) is True
+    assert D.equal(D.floordiv(16384, n), 16384) is None
+    assert D.equal(D.mul(a, b), D.mul(a, a)) is None
+    assert D.equal(D.add(D.mul(a, b), 1), D.mul(a, b)) is False
+
+
+def test_gcd_with_one_is_one_whatever_the_other_int() -> None:
+    source = """
+def f(n: int, tile: int):
+  g = math.gcd(1, n)
+  h = math.gcd(tile, n)
+  x = jnp.zeros((g, 8), jnp.float32)
+"""
+    assert _values("import math\n" + source, "x", "x =") == ["float32[1,8]"]
+    assert _values("import math\n" + source, "h", "h =") == ["int"]
+
+
+def test_a_shard_of_a_size_split_over_an_unknown_device_count_is_named() -> None:
+    source = """
+from jax.sharding import PartitionSpec as P
+
+def body(x):
+  y = x
+  return y
+
+def run():
+  mesh = jax.make_mesh((jax.device_count(),), ("x",))
+  a = jnp.zeros((16384, 512), jnp.bfloat16)
+  return jax.shard_map(body, mesh=mesh, in_specs=P("x", None), out_specs=P("x", None))(a)
+"""
+    # (body is also analysed on its own, with x unknown)
+    assert "bfloat16[16384 // jax.device_count(), 512]" in _values(source, "y", "y = x")

@@ -83,16 +83,37 @@ def mul(a: Dim, b: Dim) -> Dim:
     if isinstance(b, int):
         t, c = _terms(a)  # type: ignore[arg-type]
         return _make({k: v * b for k, v in t.items()}, c * b)
-    return None  # non-linear
+    # Non-linear: the product is a size of its own, named by its expression (the same
+    # expression of the same names is the same size; anything else about it is undecided).
+    x, y = sorted((_operand_text(a), _operand_text(b)))
+    return Sym.var(f"{x}*{y}")
 
 
 def floordiv(a: Dim, b: Dim) -> Dim:
-    if isinstance(a, int) and isinstance(b, int) and b != 0:
+    if a is None or b is None or b == 0:
+        return None
+    if isinstance(a, int) and isinstance(b, int):
         return a // b
-    if isinstance(a, Sym) and isinstance(b, int) and b != 0:
+    if isinstance(a, Sym) and isinstance(b, int):
         if all(v % b == 0 for _, v in a.terms) and a.const % b == 0:
             return _make({k: v // b for k, v in a.terms}, a.const // b)
-    return None
+    if b == 1:
+        return a
+    if a == 0:
+        return 0
+    # Not linear: a size of its own named by its expression (`16384 // jax.device_count()`).
+    return Sym.var(f"{_operand_text(a)} // {_operand_text(b)}")
+
+
+def _operand_text(d: int | Sym) -> str:
+    """A dimension as an operand of a named expression: parenthesised unless it is one name
+    or a non-negative number."""
+    if isinstance(d, int):
+        return str(d) if d >= 0 else f"({d})"
+    if len(d.terms) == 1 and d.terms[0][1] == 1 and not d.const:
+        name = d.terms[0][0]
+        return f"({name})" if " " in name else name
+    return f"({d})"
 
 
 def equal(a: Dim, b: Dim) -> bool | None:

@@ -161,7 +161,9 @@ def inferred_spec(v: Value) -> Value:
 
 
 def exact_div(a: D.Dim, b: D.Dim) -> D.Dim:
-    """a / b when b divides a for every value of the symbols (`1024*n / n` is 1024), else None."""
+    """a / b: exact when b divides a for every value of the symbols (`1024*n / n` is 1024);
+    None when b is a number that does not divide a (JAX raises); by its expression when b is
+    symbolic and that cannot be decided."""
     if a is None or b is None:
         return None
     if isinstance(b, int):
@@ -169,18 +171,21 @@ def exact_div(a: D.Dim, b: D.Dim) -> D.Dim:
             return None
         q = D.floordiv(a, b)
         return q if q is not None and D.equal(D.mul(q, b), a) is True else None
-    # b symbolic: a must be a constant multiple of b
+    # b symbolic: a constant multiple of b divides exactly; otherwise shard_map itself requires
+    # b to divide a (it raises when not), so the shard's size is the quotient, a size named by
+    # its expression (`16384 // jax.device_count()`).
     ta, ca = (dict(a.terms), a.const) if isinstance(a, D.Sym) else ({}, a)
     tb, cb = dict(b.terms), b.const
-    if ta.keys() != tb.keys():
+    if ta.keys() == tb.keys():
+        # a in terms of b's own names: an exact multiple, or (`64*n + 1` over n) not one
+        name = next(iter(tb))
+        if ta[name] % tb[name]:
+            return None
+        k = ta[name] // tb[name]
+        if k > 0 and D.equal(D.mul(b, k), a) is True:
+            return k
         return None
-    name = next(iter(tb))
-    if ta[name] % tb[name]:
-        return None
-    k = ta[name] // tb[name]
-    if k > 0 and D.equal(D.mul(b, k), a) is True:
-        return k
-    return None
+    return D.floordiv(a, b)
 
 
 def shard_shape(shape: tuple | None, spec: Value, axes: dict[str, D.Dim]) -> tuple | None:

@@ -44,14 +44,27 @@ def _pure(fn):  # a builtin on constants, evaluated for real
     return run
 
 
-for _name, _fn in {"abs": abs, "int": int, "float": float, "bool": bool, "divmod": divmod,
+for _name, _fn in {"abs": abs, "float": float, "bool": bool, "divmod": divmod,
                    "round": round, "pow": pow, "str": str, "repr": repr,
-                   "math.ceil": math.ceil, "math.floor": math.floor, "math.gcd": math.gcd,
+                   "math.ceil": math.ceil, "math.floor": math.floor,
                    "math.lcm": math.lcm, "math.log2": math.log2, "math.sqrt": math.sqrt,
                    "math.isqrt": math.isqrt, "math.exp": math.exp, "math.log": math.log,
                    "jax.cdiv": lambda a, b: -(-a // b), "pl.cdiv": lambda a, b: -(-a // b)}.items():
     key = _name if "." in _name else f"builtins.{_name}"
     model(key)(_pure(_fn))
+
+
+@model("math.gcd")
+def _gcd(call: Call) -> Value:
+    """`math.gcd(*ints)`: computed on constants; 1 whenever one of them is ±1 (whatever the
+    others are); an int when they are ints."""
+    out = _pure(math.gcd)(call)
+    if isinstance(out, Const) or not call.complete or call.kwargs:
+        return out
+    if any(isinstance(a, Const) and a.value in (1, -1) and not isinstance(a.value, bool)
+           for a in call.args):
+        return Const(1)
+    return UNKNOWN_INT if call.args and all(is_int_like(a) for a in call.args) else UNKNOWN
 
 
 for _name in ("e", "pi", "inf", "tau", "nan"):
