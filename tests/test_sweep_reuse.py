@@ -11,6 +11,7 @@ The differential check against JAX is the fixture `fixtures/errors/entry_sweep_r
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from pathlib import Path
 
@@ -136,3 +137,35 @@ def test_a_write_to_an_older_object_stops_the_reuse(monkeypatch: pytest.MonkeyPa
     src = re.sub(r"  # E: .*", "", src)
     msgs = errors(src)
     assert len(msgs) == 1 and "(with block_k=128, from main()" in msgs[0], msgs
+def _hopper_source() -> str | None:
+    spec = importlib.util.find_spec("jax")
+    if spec is None or spec.origin is None:
+        return None
+    path = Path(spec.origin).parent / "experimental" / "pallas" / "ops" / "gpu" / "hopper_matmul_mgpu.py"
+    return path.read_text() if path.is_file() else None
+
+
+def test_hopper_tuning_loop_with_a_budget_for_its_distinct_runs(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """jax's hopper_matmul_mgpu.py sweeps 48 combinations; `grid_minor_dim` and
+    `grid_tile_width` only reach `plgpu.planar_snake`, whose result does not depend on them, so
+    9 runs check all 48 (8 distinct tile_m x tile_n x wg_dimension, and the first combination,
+    which starts from `best_util = 0.0`). A mistake planted for tile_n=128 only is reported in
+    the 24 contexts with tile_n=128, named."""
+    src = _hopper_source()
+    if src is None:
+        pytest.skip("jax is not installed")
+    monkeypatch.setattr(interp, "MIN_SWEEP_STEPS", 100_000)
+    acc = "acc_ref=plgpu.ACC((tile_m, tile_n), jnp.float32)"
+    assert src.count(acc) == 1
+    planted = src.replace(acc, "acc_ref=plgpu.ACC((tile_m, min(tile_n, 64)), jnp.float32)")
+    analysis = analyze(planted, "hopper_matmul_mgpu.py")
+    sweep = [s for s in analysis.sweeps if s[2] == 48]
+    assert [(c, t) for _, c, t in sweep] == [(48, 48)]
+    diags = [d for d in diagnostics(analysis) if d.severity == Severity.ERROR]
+    assert diags, "the planted mistake is reported"
+    for d in diags:
+        assert "tile_n=128" in d.message and "tile_n=64" not in d.message, d.message
+        assert all("tile_n=128" in r.message for r in d.related if "proven in" in r.message)
+    assert not [d for d in diagnostics(analyze(src, "hopper_matmul_mgpu.py"))
+                if d.severity == Severity.ERROR]

@@ -67,9 +67,11 @@ def contexts_note(contexts: list[Context]) -> str:
     return f" ({first})"
 
 
-_NOTE = re.compile(r" \((?:with .+?, )?from .+? at line \d+(?:, and \d+ other contexts?)?\)$")
+_NOTE = re.compile(r" \((?:with .+?, )?from .+? at line \d+(?:, and \d+ other contexts?)?\)"
+                   r"(?=( \(on some paths\))?$)")
 
 
 def strip_context_note(message: str) -> str:
-    """JAX's message of a diagnostic, without the contexts it was proven in."""
+    """JAX's message of a diagnostic, without the contexts it was proven in (a warning's
+    "(on some paths)" after them stays)."""
     return _NOTE.sub("", message)

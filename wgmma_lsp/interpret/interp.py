@@ -161,6 +161,9 @@ class Interpreter:
         # and whether an error it may catch was already found in its body (then the rest of
         # that body may not run).
         self.handlers: list[_TryScope] = []
+        # The loops whose `break`/`continue` the interpreter follows (sweep iterations), innermost
+        # last; None for a loop it runs another way (their exits are theirs).
+        self.loops: list[_LoopExits | None] = []
         # Calls analysed once per distinct arguments (interpret/memo.py), after the module ran.
         self.memo_enabled = False
         self.memo: dict[Any, MemoEntry] = {}
@@ -283,8 +286,9 @@ class Interpreter:
             if moved is None:
                 return
             span, blame_line, related, data = moved
-        caught = self.may_be_caught(rule)  # always asked: it marks the `try` scopes
-        certain = self.certain and not any(f.maybe_returned for f in self.stack) and not caught
+        caught = self.may_be_caught(rule, message)  # always asked: it marks the `try` scopes
+        certain = self.certain and not any(f.maybe_returned for f in self.stack) and not caught \
+            and not any(lp.maybe_stopped for lp in self.loops if lp is not None)
         finding = Finding(rule, message, span, blame_line, related or [], certain and not condition,
                           data or {}, " <- ".join(reversed(self.context[-3:])), condition=condition)
         key = finding.key
@@ -485,7 +489,8 @@ class Interpreter:
 
     def _replay(self, hit: MemoEntry, func: FuncVal, call: Call) -> None:
         ctx = self.call_context(func, call)
-        certain = self.certain and not any(f.maybe_returned for f in self.stack)
+        certain = self.certain and not any(f.maybe_returned for f in self.stack) \
+            and not any(lp.maybe_stopped for lp in self.loops if lp is not None)
         for outer in self.captures:  # an enclosing call being memoised replays this one too
             outer.findings.extend(hit.findings)
             outer.entered |= hit.entered
@@ -497,7 +502,7 @@ class Interpreter:
         for f, was_certain in hit.findings:
             if ctx not in f.contexts:
                 f.contexts.append(ctx)
-            caught = self.may_be_caught(f.rule)
+            caught = self.may_be_caught(f.rule, f.message)
             if certain and not caught and was_certain and hit.outer_certain and not f.condition:
                 f.certain = True
 
@@ -662,6 +667,8 @@ class Interpreter:
             frame = self.stack[-1] if self.stack else None
             if frame is not None and frame.returned:
                 return
+            if self.loops and self._own_loop() is not None and self.loops[-1].stopped:
+                return  # a `break`/`continue` left the iteration on this path
             try:
                 self.exec_stmt(stmt, env)
             except (Budget, RecursionError):
@@ -713,17 +720,40 @@ class Interpreter:
         elif isinstance(value, (Wrapped, PartialVal)):
             self.mark_escaped(value.func, depth + 1)
 
-    def run_path(self, fn: Callable[[], None]) -> bool:
-        """Run a path that may not be taken; True if it ended the function (return/raise).
-        Ending it on this path means it may end early: what follows is no longer certain."""
+    def exec_Break(self, s: ast.Break, env: Env) -> None:
+        loop = self._own_loop()
+        if loop is not None:
+            loop.stopped = True
+            loop.broke = True
+
+    def exec_Continue(self, s: ast.Continue, env: Env) -> None:
+        loop = self._own_loop()
+        if loop is not None:
+            loop.stopped = True
+
+    def _own_loop(self) -> "_LoopExits | None":
+        """The innermost loop, when its exits are followed and its body is the code running."""
+        loop = self.loops[-1] if self.loops else None
+        return loop if loop is not None and loop.depth == len(self.stack) else None
+
+    def run_path(self, fn: Callable[[], None]) -> str:
+        """Run a path that may not be taken; "return" if it ended the function (return/raise),
+        "loop" if it left the iteration of a followed loop (break/continue), "" otherwise.
+        Ending either on this path means it may end early: what follows is no longer certain."""
         frame = self.stack[-1] if self.stack else None
         saved = frame.returned if frame else False
+        loop = self._own_loop()
+        saved_stop = loop.stopped if loop is not None else False
         fn()
         ended = frame.returned if frame else False
+        stopped = loop.stopped if loop is not None else False
         if frame is not None:
             frame.returned = saved
             frame.maybe_returned = frame.maybe_returned or ended
-        return ended
+        if loop is not None:
+            loop.stopped = saved_stop
+            loop.maybe_stopped = loop.maybe_stopped or stopped
+        return "return" if ended else "loop" if stopped else ""
 
     def exec_Assign(self, s: ast.Assign, env: Env) -> None:
         value = self.eval(s.value, env)
@@ -805,8 +835,12 @@ class Interpreter:
         with self.uncertain():
             r1 = self.run_path(lambda: a(e1))
             r2 = self.run_path(lambda: b(e2))
-        if frame is not None and r1 and r2:
-            frame.returned = True
+        if r1 and r2:  # neither path goes on: what follows does not run
+            loop = self._own_loop()
+            if "loop" in (r1, r2) and loop is not None:
+                loop.stopped = True
+            elif frame is not None:
+                frame.returned = True
         merge_from = [e for e, r in ((e1, r1), (e2, r2)) if not r] or [e1, e2]
         self.merge_into(env, merge_from)
 
@@ -845,16 +879,19 @@ class Interpreter:
                 and _names_only(s.target):
             self.sweep(s, env, it, items)
             return
-        if items is not None and len(items) <= 8 and not _breaks(s.body):
-            # Short known iterations are unrolled: each iteration sees its own item.
-            for item in items:
-                self.assign(s.target, item, env, None)
-                self.exec_block(s.body, env)
-            self.exec_block(s.orelse, env)
-            return
-        elem = self.iter_element(it, items)
-        nonempty = bool(items) if items is not None else self.known_nonempty(it)
-        self.loop(env, s.target, elem, s.body, certain=nonempty)
+        self.loops.append(None)  # its `break`/`continue` are its own
+        try:
+            if items is not None and len(items) <= 8 and not _breaks(s.body):
+                # Short known iterations are unrolled: each iteration sees its own item.
+                for item in items:
+                    self.assign(s.target, item, env, None)
+                    self.exec_block(s.body, env)
+            else:
+                elem = self.iter_element(it, items)
+                nonempty = bool(items) if items is not None else self.known_nonempty(it)
+                self.loop(env, s.target, elem, s.body, certain=nonempty)
+        finally:
+            self.loops.pop()
         self.exec_block(s.orelse, env)
 
     def sweep(self, s: ast.For, env: Env, it: Value, items: list[Value]) -> None:
@@ -878,6 +915,7 @@ class Interpreter:
         reuse = len(items) > 1
         carried = sweep_reuse.carried_names(s.body) if reuse else frozenset()
         assigned = sweep_reuse.assigned_names(s.body) if reuse else set()
+        after_break = False  # an iteration run so far may have left the loop
         done = 0  # combinations checked: run, or repeats of one run
         last = ""  # what happened to the last combination: "run", "repeat", "cut"
         for i in order:
@@ -896,7 +934,7 @@ class Interpreter:
                     values = _item_values(s.target, item)
                     state = None
                     if not over or any(r.may_repeat(values) for r in runs):
-                        carried_values, state = self.sweep_state(carried, env)
+                        carried_values, state = self.sweep_state(carried, env, after_break)
                         values.update(carried_values)
                         rep = next((r for r in runs if r.repeated_by(values, state)), None)
                 if rep is None and over:
@@ -912,13 +950,14 @@ class Interpreter:
                 ctx = self.ctx.with_bindings(bindings, origin, line, span)
             if not reuse:
                 with self.in_context(ctx):
-                    self._sweep_iteration(s, env, leaves, start)
+                    after_break = self._sweep_iteration(s, env, after_break, start) or after_break
                 done += 1
                 last = "run"
                 continue
             if rep is not None:
                 self._repeat_iteration(rep, ctx)
                 env.vars.update(rep.outgoing)
+                after_break = after_break or rep.broke
                 done += 1
                 last = "repeat"
                 continue
@@ -932,7 +971,8 @@ class Interpreter:
             self.observing += 1
             try:
                 with self.in_context(ctx), self.obs.watching(log):
-                    self._sweep_iteration(s, env, leaves, start)
+                    run.broke = self._sweep_iteration(s, env, after_break, start)
+                after_break = after_break or run.broke
             finally:
                 self.observing -= 1
                 self.iteration_born = saved_born
@@ -965,18 +1005,25 @@ class Interpreter:
             self.notes.append((span, msg))
         self.exec_block(s.orelse, env)
 
-    def _sweep_iteration(self, s: ast.For, env: Env, leaves: bool, start: int) -> None:
+    def _sweep_iteration(self, s: ast.For, env: Env, after_break: bool, start: int) -> bool:
+        """Run one iteration of a sweep; True if it may have left the loop (`break`).
+
+        The first iteration runs whenever the loop does; a later one is uncertain only once an
+        earlier one may have left the loop (`after_break`; a `return` marks the function's frame).
+        Inside the body, what follows a `continue` or `break` taken on some path is uncertain,
+        like what follows a `return` (see `run_path`)."""
         self.sweep_depth += 1
+        loop = _LoopExits(len(self.stack))
+        self.loops.append(loop)
         try:
-            with self.uncertain(leaves):
-                if leaves:
-                    self.run_path(lambda: self.exec_block(s.body, env))
-                else:
-                    self.exec_block(s.body, env)
+            with self.uncertain(after_break):
+                self.run_path(lambda: self.exec_block(s.body, env))
         finally:
+            self.loops.pop()
             self.sweep_depth -= 1
         if self.sweep_depth == 0:
             self.sweep_steps += self.steps - start
+        return loop.broke
 
     def _watch_values(self, s: ast.For, names: list[str], env: Env) -> None:
         """Before an iteration runs: each constant the loop binds (and each constant carried
@@ -988,7 +1035,8 @@ class Interpreter:
                 tags = frozenset({(id(s), key)}) | (v.tags if isinstance(v, Swept) else frozenset())
                 env.vars[name] = Swept(raw(v), tags, self.obs)
 
-    def sweep_state(self, carried: frozenset[str], env: Env) -> tuple[dict[str, Any], tuple]:
+    def sweep_state(self, carried: frozenset[str], env: Env,
+                    after_break: bool) -> tuple[dict[str, Any], tuple]:
         """What an iteration starts from besides its own values: the path facts, and the values
         of the carried names (the caller compares them with observation paused). A carried
         constant is compared like a loop value, only if the iteration reads it (`best = 0.0`
@@ -1001,7 +1049,8 @@ class Interpreter:
                 consts[_CARRIED + name] = raw(v)
             else:
                 kept.append(v)
-        return consts, (tuple(kept), self.certain, tuple(f.maybe_returned for f in self.stack),
+        return consts, (tuple(kept), self.certain, after_break,
+                        tuple(f.maybe_returned for f in self.stack),
                         tuple(scope.tripped for scope in self.handlers), self.expecting_error,
                         self.lowering, self.kernel_span, self.kernel_wg_axis)
 
@@ -1090,6 +1139,13 @@ class Interpreter:
         return isinstance(v, Const) and isinstance(v.value, range) and len(v.value) > 0
 
     def exec_While(self, s: ast.While, env: Env) -> None:
+        self.loops.append(None)  # its `break`/`continue` are its own
+        try:
+            self._exec_while(s, env)
+        finally:
+            self.loops.pop()
+
+    def _exec_while(self, s: ast.While, env: Env) -> None:
         test = self.eval(s.test, env)
         if not _breaks(s.body):
             # A short loop whose test is known each time is run as Python runs it (like a short
@@ -1125,7 +1181,7 @@ class Interpreter:
     def exec_Try(self, s: ast.Try, env: Env) -> None:
         # An error raised inside `try` is certain only when no handler can catch it (a TypeError
         # under `except ValueError:` still propagates); handlers and `else` may not run at all.
-        scope = _TryScope(_caught_classes(s.handlers))
+        scope = _TryScope(_handler_filters(s.handlers))
         self.handlers.append(scope)
         try:
             self.run_path(lambda: self.exec_block(s.body, env))
@@ -1135,20 +1191,33 @@ class Interpreter:
             # A handler may have caught an error found in the body and left (continue, break,
             # return, raise): what follows may not run.
             self.stack[-1].maybe_returned = True
+        frame = self.stack[-1] if self.stack else None
+        loop = self._own_loop()
+        before = (frame.maybe_returned if frame else False,
+                  loop.maybe_stopped if loop else False, loop.broke if loop else False)
         with self.uncertain():
             for h in s.handlers:
                 if h.name:
                     env.vars[h.name] = UNKNOWN
                 self.run_path(lambda h=h: self.exec_block(h.body, env))
+            if not scope.tripped:
+                # A handler runs only once an error was caught, and none was found in the body:
+                # how its code leaves (`continue`, a re-`raise`) says nothing about what follows.
+                if frame is not None:
+                    frame.maybe_returned = before[0]
+                if loop is not None:
+                    loop.maybe_stopped, loop.broke = before[1], before[2]
             self.run_path(lambda: self.exec_block(s.orelse, env))
         self.exec_block(s.finalbody, env)
 
     exec_TryStar = exec_Try
 
-    def may_be_caught(self, rule: Rule) -> bool:
+    def may_be_caught(self, rule: Rule, message: str = "") -> bool:
         """Could an enclosing `try` catch the exception JAX raises for `rule` (its class name,
-        `ValueError`), or has an error it may catch been found earlier in its body? (JAX
-        lowers only what traced: a lowering error found earlier does not stop a trace error.)"""
+        `ValueError`, and its `message`: a handler that re-raises unless the message says
+        "exceeds available shared memory" does not catch a shape error), or has an error it may
+        catch been found earlier in its body? (JAX lowers only what traced: a lowering error
+        found earlier does not stop a trace error.)"""
         if not self.handlers or self.silent:
             return False
         raised = _builtin_exception(rule.exception.rpartition(".")[2])
@@ -1157,7 +1226,7 @@ class Interpreter:
         for scope in self.handlers:
             if scope.tripped == "trace" or (scope.tripped and lowering):
                 found = True
-            if scope.caught is None or raised is None or issubclass(raised, scope.caught):
+            if scope.catches(raised, message):
                 if scope.tripped != "trace":
                     scope.tripped = "lower" if lowering else "trace"
                 found = True
@@ -1735,8 +1804,27 @@ def _named_shape(s: ast.Assign, value: Value, env: Env) -> Value | None:
 
 @dataclass
 class _TryScope:
-    caught: tuple[type, ...] | None
+    # Per handler: the builtin exception classes it names (None: it may catch anything) and the
+    # texts one of which the message must hold for it to keep the exception (None: any message).
+    filters: list[tuple[tuple[type, ...] | None, tuple[str, ...] | None]]
     tripped: str = ""  # the stage ("trace", "lower") of the first error found that it may catch
+
+    def catches(self, raised: type | None, message: str) -> bool:
+        for classes, texts in self.filters:
+            if classes is None or raised is None or issubclass(raised, classes):
+                if texts is None or any(t in message for t in texts):
+                    return True
+        return False
+
+
+@dataclass
+class _LoopExits:
+    """A sweep iteration being run: how its body may leave it."""
+
+    depth: int  # the call depth its own statements run at (nested calls cannot leave it)
+    stopped: bool = False  # this path left the iteration: the rest of the body does not run on it
+    maybe_stopped: bool = False  # some path left it: what follows in the body may not run
+    broke: bool = False  # a `break` ran on some path: the later iterations may not run
 
 
 def _walk(node: ast.AST, handlers: bool) -> Iterator[ast.AST]:
@@ -1772,6 +1860,72 @@ def _caught_classes(handlers: list[ast.ExceptHandler]) -> tuple[type, ...] | Non
                 return None
             out.append(cls)
     return tuple(out)
+
+
+def _handler_filters(handlers: list[ast.ExceptHandler]
+                     ) -> list[tuple[tuple[type, ...] | None, tuple[str, ...] | None]]:
+    """Per handler: what it catches (see `_caught_classes`) and which messages it keeps."""
+    out: list[tuple[tuple[type, ...] | None, tuple[str, ...] | None]] = []
+    for h in handlers:
+        out.append((_caught_classes([h]) if h.type is not None else None, _message_filter(h)))
+    return out
+
+
+def _message_filter(h: ast.ExceptHandler) -> tuple[str, ...] | None:
+    """The texts a handler keeps the exception for, when it re-raises every other message:
+
+        except ValueError as e:                  except ValueError as e:
+          if "exceeds available shared" in e.args[0]:    if "exceeds ..." not in str(e):
+            continue                                          raise
+          raise
+
+    (jax's own tuning loops skip shared-memory overflows so). None: any message may be kept."""
+    name = h.name
+    body = h.body
+    if not name or not body:
+        return None
+    last = body[-1]
+    if isinstance(last, ast.Raise) and last.exc is None:
+        texts: list[str] = []
+        for st in body[:-1]:
+            if isinstance(st, ast.If) and not st.orelse:
+                text = _message_test(st.test, name, ast.In)
+                if text is None:
+                    return None
+                if _leaves(st.body):
+                    texts.append(text)  # kept (and left) when the message holds the text
+                continue  # otherwise it falls through to the re-raise
+            if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call):
+                continue  # a print or a log line
+            return None
+        return tuple(texts)
+    first = body[0]
+    if isinstance(first, ast.If) and not first.orelse and len(first.body) == 1 \
+            and isinstance(first.body[0], ast.Raise) and first.body[0].exc is None:
+        text = _message_test(first.test, name, ast.NotIn)
+        if text is not None:
+            return (text,)
+    return None
+
+
+def _message_test(test: ast.expr, name: str, op: type) -> str | None:
+    """`"text" in e.args[0]` / `"text" in str(e)` (with `op` ast.In or ast.NotIn): the text."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], op)
+            and isinstance(test.left, ast.Constant) and isinstance(test.left.value, str)):
+        return None
+    m = test.comparators[0]
+    is_name = lambda n: isinstance(n, ast.Name) and n.id == name  # noqa: E731
+    if isinstance(m, ast.Call) and isinstance(m.func, ast.Name) and m.func.id in ("str", "repr") \
+            and len(m.args) == 1 and is_name(m.args[0]) and not m.keywords:
+        return test.left.value
+    if isinstance(m, ast.Subscript) and isinstance(m.value, ast.Attribute) and m.value.attr == "args" \
+            and is_name(m.value.value) and isinstance(m.slice, ast.Constant) and m.slice.value == 0:
+        return test.left.value
+    return None
+
+
+def _leaves(body: list[ast.stmt]) -> bool:
+    return bool(body) and isinstance(body[-1], (ast.Continue, ast.Break, ast.Return))
 
 
 def _breaks(body: list[ast.stmt], handlers: bool = True) -> bool:

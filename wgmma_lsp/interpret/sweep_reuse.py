@@ -36,6 +36,7 @@ class IterationRun:
     findings: list[tuple[Any, list[Context]]] = field(default_factory=list)  # (Finding, new contexts)
     entered: list[tuple[int, set]] = field(default_factory=list)  # (function node id, new contexts)
     outgoing: dict[str, Any] = field(default_factory=dict)  # the body's names when it ended
+    broke: bool = False  # it may have left the loop (`break`)
 
     def may_repeat(self, values: dict[str, Any]) -> bool:
         """Could a combination with these loop values repeat this run (state aside)?"""
