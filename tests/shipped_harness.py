@@ -25,7 +25,7 @@ from pathlib import Path
 from wgmma_lsp.trace.entries import parse_entry_points
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from jax_oracle import _blamed_line, jax_message  # noqa: E402
+from jax_oracle import _blamed_line, _mlir_verification, jax_message  # noqa: E402
 
 _counter = itertools.count()
 
@@ -186,6 +186,12 @@ def trace_entries(path: Path, lower: bool = False, ran: set[int] | None = None) 
                 stage = "lower"
                 jax.jit(traced).trace(*arrays).lower(lowering_platforms=("cuda",))
         except Exception as e:  # the verdict we compare against
+            # JAX 0.10's MLIR verifier failures name the failing op's location in the message
+            # (`Verification failed:` then the op's message), as the fixtures' oracle reads them.
+            mlir = _mlir_verification(str(e), path)
+            if mlir is not None:
+                out.append(Verdict(entry.call, mlir[0], mlir[1], type(e).__name__, stage))
+                continue
             out.append(Verdict(entry.call, _blamed_line(e, path), jax_message(e), type(e).__name__, stage))
         else:
             out.append(Verdict(entry.call, None, None))

@@ -173,12 +173,18 @@ class Reported:
     message: str
     stage: str = "trace"  # the rule's stage: "trace" or "lower"
     bare_assert: bool = False  # the rule explains a bare `assert` of JAX's (JAX's message is empty)
+    # JAX's own text where the diagnostic quotes it inside an explanation (a finding's
+    # `data["jax_message"]`: an MLIR verifier failure explained by the check it stands for)
+    jax_text: str | None = None
 
     def matches(self, jax: tuple[int | None, str]) -> bool:
         if jax[0] not in (self.line, self.blame_line):
             return False
         if self.bare_assert:
             return jax[1] == "AssertionError: "
+        if self.jax_text is not None:
+            assert self.jax_text in self.message, "the diagnostic must keep JAX's text"
+            return jax[1] == first_line(self.jax_text)
         return jax[1] == first_line(self.message)
 
 
@@ -243,7 +249,8 @@ def our_errors(source: str, path: str) -> list[Reported]:
     # file's own main() with its tuning configs) is not one this JAX run can confirm.
     out = {Reported(f.span.line + 1, f.blame_line + 1 if f.blame_line >= 0 else f.span.line + 1,
                     f.rule.code, f.message, f.rule.stage,
-                    f.rule.exception == "AssertionError" and f.rule.template.startswith("assert "))
+                    f.rule.exception == "AssertionError" and f.rule.template.startswith("assert "),
+                    f.data.get("jax_message") if isinstance(f.data, dict) else None)
            for f in analysis.findings if (f.span, f.rule.code, f.message) in errors
            and (not f.contexts or any(c is None or not c.origin.startswith("main()")
                                       for c in f.contexts))}

@@ -226,6 +226,8 @@ class WgmmaLowering:
         opb = operand(b)
         if opb is None or (isinstance(a, RefVal) and opa is None) or not isinstance(a, (RefVal, ArrayVal)):
             return
+        if self._verifier_accumulator_type(opb):
+            return
         ops = [o for o in (opa, opb) if o is not None]
         for o in ops:
             if o.own == ("swizzle",) and not o.has_view and o.swizzle in _SWIZZLE_MODE:
@@ -274,6 +276,24 @@ class WgmmaLowering:
                          f"but got {m}.", span=self.call.span_of(0, "acc"))
             return
         self._mosaic_wgmma(opb, kernel_level=True)
+
+    def _verifier_accumulator_type(self, opb: Operand) -> bool:
+        """The `mosaic_gpu.wgmma` op's verifier checks the accumulator's type (operand #0) as
+        the op is built, before layout inference and before any check of the operands: a
+        bfloat16 accumulator fails it whatever the operands' dtypes and transforms (checked
+        against JAX 0.10 and 0.12, Warpgroup: f16, bf16, f32, fp8 and int8 operands, with and
+        without transforms). JAX blames the `wgmma` line. Reported when proven; True if it was."""
+        if T.concrete(self.acc.dtype) is None or self.acc.dtype.name != "bfloat16":
+            return False
+        elem = opb.ref.dtype.name if T.concrete(opb.ref.dtype) is not None else None  # type: ignore[union-attr]
+        shape = self.acc.shape
+        if elem not in MLIR or elem == "uint8" or not shape or len(shape) != 2 or not _known_dims(*shape):
+            return False
+        allowed = _allowed_acc(elem) if elem in WGMMA_TYPES else None
+        if allowed is None:
+            return False
+        self._acc_dtype_error(elem, "bfloat16", allowed, kernel_level=False)
+        return True
 
     def _operand_span(self, o: Operand):
         return self.call.span_of(1, "a") if o.ref is self.a else self.call.span_of(2, "b")
@@ -400,13 +420,15 @@ class WgmmaLowering:
         root = self.acc.root()
         data = {"alloc_span": root.origin, "acc_dtype": acc_dtype, "elem": elem,
                 "needed": "int32" if elem == "int8" else "float32", "jnp": _jnp_alias(self.interp)}
-        if self.sem == "warpgroup" and kind == "float16":
-            # The op verifier rejects the accumulator vector type first (at the wgmma line).
+        if self.sem == "warpgroup" and acc_dtype == "bfloat16":
+            # The op verifier rejects the accumulator vector type first (at the wgmma line); an
+            # int32 accumulator passes it and fails in wgmma.py (kernel level) like the rest.
             shape = "x".join(str(d) for d in (self.acc.shape or ()))
-            message = (f"{message}: 'mosaic_gpu.wgmma' op operand #0 must be vector of A type supported by "
-                       f"the accumulator `wgmma.mma_async` instruction values of ranks 2, but got "
-                       f"'vector<{shape}x{acc_mlir}>'")
-            self._report(rule.RULE, message, span=self.call.span_of(0, "acc"), data=data)
+            jax_text = (f"'mosaic_gpu.wgmma' op operand #0 must be vector of A type supported by "
+                        f"the accumulator `wgmma.mma_async` instruction values of ranks 2, but got "
+                        f"'vector<{shape}x{acc_mlir}>'")
+            data["jax_message"] = jax_text  # what JAX raises; the diagnostic explains it
+            self._report(rule.RULE, f"{message}: {jax_text}", span=self.call.span_of(0, "acc"), data=data)
             return
         if self.sem == "warpgroup" and kind == "int8":
             if acc_dtype not in ("float32", "float16", "bfloat16"):
