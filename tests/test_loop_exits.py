@@ -80,3 +80,41 @@ def test_a_sweep_in_the_main_block_itself() -> None:
     body = src[src.index("def main():\n") + len("def main():\n"):src.index('\n\nif __name__')]
     src = src[:src.index("def main():\n")] + 'if __name__ == "__main__":\n' + body + "\n"
     assert severities(src) == {"first": Severity.ERROR, "other": Severity.WARNING}
+
+
+QK_ACC = "qk = pl.run_scoped(compute_qk, plgpu.ACC((block_q, block_kv), jnp.float32))"
+#: The first configuration jax's attention_mgpu.py main() runs (batch 1, seq_len 4096, 16 heads,
+#: head_dim 64, block_kv 256, schedule barrier, not causal), as a trace entry for real JAX.
+ATTENTION_MAIN_FIRST = (
+    "functools.partial(attention, config=TuningConfig(block_q=64, block_kv=256, "
+    "max_concurrent_steps=2, use_schedule_barrier=True, causal=False))"
+    "(f16[1,4096,16,64], f16[1,4096,16,64], f16[1,4096,16,64])")
+
+
+def test_attention_main_proves_swapped_qk_accumulator_sizes(tmp_path: Path) -> None:
+    """In jax's attention_mgpu.py, the QK accumulator allocated with its sizes swapped: JAX
+    raises WG005 at the `wgmma` of `compute_qk` for main()'s first configuration (block_kv=256);
+    the analysis of the file as written (its own main(), no harness) says so as an error. The
+    next block size runs only if the first one failed on shared memory (the loop `break`s
+    after the first that fits): a warning."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from shipped_harness import HARNESS_MARK, apply_shims, kernel_dir, trace_entries
+
+    src = (kernel_dir() / "attention_mgpu.py").read_text()
+    assert src.count(QK_ACC) == 2  # attention(), then attention_with_pipeline_emitter()
+    planted = src.replace(QK_ACC, QK_ACC.replace("(block_q, block_kv)", "(block_kv, block_q)"), 1)
+
+    harnessed = tmp_path / "attention_mgpu.py"
+    harnessed.write_text(apply_shims(planted).rstrip("\n") + f"\n\n{HARNESS_MARK}\n"
+                         f"# wgmma-lsp: trace {ATTENTION_MAIN_FIRST}\n")
+    (jax_says,) = trace_entries(harnessed)
+    assert jax_says.message == ("Incompatible shapes for matrix multiplication: lhs=(64, 64), "
+                                "rhs=b.shape=(64, 256), acc=(256, 64)")
+
+    diags = [d for d in diagnostics(analyze(planted, "attention_mgpu.py")) if d.code == "WG005"]
+    first = [d for d in diags if d.span.line + 1 == jax_says.line]
+    assert [(d.severity, d.message) for d in first if "acc=(256, 64)" in d.message] == [
+        (Severity.ERROR, jax_says.message)]
+    assert [d.severity for d in first if "acc=(128, 64)" in d.message] == [Severity.WARNING]
