@@ -138,3 +138,33 @@ def run():
 """
     # (body is also analysed on its own, with x unknown)
     assert "bfloat16[16384 // jax.device_count(), 512]" in _values(source, "y", "y = x")
+
+
+FLAGGED = """
+def f(x, *, flip: bool = False):
+  m, k = x.shape
+  if flip:
+    y = jnp.zeros((k, m), x.dtype)
+    def body(acc_ref):
+      acc_ref[...] = acc_ref[...].astype(jnp.bfloat16)
+    pl.run_scoped(body, plgpu.ACC((64, 128)))
+  else:
+    y = jnp.zeros((m, k), x.dtype)
+  return y
+
+def main():
+  f(jnp.zeros((64, 32), jnp.float32))
+
+if __name__ == "__main__":
+  main()
+"""
+
+
+def test_lines_behind_a_flags_default_get_hovers_but_no_diagnostics() -> None:
+    from wgmma_lsp.ide.diagnostics import diagnostics
+
+    # main() runs f with flip=False; the flip=True lines still get symbolic hovers ...
+    assert _values(FLAGGED, "y", "y = jnp.zeros((k, m)") == ["x.dtype[k, m]"]
+    assert _values(FLAGGED, "y", "y = jnp.zeros((m, k)") == ["float32[64,32]"]
+    # ... and what only that branch would do is not reported: no run of the program reaches it
+    assert [d.code for d in diagnostics(analyze(HEADER + FLAGGED))] == []

@@ -160,6 +160,12 @@ def _has_unvisited_names(interp: Interpreter, node: ast.AST) -> bool:
     return False
 
 
+def _has_flags(f: FuncVal) -> bool:
+    """Does the function have a parameter whose default is a bool?"""
+    defaults = list(f.defaults) + list(f.kw_defaults.values())
+    return any(isinstance(d, Const) and isinstance(d.value, bool) for d in defaults)
+
+
 def _line_span(interp: Interpreter, line: int) -> Span:
     text = interp.lines.lines[line] if 0 <= line < len(interp.lines.lines) else ""
     start = len(text) - len(text.lstrip())
@@ -247,8 +253,17 @@ def hover_pass(interp: Interpreter) -> None:
         for f in only_in_contexts:
             with interp.in_context(None):
                 interp.generic_call(f)
+        # Lines still without a hover may sit behind a flag's default (`if transpose_rhs:`):
+        # once more with the flags' defaults flipped.
+        interp.flip_flags = True
+        for f in only_in_contexts:
+            if _has_flags(f) and _has_unvisited_names(interp, f.node):
+                interp.entered.discard(id(f.node))
+                with interp.in_context(None):
+                    interp.generic_call(f)
     finally:
         interp.hover_only = False
+        interp.flip_flags = False
         interp.entered = entered | interp.entered
 
 

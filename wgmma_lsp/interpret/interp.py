@@ -156,6 +156,7 @@ class Interpreter:
         # The last pass: code the contexts reached, analysed with nothing known, only for the
         # hovers of lines no context reached (its findings belong to the contexts).
         self.hover_only = False
+        self.flip_flags = False  # hover pass, second round: flags' defaults flipped
         self.expecting_error = 0  # inside `with pytest.raises(...)`: errors are expected there
         # Each enclosing `try`: the exception classes it catches (None: it may catch anything),
         # and whether an error it may catch was already found in its body (then the rest of
@@ -617,7 +618,7 @@ class Interpreter:
             elif p.arg in kwargs:
                 v = kwargs.pop(p.arg)
             elif i >= first_default and (call.complete or generic):
-                v = defaults[i - first_default]  # defaults of factory functions count
+                v = self._default(call, defaults[i - first_default])  # factories' defaults count
             else:
                 v = _unbound_param(p)
             env.vars[p.arg] = v
@@ -629,7 +630,7 @@ class Interpreter:
             if p.arg in kwargs:
                 v = kwargs.pop(p.arg)
             elif d is not None and (call.complete or generic):
-                v = func.kw_defaults.get(p.arg, UNKNOWN)
+                v = self._default(call, func.kw_defaults.get(p.arg, UNKNOWN))
             else:
                 v = _unbound_param(p)
             env.vars[p.arg] = v
@@ -637,6 +638,16 @@ class Interpreter:
         if a.kwarg is not None:
             env.vars[a.kwarg.arg] = (DictVal(tuple(kwargs.items())) if call.complete and not generic
                                      else UNKNOWN)
+
+    def _default(self, call: Call, default: Value) -> Value:
+        """A parameter's default. In the hover pass's second round (`flip_flags`: a function
+        once more with nothing known, for lines no context reached) a flag's default
+        (`transpose_rhs=False`) is flipped, so the other branch's lines get hovers too.
+        Diagnostics never come from the hover pass."""
+        if self.flip_flags and self.hover_only and call.generic and isinstance(default, Const) \
+                and isinstance(default.value, bool):
+            return Const(not default.value)
+        return default
 
     def instantiate(self, cls: ClassVal, call: Call) -> Value:
         attrs: dict[str, Value] = {}
