@@ -32,7 +32,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from bench_analysis import percentile, shipped_kernel_dir  # noqa: E402
-from fuzz_edits import mutate  # noqa: E402
+from fuzz_edits import mutate, mutate_described  # noqa: E402
 from synthetic import generate  # noqa: E402
 
 P99_TARGET = 3.0
@@ -106,6 +106,14 @@ def main() -> None:
                     help="rounds of edits (one per file) over which traced memory is watched")
     ap.add_argument("--lsp-edits", type=int, default=500,
                     help="edits sent to a real server to watch its RSS (0: skip)")
+    ap.add_argument("--default-gc", action="store_true",
+                    help="keep Python's default collector thresholds (the server raises them)")
+    ap.add_argument("--gc-threshold", metavar="G0,G1,G2",
+                    help="collector thresholds to try instead of the server's")
+    ap.add_argument("--worst", type=int, default=15, help="how many of the slowest edits to list")
+    ap.add_argument("--only", default="", help="only the files whose label contains this text")
+    ap.add_argument("--save-worst", metavar="DIR",
+                    help="write the texts of the slowest edits there (to profile them)")
     args = ap.parse_args()
 
     from wgmma_lsp.analysis import analyze
@@ -118,7 +126,25 @@ def main() -> None:
         diagnostics(a)
         return (time.process_time() - c0) * 1000, (time.perf_counter() - t0) * 1000, len(a.syntax_errors)
 
-    files = inputs()
+    files = [f for f in inputs() if args.only in f[0]]
+    if not args.default_gc:  # as the server runs: collector thresholds at start, warm-up at initialize
+        from wgmma_lsp.server import configure_gc
+        from wgmma_lsp.warmup import warm
+
+        configure_gc()
+        warm()
+    if args.gc_threshold:
+        gc.set_threshold(*(int(x) for x in args.gc_threshold.split(",")))
+    pauses: list[tuple[int, float]] = []  # (generation, CPU ms) of each collection
+    started: list[float] = []
+
+    def on_gc(phase: str, info: dict) -> None:
+        if phase == "start":
+            started.append(time.process_time())
+        elif started:
+            pauses.append((info.get("generation", -1), (time.process_time() - started.pop()) * 1000))
+
+    gc.callbacks.append(on_gc)
     for _label, path, source in files:  # warm every import and cache once
         run(source, path)
     clean = [statistics.median(run(source, path)[0] for _ in range(5)) for _label, path, source in files]
@@ -130,14 +156,23 @@ def main() -> None:
     cpu: list[list[float]] = [[] for _ in files]
     wall: list[list[float]] = [[] for _ in files]
     broken = [0] * len(files)
+    slowest: list[tuple[float, float, int, int, list[tuple[str, int]]]] = []  # (cpu, wall, file, edit, what)
     for i in range(total):  # round robin: both halves of the run see every file
         k = i % len(files)
         _label, path, source = files[k]
-        c, w, errors = run(mutate(source, rng), path)
+        text, what = mutate_described(source, rng)
+        c, w, errors = run(text, path)
         cpu[k].append(c)
         wall[k].append(w)
         broken[k] += bool(errors)
+        slowest.append((c, w, k, i, what))
+        if len(slowest) > 4 * max(args.worst, 1):
+            slowest.sort(key=lambda e: -e[0])
+            del slowest[max(args.worst, 1):]
+    slowest.sort(key=lambda e: -e[0])
+    del slowest[args.worst:]
     done = total
+    gc.callbacks.remove(on_gc)
     rss_after = rss_mb()
     # Memory, apart from the timed runs (tracemalloc slows allocation down): traced memory
     # before and after one more round of edits of every file, after a round that warms caches.
@@ -171,7 +206,17 @@ def main() -> None:
         traced_growth_kib = (tracemalloc.get_traced_memory()[0] - traced_mid) / 1024
         tracemalloc.stop()
     lsp = lsp_memory(args.lsp_edits, args.seed) if args.lsp_edits else None
-    summary = {"seed": args.seed, "edits": done, "rss_before_mb": rss_before, "rss_after_mb": rss_after,
+    worst_rows = [{"file": files[k][0], "edit": i, "cpu_ms": c, "wall_ms": w,
+                   "over_clean": c / clean[k] if clean[k] else float("inf"),
+                   "edits_made": [{"kind": kind, "line": line + 1} for kind, line in what]}
+                  for c, w, k, i, what in slowest]
+    if args.save_worst:
+        _save_worst(args.save_worst, args.seed, files, per_file, {i for _c, _w, _k, i, _what in slowest})
+    collector = {str(g): {"count": sum(1 for gg, _ in pauses if gg == g),
+                          "total_ms": sum(ms for gg, ms in pauses if gg == g),
+                          "max_ms": max((ms for gg, ms in pauses if gg == g), default=0.0)} for g in (0, 1, 2)}
+    summary = {"seed": args.seed, "edits": done, "worst": worst_rows, "collector": collector,
+               "gc": "default thresholds" if args.default_gc else "server's (configure_gc + warm-up)", "rss_before_mb": rss_before, "rss_after_mb": rss_after,
                "traced_growth_kib": traced_growth_kib, "files": rows, "lsp": lsp}
     if args.json:
         print(json.dumps(summary, indent=2))
@@ -193,6 +238,15 @@ def main() -> None:
     if lsp is not None:
         print(f"server over LSP, {lsp['edits']} full-text edits of the 1,000-line file (+ a hover each): RSS "
               + ", ".join(f"{mb:.1f} MB after {n}" for n, mb in lsp["rss_mb"]))
+    print(f"garbage collector ({summary['gc']}) during the timed edits: " + "; ".join(
+        f"gen {g}: {c['count']} collections, {c['total_ms']:.0f} ms, longest {c['max_ms']:.1f} ms"
+        for g, c in collector.items()))
+    if worst_rows:
+        print(f"\nslowest {len(worst_rows)} edits (CPU ms; kind@line, 1-based line of the text being edited):")
+        for r in worst_rows:
+            made = ", ".join(f"{e['kind']}@{e['line']}" for e in r["edits_made"])
+            print(f"  {r['cpu_ms']:7.1f} ms ({r['over_clean']:5.1f}x clean, wall {r['wall_ms']:7.1f})  "
+                  f"{r['file']:<34} #{r['edit']:<5} {made}")
     print("\ntargets:")
     small = [r for r in rows if r["lines"] <= MAX_LINES]
     worst = max(rows, key=lambda r: r["p99_over_clean"])
@@ -202,6 +256,20 @@ def main() -> None:
     slowest = max(small, key=lambda r: r["max_ms"])
     print(f"  [{'PASS' if over == 0 else 'MISS'}] no edit over {MAX_MS:g} ms on files up to "
           f"{MAX_LINES:,} lines: {over} over; slowest {slowest['file']} {slowest['max_ms']:.1f} ms")
+
+
+def _save_worst(folder: str, seed: int, files: list[tuple[str, str, str]], per_file: int,
+                wanted: set[int]) -> None:
+    """Replay the seeded edits and write the texts of the wanted ones (edit number in the name)."""
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(seed)
+    for i in range(per_file * len(files)):
+        label, _path, source = files[i % len(files)]
+        text = mutate(source, rng)
+        if i in wanted:
+            name = label.replace("jax:", "").replace(" ", "_").replace("(", "").replace(")", "")
+            (out / f"{i:05d}_{name}").write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -16,9 +16,20 @@ PARTIALS = ["def ", "def f(", "if x", "for i in", "with ", "class A(", "return (
             "plgpu.wgmma(acc_ref, ", "@functools.partial(", "else", "try:", "x = [1,", "'''", "lambda :"]
 
 
+KINDS = ["cut line", "deleted char", "inserted token", "duplicated line", "indentation",
+         "deleted line", "swapped lines", "unclosed bracket", "started statement", "cut word"]
+
+
 def mutate(source: str, rng: random.Random) -> str:
     """One to three edits of the kinds a person typing makes (or a bad paste)."""
+    return mutate_described(source, rng)[0]
+
+
+def mutate_described(source: str, rng: random.Random) -> tuple[str, list[tuple[str, int]]]:
+    """`mutate`, and what it did: (kind, 0-based line of the original text) per edit. Draws the
+    same random numbers as `mutate`, so both give the same texts for a seed."""
     lines = source.split("\n")
+    done: list[tuple[str, int]] = []
     for _ in range(rng.randint(1, 3)):
         if not lines:
             lines = [""]
@@ -51,7 +62,8 @@ def mutate(source: str, rng: random.Random) -> str:
             j = rng.randrange(len(words))
             words[j] = words[j][: rng.randrange(len(words[j]) + 1)]
             lines[k] = " ".join(words)
-    return "\n".join(lines)
+        done.append((KINDS[kind], k))
+    return "\n".join(lines), done
 
 
 def edits(source: str, seed: int, count: int) -> Iterator[str]:

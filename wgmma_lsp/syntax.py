@@ -176,7 +176,7 @@ def parse(source: str) -> Parsed:
     try:
         return Parsed(ast.parse(source, type_comments=False))
     except (SyntaxError, ValueError) as e:
-        first = e
+        first = _detached(e)
     except (RecursionError, MemoryError):  # absurdly nested input: nothing to analyse
         return _nothing("too deeply nested")
     lines = source.split("\n")
@@ -189,6 +189,17 @@ def parse(source: str) -> Parsed:
 
 
 _Errors = list[tuple[Span, str]]
+
+
+def _detached(e: BaseException) -> BaseException:
+    """An exception kept after its `except` block, without its traceback: the traceback holds
+    the frames of the parse and every caller's (the analysis, its interpreter, the trees), and
+    the exception is a local of one of those frames — a reference cycle that would leave the
+    whole analysis to the garbage collector (a pause of hundreds of milliseconds on a random
+    later keystroke) instead of being freed when it is dropped."""
+    e.__traceback__ = None
+    e.__context__ = None
+    return e
 
 
 def _block(lines: list[str], outside: list[bool], a: int, b: int, indent: int,
@@ -227,7 +238,7 @@ def _statement(lines: list[str], outside: list[bool], c: int, d: int, indent: in
     try:
         tree = ast.parse(_wrap(chunk, c, indent, False), type_comments=False)
     except (SyntaxError, ValueError) as e:
-        err: BaseException = e
+        err: BaseException = _detached(e)
     except (RecursionError, MemoryError):
         return [], [(Span(c, 0, c, len(lines[c])), "too deeply nested")]
     else:
