@@ -102,6 +102,21 @@ class WgmmaProtocol(LanguageServerProtocol):
         else:
             future.add_done_callback(lambda _f, key=msg_id: self._request_futures.pop(key, None))
 
+    @lsp_method(lsp.SHUTDOWN)
+    def lsp_shutdown(self, *args: Any) -> Any:
+        """pygls' shutdown, cancelling the requests still running over a copy of their table:
+        a cancelled future's callback (above) removes it from the table, and pygls iterating
+        over the table itself then failed with `dictionary changed size during iteration`
+        whenever a request was still waiting for an analysis at shutdown."""
+        if (user_handler := self.fm.features.get(lsp.SHUTDOWN)) is not None:
+            yield user_handler, args, None
+        current_id = self.msg_id
+        for msg_id, future in list(self._request_futures.items()):
+            if msg_id != current_id and not future.done():
+                future.cancel()
+        self._shutdown = True
+        return None
+
     # -- document state (see documents.py) -------------------------------------------------
     @lsp_method(lsp.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: lsp.DidOpenTextDocumentParams) -> Any:
