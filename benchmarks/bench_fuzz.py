@@ -157,6 +157,7 @@ def main() -> None:
     wall: list[list[float]] = [[] for _ in files]
     broken = [0] * len(files)
     slowest: list[tuple[float, float, int, int, list[tuple[str, int]]]] = []  # (cpu, wall, file, edit, what)
+    relative: list[tuple[float, float, float, int, int, list[tuple[str, int]]]] = []  # (cpu/clean, ...)
     for i in range(total):  # round robin: both halves of the run see every file
         k = i % len(files)
         _label, path, source = files[k]
@@ -169,8 +170,14 @@ def main() -> None:
         if len(slowest) > 4 * max(args.worst, 1):
             slowest.sort(key=lambda e: -e[0])
             del slowest[max(args.worst, 1):]
+        relative.append((c / clean[k] if clean[k] else 0.0, c, w, k, i, what))
+        if len(relative) > 4 * max(args.worst, 1):
+            relative.sort(key=lambda e: -e[0])
+            del relative[max(args.worst, 1):]
     slowest.sort(key=lambda e: -e[0])
     del slowest[args.worst:]
+    relative.sort(key=lambda e: -e[0])
+    del relative[args.worst:]
     done = total
     gc.callbacks.remove(on_gc)
     rss_after = rss_mb()
@@ -206,16 +213,21 @@ def main() -> None:
         traced_growth_kib = (tracemalloc.get_traced_memory()[0] - traced_mid) / 1024
         tracemalloc.stop()
     lsp = lsp_memory(args.lsp_edits, args.seed) if args.lsp_edits else None
-    worst_rows = [{"file": files[k][0], "edit": i, "cpu_ms": c, "wall_ms": w,
-                   "over_clean": c / clean[k] if clean[k] else float("inf"),
-                   "edits_made": [{"kind": kind, "line": line + 1} for kind, line in what]}
-                  for c, w, k, i, what in slowest]
+    def edit_row(c: float, w: float, k: int, i: int, what: list[tuple[str, int]]) -> dict:
+        return {"file": files[k][0], "edit": i, "cpu_ms": c, "wall_ms": w,
+                "over_clean": c / clean[k] if clean[k] else float("inf"),
+                "edits_made": [{"kind": kind, "line": line + 1} for kind, line in what]}
+
+    worst_rows = [edit_row(*e) for e in slowest]
+    ratio_rows = [edit_row(*e[1:]) for e in relative]
     if args.save_worst:
-        _save_worst(args.save_worst, args.seed, files, per_file, {i for _c, _w, _k, i, _what in slowest})
+        _save_worst(args.save_worst, args.seed, files, per_file,
+                    {e[3] for e in slowest} | {e[4] for e in relative})
     collector = {str(g): {"count": sum(1 for gg, _ in pauses if gg == g),
                           "total_ms": sum(ms for gg, ms in pauses if gg == g),
                           "max_ms": max((ms for gg, ms in pauses if gg == g), default=0.0)} for g in (0, 1, 2)}
-    summary = {"seed": args.seed, "edits": done, "worst": worst_rows, "collector": collector,
+    summary = {"seed": args.seed, "edits": done, "worst": worst_rows, "worst_over_clean": ratio_rows,
+               "collector": collector,
                "gc": "default thresholds" if args.default_gc else "server's (configure_gc + warm-up)", "rss_before_mb": rss_before, "rss_after_mb": rss_after,
                "traced_growth_kib": traced_growth_kib, "files": rows, "lsp": lsp}
     if args.json:
@@ -241,9 +253,12 @@ def main() -> None:
     print(f"garbage collector ({summary['gc']}) during the timed edits: " + "; ".join(
         f"gen {g}: {c['count']} collections, {c['total_ms']:.0f} ms, longest {c['max_ms']:.1f} ms"
         for g, c in collector.items()))
-    if worst_rows:
-        print(f"\nslowest {len(worst_rows)} edits (CPU ms; kind@line, 1-based line of the text being edited):")
-        for r in worst_rows:
+    for title, table in (("slowest", worst_rows), ("largest multiple of the clean time", ratio_rows)):
+        if not table:
+            continue
+        print(f"\n{title}: {len(table)} edits (CPU ms; kind@line, 1-based line of the text being edited; "
+              f"#n replays with --save-worst)")
+        for r in table:
             made = ", ".join(f"{e['kind']}@{e['line']}" for e in r["edits_made"])
             print(f"  {r['cpu_ms']:7.1f} ms ({r['over_clean']:5.1f}x clean, wall {r['wall_ms']:7.1f})  "
                   f"{r['file']:<34} #{r['edit']:<5} {made}")

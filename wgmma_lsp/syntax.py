@@ -23,6 +23,7 @@ from wgmma_lsp.spans import Span
 MAX_DISAGREEMENTS = 4  # extra parses when CPython rejects a statement parso accepted
 MAX_REPORTED = 50  # syntax errors reported per file (all broken regions are neutralised)
 MAX_NESTING = 24  # definitions inside definitions whose bodies are repaired one by one
+MAX_QUICK = 3  # lines of one statement blanked one by one before parso is asked
 
 _COMPOUND = {"if_stmt", "while_stmt", "for_stmt", "try_stmt", "with_stmt", "funcdef", "classdef",
              "decorated", "async_stmt", "async_funcdef", "match_stmt"}
@@ -236,29 +237,22 @@ def _statement(lines: list[str], outside: list[bool], c: int, d: int, indent: in
                depth: int) -> tuple[list[ast.stmt], _Errors]:
     chunk = lines[c:d]
     try:
-        tree = ast.parse(_wrap(chunk, c, indent, False), type_comments=False)
+        # Padded with empty lines: CPython numbers the lines as the file does (skipping empty
+        # lines costs far less than `ast.increment_lineno`'s walk over every node afterwards).
+        tree = ast.parse(_wrap(chunk, c, indent, True), type_comments=False)
     except (SyntaxError, ValueError) as e:
         err: BaseException = _detached(e)
     except (RecursionError, MemoryError):
         return [], [(Span(c, 0, c, len(lines[c])), "too deeply nested")]
     else:
-        offset = c - 1 if indent else c
-        if offset:
-            ast.increment_lineno(tree, offset)
         return _body_of(tree, indent), []
-    offset = c - 1 if indent else c
-    if isinstance(err, SyntaxError):  # at the file's own lines
-        if err.lineno is not None:
-            err.lineno += offset
-        if err.end_lineno is not None:
-            err.end_lineno += offset
     if depth < MAX_NESTING:
         nested = _definition(lines, outside, c, d, indent, depth)
         if nested is not None:
             return nested
-    quick = _one_broken_line(lines, c, d, indent, outside, err)
+    quick = _broken_lines(lines, c, d, indent, outside, err)
     if quick is not None:
-        return _body_of(quick[0], indent), [quick[1]]
+        return _body_of(quick[0], indent), quick[1]
     padded_lines = [""] * c + chunk
     if indent:
         padded_lines[c - 1] = "if 1:"
@@ -339,37 +333,96 @@ def top_level_chunks(source: str, lines: list[str],
     return statement_chunks(lines, outside, 0, len(lines), 0) if lines else []
 
 
-def _one_broken_line(lines: list[str], a: int, b: int, indent: int, outside: list[bool],
-                     err: BaseException) -> tuple[ast.Module, tuple[Span, str]] | None:
-    """The common case while typing, without parso: the error is one simple statement on one
-    line (no bracket or string left open, no block below it). It becomes a `pass` at its own
-    indentation; if the statement then parses (one more parse of this statement only), that is
-    the repair. Anything else (None) goes to parso."""
-    line = _error_line(err, len(lines))
-    if not a <= line < b or not outside[line] or (line + 1 < len(lines) and not outside[line + 1]):
-        return None
-    text = lines[line]
-    stripped = text.strip()
-    if not stripped or stripped.endswith((":", "\\")) or stripped.startswith("@"):
-        return None
-    if line > a and lines[line - 1].endswith("\\"):
-        return None  # the rest of a statement continued with a backslash
-    col = len(text) - len(text.lstrip())
-    if col < indent:
-        return None
-    if line > a and lines[line - 1].rstrip().endswith(":") and \
-            len(lines[line - 1]) - len(lines[line - 1].lstrip()) >= col:
-        return None  # the first line of a block: its indentation may be what is wrong
-    nxt = next((k for k in range(line + 1, b) if lines[k].strip()), None)
-    if nxt is not None and len(lines[nxt]) - len(lines[nxt].lstrip()) > col:
-        return None  # a block below it: a broken header, parso's case
+def _broken_lines(lines: list[str], a: int, b: int, indent: int, outside: list[bool],
+                  err: BaseException) -> tuple[ast.Module, list[tuple[Span, str]]] | None:
+    """The common case while typing, without parso: each error CPython names sits in one
+    statement of simple lines (cut short, a bracket left open or closed by the wrong bracket, a
+    stray indent). That statement's lines — from the line that starts it to the line CPython
+    names (a bracket never closed) or to the next statement — become one `pass` (a keyword, so
+    it can never be read as part of an expression around it) and the text is parsed again; up
+    to `MAX_QUICK` such statements. Every other line is the user's, unchanged, and the whole
+    text parses. Anything else (None) goes to parso."""
     chunk = lines[a:b]
-    chunk[line - a] = text[:col] + "pass"
-    try:
-        tree = ast.parse(_wrap(chunk, a, indent, True), type_comments=False)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    return tree, (_span_of(err, lines), getattr(err, "msg", None) or str(err))
+    starts = outside[a:b]
+    errors: list[tuple[Span, str]] = []
+    blanked: set[int] = set()
+    for _attempt in range(MAX_QUICK):
+        k = _error_line(err, len(lines)) - a
+        if not 0 <= k < len(chunk) or k in blanked:
+            return None
+        first = next((j for j in range(k, -1, -1) if starts[j] and chunk[j].strip()), None)
+        if first is None:
+            return None
+        msg = getattr(err, "msg", None) or str(err)
+        if "was never closed" in msg:
+            last = k  # what follows was read as inside the bracket: it starts statements again
+        else:
+            nxt_start = next((j for j in range(k + 1, len(chunk)) if starts[j] and chunk[j].strip()), None)
+            last = (nxt_start if nxt_start is not None else len(chunk)) - 1
+        text = chunk[first]
+        stripped = text.strip()
+        if stripped.startswith("@"):
+            return None  # a decorator: parso's case
+        if first and chunk[first - 1].endswith("\\"):
+            return None  # the rest of a statement continued with a backslash
+        col = len(text) - len(text.lstrip())
+        if msg.startswith(("unexpected indent", "unindent does not match")):
+            col = _statement_column(chunk, starts, first)  # where the statement above starts
+            if col is None:
+                return None
+        if col < indent:
+            return None
+        prev = next((j for j in range(first - 1, -1, -1) if chunk[j].strip() and starts[j]), None)
+        if prev is not None and chunk[prev].rstrip().endswith(":") and \
+                len(chunk[prev]) - len(chunk[prev].lstrip()) >= col:
+            return None  # the first line of a block: its indentation may be what is wrong
+        nxt = next((j for j in range(last + 1, len(chunk)) if chunk[j].strip()), None)
+        deeper = nxt is not None and len(chunk[nxt]) - len(chunk[nxt].lstrip()) > col
+        if deeper and starts[nxt] and first == last:
+            # A header that does not parse, with its block below: the block is kept as the
+            # body of a function nobody calls (as parso's repair keeps it), analysed with
+            # nothing known.
+            replacement = " " * col + f"def _wgmma_orphan_{a + first + 1}():"
+        elif deeper and not starts[nxt] and not _COMPOUND_START.match(stripped):
+            # A simple statement whose bracket was left open (or closed too soon): its
+            # continuation lines, deeper than it (and a closing bracket at its column), go too.
+            j = last + 1
+            while j < len(chunk):
+                t = chunk[j]
+                if t.strip() and len(t) - len(t.lstrip()) <= col and t.lstrip()[0] not in ")]}":
+                    break
+                j += 1
+            last = j - 1
+            replacement = " " * col + "pass"
+        elif deeper or chunk[last].rstrip().endswith((":", "\\")):
+            return None  # more of this statement below, or a header: parso's case
+        else:
+            replacement = " " * col + "pass"
+        errors.append((_span_of(err, lines), msg))
+        chunk[first] = replacement
+        for j in range(first + 1, last + 1):
+            chunk[j] = ""
+        blanked.update(range(first, last + 1))
+        try:
+            tree = ast.parse(_wrap(chunk, a, indent, True), type_comments=False)
+        except (SyntaxError, ValueError) as e:
+            err = _detached(e)
+            starts = _line_starts_outside("\n".join(chunk), len(chunk))
+            continue
+        except (RecursionError, MemoryError):
+            return None
+        return tree, errors
+    return None
+
+
+def _statement_column(chunk: list[str], starts: list[bool], k: int) -> int | None:
+    """The column of the nearest statement above line `k` (None: none, or it opens a block)."""
+    for j in range(k - 1, -1, -1):
+        if chunk[j].strip() and starts[j] and not chunk[j].lstrip().startswith("#"):
+            if chunk[j].rstrip().endswith(":"):
+                return None
+            return len(chunk[j]) - len(chunk[j].lstrip())
+    return None
 
 
 def _repair(source: str, lines: list[str], first: BaseException) -> tuple[ast.Module | None,
@@ -409,6 +462,7 @@ def _repair(source: str, lines: list[str], first: BaseException) -> tuple[ast.Mo
 _SCAN = re.compile(r'"""|' + r"'''|#[^\n]*|" + r'"(?:[^"\\\n]|\\.)*"|' + r"'(?:[^'\\\n]|\\.)*'|[()\[\]{}]|\n")
 _CONTINUATION = re.compile(r"(?:else|elif|except|finally)\b")
 _DEF = re.compile(r"(?:def|class|async\s+def)\b")
+_COMPOUND_START = re.compile(r"(?:def|class|async|if|elif|else|for|while|with|try|except|finally|match|case)\b")
 _INDENTED_DEF = re.compile(r"[ \t]*(?:def|class|async\s+def)\s")
 
 
