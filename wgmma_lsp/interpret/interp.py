@@ -924,7 +924,8 @@ class Interpreter:
         # Until an iteration writes to an object made before it (a single combination has
         # nothing to repeat).
         reuse = len(items) > 1
-        carried = sweep_reuse.carried_names(s.body) if reuse else frozenset()
+        scope = next((f.func.node for f in reversed(self.stack) if f.func is not None), self.tree)
+        carried = sweep_reuse.carried_names(s.body, scope) if reuse else frozenset()
         assigned = sweep_reuse.assigned_names(s.body) if reuse else set()
         after_break = False  # an iteration run so far may have left the loop
         done = 0  # combinations checked: run, or repeats of one run

@@ -122,10 +122,11 @@ def mentions_swept(v: Any, loop: int, depth: int = 0) -> bool:
 
 # -- which names carry a value from one iteration into the next -------------------------------
 
-def carried_names(body: list[ast.stmt]) -> frozenset[str]:
+def carried_names(body: list[ast.stmt], scope: ast.AST | None = None) -> frozenset[str]:
     """Names the body may read before it assigns them and also assigns somewhere: their value
     at the start of an iteration comes from the previous one. (Conservative: a name read in a
-    nested function or comprehension counts as read where that is defined.)"""
+    nested function or comprehension counts as read where that is defined, and so does a name
+    any function nested in the enclosing `scope` reads: the body may call it.)"""
     if not body:
         return frozenset()
     cached = getattr(body[0], "_wgmma_carried", None)
@@ -133,9 +134,33 @@ def carried_names(body: list[ast.stmt]) -> frozenset[str]:
         return cached[1]
     exposed, _ = _exposed(body, set())
     assigned = {n for stmt in body for n in _stores(stmt)}
+    if scope is not None:
+        exposed |= _closure_loads(scope)
     out = frozenset(exposed & assigned)
     setattr(body[0], "_wgmma_carried", (body, out))
     return out
+
+
+def _closure_loads(scope: ast.AST) -> frozenset[str]:
+    """The free names read by the functions and lambdas nested in `scope` (names neither
+    their parameters nor assigned in them)."""
+    cached = scope.__dict__.get("_wgmma_closure_loads")
+    if cached is not None:
+        return cached
+    out: set[str] = set()
+    todo = list(ast.iter_child_nodes(scope))
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            a = n.args
+            params = {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg) if p}
+            local = {x.id for x in ast.walk(n) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store)}
+            out |= _loads(n) - params - local
+        else:
+            todo.extend(ast.iter_child_nodes(n))
+    result = frozenset(out)
+    scope.__dict__["_wgmma_closure_loads"] = result
+    return result
 
 
 def assigned_names(body: list[ast.stmt]) -> set[str]:
