@@ -2050,14 +2050,6 @@ def _item_values(target: ast.expr, item: Value) -> dict[str, Any]:
     return out
 
 
-def _target_names(target: ast.expr) -> list[str]:
-    if isinstance(target, ast.Name):
-        return [target.id]
-    if isinstance(target, (ast.Tuple, ast.List)):
-        return [n for e in target.elts for n in _target_names(e)]
-    return []
-
-
 def _names_only(target: ast.expr) -> bool:
     if isinstance(target, ast.Name):
         return True

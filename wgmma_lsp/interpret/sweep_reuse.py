@@ -64,16 +64,6 @@ class _Missing:
 _MISSING = _Missing()
 
 
-def same_value(a: Any, b: Any) -> bool:
-    """Equal abstract values (dataclass equality; identity for mutable ones)."""
-    if a is b:
-        return True
-    try:
-        return bool(a == b)
-    except Exception:
-        return False
-
-
 def rebind(c: Any, old: tuple, new: tuple) -> Any:
     """A context the run iteration made (bindings starting with `old`), for the repeat."""
     if isinstance(c, Context) and c.bindings[:len(old)] == old:
