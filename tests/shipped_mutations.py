@@ -66,6 +66,7 @@ R = "ragged_dot_mgpu.py"
 T = "transposed_ragged_dot_mgpu.py"
 BW = "blackwell_matmul_mgpu.py"
 BR = "blackwell_ragged_dot_mgpu.py"
+C = "collective_matmul_mgpu.py"
 
 _H_WGMMA = "plgpu.wgmma(acc_ref, a_smem.at[wg_m_slice], b_smem.at[:, wg_n_slice])"
 _HM_WGMMA = "plgpu.wgmma(acc_ref, a_reg, b_smem.at[:, wg_n_slice])"
@@ -138,6 +139,25 @@ MUTATIONS: list[Mutation] = [
     Mutation(BW, "acc-tmem-bf16", "(block_tile_m, tile_n * 2), jnp.float32, collective=collective",
              "(block_tile_m, tile_n * 2), jnp.bfloat16, collective=collective"),
     Mutation(BW, "epilogue-store-f32", ").astype(dtype)", ").astype(jnp.float32)"),
+    # -- collective_matmul (after its device-count guards; through remote_ref and pl.loop) -------
+    Mutation(C, "out-store-f32", 'wg_idx = lax.axis_index("wg")',
+             'wg_idx = lax.axis_index("wg"); out_ref[0:8, :] = jnp.zeros((8, n_shard), jnp.float32)'),
+    Mutation(C, "remote-store-f32", "send_scratch_ref = plgpu.remote_ref(scratch_ref, send_dev_id)",
+             "send_scratch_ref = plgpu.remote_ref(scratch_ref, send_dev_id); "
+             "send_scratch_ref.at[0][...] = jnp.zeros((m_shard, k), jnp.float32)"),
+    Mutation(C, "remote-store-shape", "send_scratch_ref = plgpu.remote_ref(scratch_ref, send_dev_id)",
+             "send_scratch_ref = plgpu.remote_ref(scratch_ref, send_dev_id); "
+             "send_scratch_ref.at[0][...] = jnp.zeros((k, m_shard // 2), dtype)"),
+    Mutation(C, "out-slice-store-f32", "is_send_wg = wg_idx == 0",
+             "is_send_wg = wg_idx == 0; "
+             "out_ref.at[out_device_m_slice][...] = jnp.zeros((m_shard, n_shard), jnp.float32)"),
+    Mutation(C, "scratch-store-f32", "device_step(scratch_ref.at[device_offset - 1], device_offset)",
+             "device_step(scratch_ref.at[device_offset - 1], device_offset); "
+             "scratch_ref.at[device_offset - 1][...] = jnp.zeros((m_shard, k), jnp.float32)"),
+    Mutation(C, "scratch-f32", "jax.ShapeDtypeStruct((num_devices - 1, m_shard, k), dtype)",
+             "jax.ShapeDtypeStruct((num_devices - 1, m_shard, k), jnp.float32)"),
+    Mutation(C, "send-copy-reversed", "plgpu.copy_smem_to_gmem(a_smem, send_ref.at[m_slice, k_slice])",
+             "plgpu.copy_smem_to_gmem(send_ref.at[m_slice, k_slice], a_smem)"),
     # -- attention -----------------------------------------------------------------------------
     Mutation(A, "qk-acc-in-smem", "qk = pl.run_scoped(compute_qk, plgpu.ACC((block_q, block_kv), jnp.float32))",
              "qk = pl.run_scoped(compute_qk, plgpu.SMEM((block_q, block_kv), jnp.float32))"),

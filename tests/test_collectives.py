@@ -184,3 +184,83 @@ made = jax.make_mesh((jax.device_count(),), ("x",))
     got = {r.name: mesh_axes(r.values[0]) for r in analysis.records.values() if r.name in ("same", "grid", "made")}
     n = D.Sym.var("jax.device_count()")
     assert got == {"same": {"y": n}, "grid": {"a": 2, "b": 4}, "made": {"x": n}}
+
+
+_GUARDED = """
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+P = jax.sharding.PartitionSpec
+
+def kernel(o_ref):
+  o_ref[...] = jnp.zeros((8, 128), jnp.float32)
+
+def f(n):
+  if {test}:
+    raise ValueError("wrong machine")
+  seen = {seen}
+  return plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct((8, 128), jnp.float16), grid=(1,),
+                      grid_names=("b",))()
+
+def run():
+  return jax.shard_map(lambda: f(4), mesh=jax.make_mesh((1,), ("x",)), in_specs=(),
+                       out_specs=P(), check_vma=False)()
+
+if __name__ == "__main__":
+  run()
+"""
+
+
+def _severities_and_seen(test: str, seen: str):
+    from wgmma_lsp.ide.model import Severity
+
+    analysis = analyze(_GUARDED.format(test=test, seen=seen))
+    sev = {d.severity for d in diagnostics(analysis) if d.code == "WG057"}
+    values = [v for r in analysis.records.values() if r.name == "seen" for v in r.values]
+    return sev == {Severity.ERROR}, sev == {Severity.WARNING}, values
+
+
+def test_a_guard_on_the_machine_is_taken_to_pass_and_narrows() -> None:
+    error, _, seen = _severities_and_seen(
+        "(num_devices := jax.device_count()) != lax.axis_size('x')", "num_devices")
+    assert error  # analysed for the machines it runs on
+    assert [getattr(v, "value", None) for v in seen] == [1]  # == the mesh's axis size
+
+
+def test_a_guard_on_anything_else_keeps_the_rest_possible() -> None:
+    _, warning, _ = _severities_and_seen("hash(n) != jax.device_count()", "n")  # hash(n): unknown
+    assert warning
+    _, warning, _ = _severities_and_seen("jax.device_count() > 1 and hash(n) > 2", "n")
+    assert warning
+    error, _, _ = _severities_and_seen("jax.device_count() > 1 and n > 2", "n")  # n is 4: known
+    assert error
+
+
+def test_an_assert_that_fails_ends_the_path() -> None:
+    """`assert b.dtype == dtype` with different dtypes raises (JAX's AssertionError): nothing
+    after it is reported, since nothing after it runs."""
+    analysis = analyze("""
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+def kernel(a_ref, o_ref):
+  assert a_ref.dtype == jnp.float32
+  o_ref[...] = jnp.zeros((64, 64), jnp.float32)
+
+def main():
+  import jax
+  pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((64, 64), jnp.float16))(
+      jnp.zeros((64, 64), jnp.float16))
+
+if __name__ == "__main__":
+  main()
+""")
+    assert [d.code for d in diagnostics(analysis)] == []
+    same = analyze("import jax.numpy as jnp\nx = jnp.dtype(jnp.float16) == jnp.float16\n"
+                   "y = jnp.zeros((2,), jnp.float16).dtype != jnp.float32\n")
+    got = {r.name: [getattr(v, "value", None) for v in r.values] for r in same.records.values()
+           if r.name in ("x", "y")}
+    assert got == {"x": [True], "y": [True]}

@@ -22,6 +22,11 @@ from shipped_mutations import MUTATIONS, Outcome, our_errors, run
 
 # Measured with `python tests/shipped_mutations.py` (rounded down); raise it when it improves.
 AGREEMENT_FLOOR = 0.93  # 30 of the 32 mutants JAX rejects (94%), on JAX 0.10 and 0.12
+# collective_matmul's mutants (its own floor, so that each set's progress shows): 4 of the 7 JAX
+# rejects (a shape error through `remote_ref`, a reversed copy and a scratch of the wrong dtype
+# are not reported), on JAX 0.10 and 0.12
+COLLECTIVE_FILES = {"collective_matmul_mgpu.py"}
+COLLECTIVE_AGREEMENT_FLOOR = 0.57
 
 
 @pytest.fixture(scope="module")
@@ -62,10 +67,13 @@ def test_mutants_jax_accepts_get_no_error(outcomes: list[Outcome]) -> None:
 
 
 def test_agreement_rate_holds_its_floor(outcomes: list[Outcome]) -> None:
-    rejected = [o for o in outcomes if o.rejected]
-    hit = [o for o in rejected if o.agrees]
-    rate = len(hit) / len(rejected)
-    missed = [f"{o.mutation.id}: {o.jax}" for o in rejected if not o.agrees]
-    print(f"\nJAX rejects {len(rejected)} of {len(outcomes)} mutants; reported at JAX's line with "
-          f"JAX's message: {len(hit)} ({rate:.0%})")
-    assert rate >= AGREEMENT_FLOOR, missed
+    for files, floor in ((None, AGREEMENT_FLOOR), (COLLECTIVE_FILES, COLLECTIVE_AGREEMENT_FLOOR)):
+        group = [o for o in outcomes if (o.mutation.file in files if files else
+                                         o.mutation.file not in COLLECTIVE_FILES)]
+        rejected = [o for o in group if o.rejected]
+        hit = [o for o in rejected if o.agrees]
+        rate = len(hit) / len(rejected)
+        missed = [f"{o.mutation.id}: {o.jax}" for o in rejected if not o.agrees]
+        print(f"\n{'collective' if files else 'single-device'} kernels: JAX rejects {len(rejected)} of "
+              f"{len(group)} mutants; reported at JAX's line with JAX's message: {len(hit)} ({rate:.0%})")
+        assert rate >= floor, missed

@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterator
 from wgmma_lsp.analysis import ValueRecord
 from wgmma_lsp.entry.context import Context, binding_text
 from wgmma_lsp.interpret import dims as D
+from wgmma_lsp.interpret import dtypes
 from wgmma_lsp.interpret import resolve
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.models import jax_api, registry
@@ -29,6 +30,7 @@ from wgmma_lsp.models.registry import ATTRIBUTES, CONSTANTS, GETITEM, SETITEM
 registry.load_all()
 from wgmma_lsp.interpret.dtypes import SymDType
 from wgmma_lsp.interpret.env import Env
+from wgmma_lsp.interpret.machine_guards import assume_machine_guard
 from wgmma_lsp.interpret import sweep_reuse
 from wgmma_lsp.interpret.memo import MemoEntry, call_key
 from wgmma_lsp.interpret.observe import Observations, Swept, raw
@@ -703,7 +705,9 @@ class Interpreter:
         pass
 
     def exec_Assert(self, s: ast.Assert, env: Env) -> None:
-        self.eval(s.test, env)  # for the values it reads (hover); what it proves is not used
+        test = self.truth(self.eval(s.test, env))  # (evaluated for the values it reads: hover)
+        if test is False and self.stack:
+            self.stack[-1].returned = True  # a failing assert raises: nothing after it runs
 
     def exec_Return(self, s: ast.Return, env: Env) -> None:
         value = self.eval(s.value, env) if s.value is not None else Const(None)
@@ -837,6 +841,8 @@ class Interpreter:
         if test is False:
             self.exec_block(s.orelse, env)
             return
+        if assume_machine_guard(self, s, env):
+            return  # `if <device counts differ>: raise`: analysed for machines where it passes
         self.branch(env, lambda e: self.exec_block(s.body, e), lambda e: self.exec_block(s.orelse, e))
 
     def branch(self, env: Env, a: Callable[[Env], None], b: Callable[[Env], None]) -> None:
@@ -1683,6 +1689,9 @@ class Interpreter:
             if isinstance(other, (ArrayVal, RefVal, FuncVal, TupleVal, ApiVal, ModuleVal, InstanceVal)):
                 return Const(isinstance(op, ast.IsNot))
             return UNKNOWN
+        if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(left, DTypeVal) and isinstance(right, DTypeVal):
+            same = dtypes.same(left.dtype, right.dtype)  # numpy dtypes compare by name
+            return UNKNOWN if same is None else Const(same if isinstance(op, ast.Eq) else not same)
         if isinstance(op, (ast.Eq, ast.NotEq)):
             ld, rd = _int_dim(left), _int_dim(right)
             if ld is not None and rd is not None:

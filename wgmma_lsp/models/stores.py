@@ -173,7 +173,8 @@ def check_store(interp, ref: RefVal, index: Value, value: Value, target: ast.Sub
     same = T.same(ref.dtype, value.dtype)  # None: unknown, or a symbolic dtype against another
     if eq is not True or same is None:
         return
-    if any(t.kind not in ("index", "tiling", "swizzle", "transpose") for t in ref.transforms):
+    # (a peer's view, `plgpu.remote_ref`, keeps the dtype: PeerMemRef.transform_type is the identity)
+    if any(t.kind not in ("index", "tiling", "swizzle", "transpose", "peer") for t in ref.transforms):
         return
     if same or _implicitly_cast(ref.dtype, value.dtype):  # type: ignore[arg-type]
         return
