@@ -2048,6 +2048,11 @@ def _carried_name(key: str) -> str:
 def _item_values(target: ast.expr, item: Value) -> dict[str, Any]:
     """What a loop target's names are bound to by one item: the Python value of each
     constant, `_NOT_CONST` for anything else."""
+    if isinstance(target, ast.Tuple) and isinstance(item, TupleVal) \
+            and len(item.items) == len(target.elts) \
+            and all(isinstance(t, ast.Name) for t in target.elts):  # the usual flat tuple
+        return {t.id: (v._value if isinstance(v, Swept) else v.value) if isinstance(v, Const)  # type: ignore[attr-defined]
+                else _NOT_CONST for t, v in zip(target.elts, item.items)}
     out: dict[str, Any] = {}
     if isinstance(target, ast.Name):
         out[target.id] = raw(item) if isinstance(item, Const) else _NOT_CONST
