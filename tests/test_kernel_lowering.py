@@ -6,7 +6,8 @@ lowers a Mosaic GPU `pallas_call`), `plgpu.kernel` lowers on every supported JAX
 fixtures run on each version, under the installed JAX's default lowering semantics (Lane in
 0.10, Warpgroup in 0.12) unless the kernel names one. `# E[...]`/`# B[...]` comments say where
 the versions differ. A fixture with no expectation for the installed JAX must lower cleanly and
-get no error.
+get no error. `kernel_level_*` fixtures hold errors JAX raises with no line of the file in its
+traceback (see `test_kernel_level_fixture`).
 """
 
 from __future__ import annotations
@@ -42,14 +43,30 @@ def test_kernel_lowering_fixture(path: Path) -> None:
     assert _jax(path) == jax_expectations(source)
 
 
-def test_kernel_level_error_has_no_line_in_jax_and_is_blamed_on_the_kernel() -> None:
-    """wgmma.py's accumulator check runs after the kernel's frames are gone: JAX's error names
-    no line of the file; ours sits on the `wgmma` call and names the kernel as where JAX raises."""
-    path = DIR / "kernel_level_wgmma_acc_i32_warpgroup.py"
+KERNEL_LEVEL = sorted(DIR.glob("kernel_level_*.py"))
+
+
+@pytest.mark.parametrize("path", KERNEL_LEVEL, ids=lambda p: p.stem)
+def test_kernel_level_fixture(path: Path) -> None:
+    """Errors raised after the kernel's frames are gone (layout inference, wgmma.py's checks):
+    JAX's error names no line of the file. `# B:` gives JAX's text on the line our diagnostic
+    blames, which must be the `plgpu.kernel` call; the diagnostic must quote JAX's text."""
     source = path.read_text()
-    (line, code, message), = expectations(source)
-    assert _errors(source, path) == {(line, code, message)}
-    assert _jax(path) == {(None, message)}
-    finding, = [f for f in analyze(source, str(path)).findings if f.rule.code == code]
-    kernel_line = next(i for i, text in enumerate(source.splitlines()) if "plgpu.kernel(" in text)
-    assert finding.blame_line == kernel_line
+    expected, blamed = expectations(source), expectations(source, "B")
+    assert expected and blamed
+    assert _errors(source, path) == expected
+    assert _jax(path) == {(None, msg) for _, _, msg in blamed}
+    kernel_line = next(i for i, text in enumerate(source.splitlines(), 1) if "plgpu.kernel(" in text)
+    findings = [f for f in analyze(source, str(path)).findings if f.rule.code in {c for _, c, _ in blamed}]
+    assert findings and all(f.blame_line + 1 == kernel_line for f in findings)
+    assert {ln for ln, _, _ in blamed} == {kernel_line}
+    assert all(msg in f.message for _, _, msg in blamed for f in findings)
+
+
+def test_layout_inference_facts_are_read_from_the_installed_jax() -> None:
+    """The Warpgroup facts the models read from layout_inference.py are found in every supported
+    JAX (a rename there would otherwise silence the checks that use them)."""
+    from wgmma_lsp.interpret import jax_source
+
+    assert jax_source.layout_failure_message() is not None
+    assert jax_source.layout_inference_takes_swizzle_only() is not None

@@ -460,3 +460,62 @@ def pallas_call_lowers_mosaic_gpu() -> bool | None:
     fails `assert rule is not None`)."""
     return _source_contains("jax._src.pallas.mosaic_gpu.pallas_call_registration",
                             "register_lowering_rule(", _jax_root_and_version()[1])
+
+
+# -- Mosaic GPU layout inference (Warpgroup lowering) ------------------------------------------
+
+_LAYOUT_INFERENCE = "jax.experimental.mosaic.gpu.layout_inference"
+_LAYOUT_FAILURE_PREFIX = "Failed to infer a possible set of layouts. This should only happen if"
+
+
+@functools.lru_cache(maxsize=4)
+def _layout_failure(version: str | None) -> str | None:
+    tree = _tree(_LAYOUT_INFERENCE)
+    if tree is None:
+        return None
+    texts = {n.exc.args[0].value for n in ast.walk(tree)
+             if isinstance(n, ast.Raise) and isinstance(n.exc, ast.Call) and n.exc.args
+             and isinstance(n.exc.args[0], ast.Constant) and isinstance(n.exc.args[0].value, str)
+             and n.exc.args[0].value.startswith(_LAYOUT_FAILURE_PREFIX)}
+    return texts.pop() if len(texts) == 1 else None
+
+
+def layout_failure_message() -> str | None:
+    """The text of layout inference's generic failure (`ValueError("Failed to infer a possible
+    set of layouts. …")`) in the installed JAX: 0.12 appends how to dump the constraint system.
+    None when it cannot be read or the file raises more than one such text."""
+    return _layout_failure(_jax_root_and_version()[1])
+
+
+def _is_swizzle_only_case(case: ast.match_case) -> bool:
+    p = case.pattern
+    if not (isinstance(p, ast.MatchSequence) and len(p.patterns) == 1):
+        return False
+    only = p.patterns[0]
+    if isinstance(only, ast.MatchAs) and only.pattern is not None:
+        only = only.pattern
+    if not isinstance(only, ast.MatchClass):
+        return False
+    cls = only.cls
+    name = cls.attr if isinstance(cls, ast.Attribute) else cls.id if isinstance(cls, ast.Name) else ""
+    return name == "SwizzlingMode"
+
+
+@functools.lru_cache(maxsize=4)
+def _swizzle_only(version: str | None) -> bool | None:
+    tree = _tree(_LAYOUT_INFERENCE)
+    if tree is None:
+        return None
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == "_extract_smem_transforms_from_custom_transform_attrs":
+            return any(_is_swizzle_only_case(c) for m in ast.walk(node) if isinstance(m, ast.Match)
+                       for c in m.cases)
+    return None
+
+
+def layout_inference_takes_swizzle_only() -> bool | None:
+    """Whether Warpgroup layout inference accepts an SMEM ref transformed by a swizzle alone
+    (`case [mgpu.SwizzlingMode() as s]` in `_extract_smem_transforms_from_custom_transform_attrs`:
+    JAX 0.12; 0.10 raises `NotImplementedError("Unsupported transforms [<SwizzlingMode…>]")`
+    there). None when the installed source cannot be read."""
+    return _swizzle_only(_jax_root_and_version()[1])

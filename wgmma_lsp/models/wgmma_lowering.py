@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from wgmma_lsp.interpret import dtypes as T
+from wgmma_lsp.interpret import jax_source
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import ArrayVal, RefVal, Value
 from wgmma_lsp.rules.base import Related
@@ -231,6 +232,18 @@ class WgmmaLowering:
         ops = [o for o in (opa, opb) if o is not None]
         for o in ops:
             if o.own == ("swizzle",) and not o.has_view and o.swizzle in _SWIZZLE_MODE:
+                takes_it = jax_source.layout_inference_takes_swizzle_only()
+                if takes_it is None:
+                    return
+                if takes_it:
+                    # JAX 0.12: layout inference takes the swizzle but finds no tiling that goes
+                    # with it for WGMMA (checked for swizzles 32/64/128, f16/bf16/fp8, either side).
+                    side = "lhs" if o is opa else "rhs"
+                    self._report(wgmma_operand_transforms.RULE,
+                                 f"WGMMA {side} is swizzled but not tiled: {layout_failure()}",
+                                 kernel_level=True, span=self._operand_span(o),
+                                 data={"jax_message": layout_failure()})
+                    return
                 self._report(wgmma_operand_transforms.RULE,
                              f"Unsupported transforms [<SwizzlingMode.{_SWIZZLE_MODE[o.swizzle]}: {o.swizzle}>]",
                              kernel_level=True, span=self._operand_span(o))
@@ -246,14 +259,16 @@ class WgmmaLowering:
                 side = "lhs" if o is opa else "rhs"
                 self._report(wgmma_tiling_swizzle_fit.RULE,
                              f"WGMMA {side} tiling {o.tiling} does not fit its swizzle {o.swizzle} "
-                             f"(expected (8, {o.swizzle // itemsize})): {LAYOUT_FAILURE}",  # type: ignore[operator]
-                             kernel_level=True, span=self._operand_span(o))
+                             f"(expected (8, {o.swizzle // itemsize})): {layout_failure()}",  # type: ignore[operator]
+                             kernel_level=True, span=self._operand_span(o),
+                             data={"jax_message": layout_failure()})
                 return
         if opa is not None and opa.swizzle != opb.swizzle:
             self._report(wgmma_swizzle_mismatch.RULE,
-                         f"WGMMA lhs and rhs swizzles differ ({opa.swizzle} and {opb.swizzle}): {LAYOUT_FAILURE}",
+                         f"WGMMA lhs and rhs swizzles differ ({opa.swizzle} and {opb.swizzle}): {layout_failure()}",
                          kernel_level=True, span=self.call.span_of(2, "b"),
-                         data={"lhs_swizzle": opa.swizzle, "rhs_swizzle": opb.swizzle})
+                         data={"lhs_swizzle": opa.swizzle, "rhs_swizzle": opb.swizzle,
+                               "jax_message": layout_failure()})
             return
         # The mosaic_gpu.wgmma verifier: operand element types, then accumulator rows.
         elem = opb.ref.dtype.name  # type: ignore[union-attr]
@@ -458,6 +473,12 @@ class WgmmaLowering:
 
 LAYOUT_FAILURE = ("Failed to infer a possible set of layouts. This should only happen if user-provided "
                   "layout casts are unsatisfiable.")
+
+
+def layout_failure() -> str:
+    """Layout inference's generic failure as the installed JAX words it (0.12 adds how to dump
+    the constraint system); JAX 0.10's words when the source cannot be read."""
+    return jax_source.layout_failure_message() or LAYOUT_FAILURE
 
 
 def _allowed_acc(elem: str) -> tuple[str, ...]:

@@ -17,6 +17,7 @@ RULE = Rule(
     doc_file=doc_path(__file__),
     catalog_rows=(16, 17),
     table_message="`WGMMA lhs has unsupported transforms: [UntilingTransform(tiling=(8, 64))].` (Lane); "
-                  "`Unsupported transforms [<SwizzlingMode.k128ByteSwizzle: 128>]` (Warpgroup, swizzle only)",
+                  "`Unsupported transforms [<SwizzlingMode.k128ByteSwizzle: 128>]` (Warpgroup, swizzle only; "
+                  "JAX 0.12: `Failed to infer a possible set of layouts…`)",
     semantics=("lane", "warpgroup"),
 )
