@@ -203,3 +203,31 @@ def run(x):
                 plgpu.SMEM((64, 64), jnp.float32))
 """
     assert [c for c, _, _ in _codes(source)] == ["WG003"]
+
+
+def test_checks_that_need_a_dtypes_width_leave_symbolic_dtypes_alone() -> None:
+    # Swizzle/tiling fit, TMA copies, TMEM allocation and the SMEM budget all need the dtype's
+    # width: with `x.dtype` they are undecided (no crash, no finding), as with an unknown dtype.
+    source = """
+def run(x, y_gmem):
+  m, k = x.shape
+
+  def body(a_smem, t_tmem, barrier):
+    plgpu.copy_gmem_to_smem(y_gmem, a_smem, barrier)
+    plgpu.barrier_wait(barrier)
+    v = a_smem[...]
+
+  pl.run_scoped(
+      body,
+      plgpu.SMEM((64, 64), x.dtype,
+                 transforms=(plgpu.TilingTransform((8, 64)), plgpu.SwizzleTransform(128))),
+      plgpu.TMEM((128, 64), x.dtype),
+      plgpu.Barrier(num_arrivals=1))
+"""
+    assert _codes(source) == []
+    assert "`x.dtype[64,64]`" in _hover_at(source, "v =")
+    # the same code with concrete dtypes reaches those checks: they do fire
+    assert [c for c, _, _ in _codes(source.replace("x.dtype", "jnp.bfloat16"))] == ["WG013"]
+    assert [c for c, _, _ in _codes(source.replace("x.dtype", "jnp.float32")
+                                    .replace("SwizzleTransform(128)", "SwizzleTransform(64)"))] \
+        == ["WG063"]
