@@ -168,3 +168,13 @@ def test_lines_behind_a_flags_default_get_hovers_but_no_diagnostics() -> None:
     assert _values(FLAGGED, "y", "y = jnp.zeros((m, k)") == ["float32[64,32]"]
     # ... and what only that branch would do is not reported: no run of the program reaches it
     assert [d.code for d in diagnostics(analyze(HEADER + FLAGGED))] == []
+
+
+def test_throwaway_names_in_a_shape_unpacking_are_not_one_size() -> None:
+    source = """
+def f(k):
+  _, kv_seq_len, heads, _ = k.shape
+  b = k
+  return b
+"""
+    assert _values(source, "b", "b = k") == ["k.dtype[k.shape[0], kv_seq_len, heads, k.shape[3]]"]

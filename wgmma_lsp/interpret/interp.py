@@ -1816,8 +1816,10 @@ def _named_shape(s: ast.Assign, value: Value, env: Env) -> Value | None:
             and isinstance(s.value, ast.Attribute) and isinstance(s.value.value, ast.Name)):
         return None
     names = [e.id for e in s.targets[0].elts]  # type: ignore[union-attr]
-    dims = tuple(D.Sym.var(n) for n in names)
     owner = s.value.value.id
+    # `_, n, _ = a.shape`: a throwaway (or repeated) name does not make two sizes one
+    dims = tuple(D.Sym.var(n if n != "_" and names.count(n) == 1 else f"{owner}.shape[{i}]")
+                 for i, n in enumerate(names))
     if isinstance(env.vars.get(owner), Opaque) and "." not in owner:
         env.vars[owner] = ArrayVal(dims, SymDType(f"{owner}.dtype"))
     return TupleVal(tuple(SymInt(d) for d in dims))
