@@ -264,3 +264,33 @@ if __name__ == "__main__":
     got = {r.name: [getattr(v, "value", None) for v in r.values] for r in same.records.values()
            if r.name in ("x", "y")}
     assert got == {"x": [True], "y": [True]}
+
+
+def test_a_callback_from_another_module_records_its_parameters_in_its_own_file(tmp_path: Path) -> None:
+    """`hopper_matmul_mgpu.kernel(..., pipeline_callback=partial(send_lhs, ...))` calls back into
+    the analysed file: `send_lhs`'s parameters show what it got; the other module's own
+    parameters leave no values at positions of the analysed file."""
+    from wgmma_lsp.program import Program
+
+    (tmp_path / "runner.py").write_text(
+        "import jax.numpy as jnp\n\n"
+        "def run(callback, n):\n"
+        "  x = jnp.zeros((n, 8), jnp.float16)\n"
+        "  callback(x, jnp.int32(n))\n")
+    main = tmp_path / "main.py"
+    main.write_text(
+        "import functools\nfrom runner import run\n\n"
+        "def on_tile(tile, idx, scale):\n"
+        "  del idx\n"
+        "  return tile\n\n"
+        "def go():\n"
+        "  run(functools.partial(on_tile, scale=2), 64)\n\n"
+        "if __name__ == '__main__':\n  go()\n")
+    analysis = analyze(main.read_text(), str(main), program=Program())
+    shown = {(r.span.line, r.name): [v.describe() for v in r.values] for r in analysis.records.values()
+             if r.kind == "name"}
+    assert shown[(3, "tile")] == ["float16[64,8]"]
+    assert shown[(3, "idx")] == ["int32[]"] and shown[(4, "idx")] == ["int32[]"]  # `del idx` too
+    assert shown[(3, "scale")] == ["2"]
+    # runner.run's parameters (line 2 of runner.py) are not recorded at line 2 of main.py
+    assert not any(line == 2 and name in ("callback", "n") for line, name in shown)
