@@ -294,3 +294,33 @@ def test_a_callback_from_another_module_records_its_parameters_in_its_own_file(t
     assert shown[(3, "scale")] == ["2"]
     # runner.run's parameters (line 2 of runner.py) are not recorded at line 2 of main.py
     assert not any(line == 2 and name in ("callback", "n") for line, name in shown)
+
+
+def test_coverage_counts_a_python_number_only_beside_a_known_array() -> None:
+    """`device_step(ref, 0)` then `device_step(ref, i)` in a `pl.loop`: the name holds a plain
+    number in one call and a traced array in the other; both are known. A name the analyzer only
+    ever saw as a number, where JAX saw an array, is not covered."""
+    import ast
+
+    from wgmma_lsp.ide.coverage import first_line, hover_coverage, kernel_body_functions
+
+    source = """
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+def kernel(o_ref):
+  def step(i):
+    j = i
+    k = 3
+  step(0)
+  @pl.loop(0, 4)
+  def _(i):
+    step(i)
+"""
+    tree = ast.parse(source)
+    step = next(f for f in kernel_body_functions(tree) if getattr(f, "name", "") == "step")
+    runtime = {(first_line(step), "j"): "int32[]", (first_line(step), "k"): "int32[]"}
+    cov = hover_coverage(analyze(source), tree, runtime)
+    got = {n.name: (n.covered, n.shown) for n in cov.names}
+    assert got["j"][0] is True and got["j"][1] == ["int32[]"]
+    assert got["k"][0] is False
