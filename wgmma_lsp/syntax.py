@@ -524,7 +524,22 @@ def _classify(source: str, lines: list[str]) -> _Blocks:
     module = parso.load_grammar().parse(source, error_recovery=True, cache=False)
     blocks = _Blocks(lines)
     blocks.add_block(module.children, -1, 0)
+    _dismantle(module)
     return blocks
+
+
+def _dismantle(tree: Any) -> None:
+    """Cut a parso tree's parent links (the blocks keep only line numbers): its nodes, each in a
+    cycle with its parent, are then freed at once rather than by a garbage collection."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        children = getattr(node, "children", None)
+        if children:
+            for child in children:
+                child.parent = None
+            todo.extend(children)
+            node.children = []
 
 
 def _error_line(err: BaseException, n_lines: int) -> int:

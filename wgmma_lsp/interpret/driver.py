@@ -8,13 +8,11 @@ from __future__ import annotations
 import ast
 import logging
 import threading
-import weakref
 
 from wgmma_lsp.analysis import Analysis
 from wgmma_lsp.entry.context import Context, contexts_note
 from wgmma_lsp.entry.discover import discover
 from wgmma_lsp.interpret.call import Call
-from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.interp import CURRENT_CANCEL, Budget, Cancelled, Interpreter, _informative, is_driver
 from wgmma_lsp.interpret.values import UNKNOWN, Const, FuncVal, Opaque, ShapeDtypeVal, TupleVal, Value
 from wgmma_lsp.rules.base import Related
@@ -84,25 +82,7 @@ def _run_once(source: str, path: str | None, cancel: threading.Event | None = No
     analysis.record_source = (lambda: _records_with_hover_pass(interp)) if complete \
         else interp.finish_records
     analysis.unresolved_imports = interp.unresolved
-    weakref.finalize(analysis, _break_scopes, interp.module_env, interp.defined)
     return analysis
-
-
-def _break_scopes(module_env: Env, defined: dict[int, FuncVal]) -> None:
-    """When an analysis is dropped: empty the scopes of the analysed document. A function's value
-    holds its scope and the scope holds the function (`f` defined in the module, a nested def
-    in its frame): cycles that reference counting cannot free, left to the garbage collector,
-    which walks them (and every value and syntax tree they hold) in one pause on a later
-    keystroke. Scopes of the user's other modules (kept by the program layer's cache) are not
-    touched: only scopes whose chain ends at this document's module scope."""
-    for f in defined.values():
-        env = f.closure
-        root = env
-        while root.parent is not None:
-            root = root.parent
-        if root is module_env and env is not module_env:
-            env.vars.clear()
-    module_env.vars.clear()
 
 
 def run_entry_points(interp: Interpreter, source: str) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import operator
 import threading
+import weakref
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
@@ -102,6 +103,16 @@ _CMPOPS: dict[type, Callable[[Any, Any], Any]] = {
     ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
     ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
 }
+
+
+def release_scopes(scopes: set[Env]) -> None:
+    """Empty the scopes an interpreter bound functions and classes in (it was dropped): the
+    cycles scope -> function -> closure -> scope are broken, and reference counting frees the
+    rest of the analysis (its syntax tree, values and records) right away."""
+    for env in scopes:
+        env.vars.clear()
+        env.parent = None
+    scopes.clear()
 
 
 class Interpreter:
@@ -195,6 +206,15 @@ class Interpreter:
                                    if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names
                                    } if "global" in source or "nonlocal" in source else set()
         self._span_cache: dict[int, Span] = {}
+        # Scopes a function or class was bound in: each holds a value that closes over it, a
+        # reference cycle that only the collector could free. When this interpreter is dropped
+        # (its analysis superseded, or its hover records built), they are emptied, so that the
+        # analysis' memory returns at once, without a garbage collection (see release_scopes).
+        # Not for the summaries of the user's other modules (home set): those are kept and shared.
+        self._closure_scopes: set[Env] | None = None
+        if origin is None:
+            self._closure_scopes = set()
+            weakref.finalize(self, release_scopes, self._closure_scopes)
         self.unresolved: list = []  # jedi_resolve.Pending: imports only jedi can resolve
         self._home_state = (self.lines, self.path, self.volatile)
         self.models = registry.MODELS
@@ -1261,6 +1281,8 @@ class Interpreter:
             decorator = self.eval(dec, env)
             func = self.apply_decorator(decorator, func, dec)
         env.vars[s.name] = func
+        if self._closure_scopes is not None:
+            self._closure_scopes.add(env)
         self.record_def_name(s, func)
 
     exec_AsyncFunctionDef = exec_FunctionDef
@@ -1310,6 +1332,8 @@ class Interpreter:
             if not isinstance(v, FuncVal):
                 cls.methods.setdefault(k, v)
         env.vars[s.name] = cls
+        if self._closure_scopes is not None:
+            self._closure_scopes.update((env, cls_env))
         self.record_def_name(s, cls)
 
     def exec_Import(self, s: ast.Import, env: Env) -> None:
@@ -1748,6 +1772,8 @@ class Interpreter:
     def eval_Lambda(self, n: ast.Lambda, env: Env) -> Value:
         defaults = tuple(self.eval(d, env) for d in n.args.defaults)
         f = FuncVal(n, env, "<lambda>", defaults)
+        if self._closure_scopes is not None:
+            self._closure_scopes.add(env)
         if self.where is self.home:
             self.defined[id(n)] = f
         return f

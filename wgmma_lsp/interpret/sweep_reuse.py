@@ -119,15 +119,19 @@ def carried_names(body: list[ast.stmt], scope: ast.AST | None = None) -> frozens
     any function nested in the enclosing `scope` reads: the body may call it.)"""
     if not body:
         return frozenset()
+    # Kept on the body's first statement, for this very list of statements: by their ids (the
+    # list itself would make a cycle, statement -> cache -> list -> statement, that keeps the
+    # syntax tree of every loop body alive until a full garbage collection).
+    key = tuple(map(id, body))
     cached = getattr(body[0], "_wgmma_carried", None)
-    if cached is not None and cached[0] is body:
+    if cached is not None and cached[0] == key:
         return cached[1]
     exposed, _ = _exposed(body, set())
     assigned = {n for stmt in body for n in _stores(stmt)}
     if scope is not None:
         exposed |= _closure_loads(scope)
     out = frozenset(exposed & assigned)
-    setattr(body[0], "_wgmma_carried", (body, out))
+    setattr(body[0], "_wgmma_carried", (key, out))
     return out
 
 
