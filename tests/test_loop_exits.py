@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from wgmma_lsp.analysis import analyze
+from wgmma_lsp.entry.context import strip_context_note
 from wgmma_lsp.ide.diagnostics import diagnostics
 from wgmma_lsp.ide.model import Severity
 
@@ -115,6 +116,10 @@ def test_attention_main_proves_swapped_qk_accumulator_sizes(tmp_path: Path) -> N
 
     diags = [d for d in diagnostics(analyze(planted, "attention_mgpu.py")) if d.code == "WG005"]
     first = [d for d in diags if d.span.line + 1 == jax_says.line]
-    assert [(d.severity, d.message) for d in first if "acc=(256, 64)" in d.message] == [
-        (Severity.ERROR, jax_says.message)]
+    assert [(d.severity, strip_context_note(d.message)) for d in first
+            if "acc=(256, 64)" in d.message] == [(Severity.ERROR, jax_says.message)]
+    # Named by the context it is proven in: main()'s first configuration.
+    assert [d for d in first if "acc=(256, 64)" in d.message][0].message.endswith(
+        "causal=False, block_kv=256, from main() at line "
+        f"{planted.splitlines().index(next(ln for ln in planted.splitlines() if 'profiler.measure(functools.partial(attention_impl' in ln)) + 1})")
     assert [d.severity for d in first if "acc=(128, 64)" in d.message] == [Severity.WARNING]

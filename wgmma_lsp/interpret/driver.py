@@ -173,12 +173,14 @@ def _line_span(interp: Interpreter, line: int) -> Span:
 
 
 def label_contexts(interp: Interpreter) -> None:
-    """A finding proven in only some of the contexts that reach its code says which."""
+    """A finding proven in only some of the concrete contexts that reach its code says which.
+    (An analysis with nothing known that reached the code too, without proving it, does not
+    make the concrete contexts it was proven in less worth naming.)"""
     for f in interp.findings:
         if not f.contexts or None in f.contexts or f.owner is None:
             continue
-        reached = interp.ctx_entered.get(f.owner, set())
-        if None in reached or set(f.contexts) >= reached:
+        reached = interp.ctx_entered.get(f.owner, set()) - {None}
+        if set(f.contexts) >= reached:
             continue
         contexts = sorted(f.contexts, key=lambda c: (c.line, _natural(c.bindings)))
         f.context_note = contexts_note(contexts)
