@@ -252,6 +252,8 @@ class Interpreter:
 
     def _record(self, entry: tuple, value: Value) -> None:
         values = entry[3]
+        if self.flip_flags:
+            return  # flags flipped: only code nothing reached gets values (they hold then)
         if self.hover_only:
             for v in values:
                 if _informative(v):
