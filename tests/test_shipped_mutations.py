@@ -21,7 +21,7 @@ from shipped_harness import ENTRIES, kernel_dir, trace_entries, with_harness
 from shipped_mutations import MUTATIONS, Outcome, our_errors, run
 
 # Measured with `python tests/shipped_mutations.py` (rounded down); raise it when it improves.
-AGREEMENT_FLOOR = 0.93  # 30 of the 32 mutants JAX rejects (94%), on JAX 0.10 and 0.12
+AGREEMENT_FLOOR = 0.96  # 31 of the 32 mutants JAX rejects (97%), on JAX 0.10 and 0.12
 # collective_matmul's mutants (its own floor, so that each set's progress shows): 4 of the 7 JAX
 # rejects (a shape error through `remote_ref`, a reversed copy and a scratch of the wrong dtype
 # are not reported), on JAX 0.10 and 0.12

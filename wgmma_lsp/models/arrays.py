@@ -687,7 +687,81 @@ def _fori_loop(call: Call) -> Value:
     i = ArrayVal((), INT32)
     result = interp.call_value(body, Call(interp, call.node, [i, init], {}, [None, call.node_of(3, "init_val")],
                                           {}, call.env))
+    if result is not UNKNOWN and _static_bound(call.get(0, "lower")) and _static_bound(call.get(1, "upper")):
+        if _check_scan_carry(call, init, result):
+            return UNKNOWN  # JAX raised: nothing downstream runs
     return init if result is UNKNOWN else result
+
+
+def _static_bound(v: Value | None) -> bool:
+    """A Python int bound: `fori_loop` is then a `lax.scan` (`core.is_concrete` of both)."""
+    from wgmma_lsp.interpret.values import SymInt
+
+    return (isinstance(v, Const) and isinstance(v.value, int) and not isinstance(v.value, bool)) \
+        or isinstance(v, SymInt)
+
+
+def _carry_leaves(v: Value, path: str) -> list[tuple[str, Value]] | None:
+    """(keystr path, leaf) for a carry made of tuples/lists of arrays; None otherwise."""
+    if isinstance(v, TupleVal):
+        out: list[tuple[str, Value]] = []
+        for k, item in enumerate(v.items):
+            sub = _carry_leaves(item, f"{path}[{k}]")
+            if sub is None:
+                return None
+            out += sub
+        return out
+    return [(path, v)] if isinstance(v, ArrayVal) else None
+
+
+def _same_structure(a: Value, b: Value) -> bool:
+    if isinstance(a, TupleVal) and isinstance(b, TupleVal):
+        return a.is_list == b.is_list and len(a.items) == len(b.items) and all(
+            _same_structure(x, y) for x, y in zip(a.items, b.items))
+    return isinstance(a, ArrayVal) and isinstance(b, ArrayVal)
+
+
+def _aval_str(a: ArrayVal) -> str | None:
+    """`str_short` of the aval: `float32[64,64]`; None unless shape and dtype are concrete."""
+    if a.shape is None or not all(isinstance(d, int) for d in a.shape) or a.dtype is None \
+            or T.concrete(a.dtype) is None:
+        return None
+    return f"{a.dtype.name}[{','.join(str(d) for d in a.shape)}]"
+
+
+def _check_scan_carry(call: Call, init: Value, out: Value) -> bool:
+    """`_check_carry_type("scan body", …)` (jax/_src/lax/control_flow/loops.py) for the scan a
+    statically bounded `fori_loop` runs: its carry is `(i, init)`, the body's first parameter
+    `loop_carry`. Claimed only when every leaf of both carries is fully known and the initial
+    leaves are strongly typed (scan first promotes weak initial values to the body's types)."""
+    from wgmma_lsp.rules import loop_carry_type
+
+    if not _same_structure(init, out):
+        return False
+    ins, outs = _carry_leaves(init, "[1]"), _carry_leaves(out, "[1]")
+    if ins is None or outs is None or len(ins) != len(outs):
+        return False
+    diffs = []
+    for (path, a), (_, b) in zip(ins, outs):
+        sa, sb = _aval_str(a), _aval_str(b)  # type: ignore[arg-type]
+        if sa is None or sb is None or a.dtype.weak:  # type: ignore[union-attr]
+            return False
+        what = [w for w, differ in (("the dtypes do not match", a.dtype.name != b.dtype.name),  # type: ignore[union-attr]
+                                    ("the shapes do not match", a.shape != b.shape)) if differ]  # type: ignore[union-attr]
+        if what:
+            extra = ", so " + (what[0] if len(what) == 1 else f"{what[0]}, and {what[1]}")
+            diffs.append(f"the input carry component loop_carry{path} has type {sa} but the "
+                         f"corresponding output carry component has type {sb}{extra}")
+    if not diffs:
+        return False
+    if len(diffs) == 1:
+        differences = f"{diffs[0][0].upper()}{diffs[0][1:]}.\n"
+    else:
+        differences = "\n".join(f"  * {d};\n" for d in diffs[:-1]) + f"  * {diffs[-1]}.\n"
+    message = (f"{loop_carry_type.FIRST_LINE}\n\n{differences}\n"
+               "Revise the function so that all output types match the corresponding input types.")
+    call.interp.report(loop_carry_type.RULE, message, call.span, call.line)
+    return True
 
 
 # -- attributes -----------------------------------------------------------------------------
