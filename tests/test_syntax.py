@@ -104,3 +104,68 @@ def test_odd_inputs_parse(text: str) -> None:
     parsed = syntax.parse(text)
     assert isinstance(parsed.tree, ast.Module)
     assert parsed.errors
+
+
+def _without_parso(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*_a: object, **_k: object) -> None:
+        raise AssertionError("parso was asked: the quick repair should have done it")
+
+    monkeypatch.setattr(syntax, "_classify", refuse)
+
+
+def _assigned(tree: ast.AST) -> set[str]:
+    return {t.id for n in ast.walk(tree) if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+
+
+def test_bracket_left_open_in_a_multiline_statement_is_repaired_without_parso(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The typing case that used to send the rest of the function to parso: a call split over
+    lines whose closing bracket is gone. Only that statement goes; the lines after it are kept
+    at their own line numbers."""
+    source = ("def f(x, y):\n"
+              "  a = g(\n"
+              "      x, y,\n"
+              "  b = x + 1\n"
+              "  c = (b,\n"
+              "       y)[0\n"
+              "  d = c\n"
+              "  return d\n")
+    with pytest.raises(SyntaxError):
+        ast.parse(source)
+    _without_parso(monkeypatch)
+    parsed = syntax.parse(source)
+    # CPython's own messages, where CPython puts them (`b = x + 1` read as inside `g(`)
+    assert [span.line for span, _ in parsed.errors] == [3, 5]
+    kept = {n.targets[0].id: n.lineno for n in ast.walk(parsed.tree) if isinstance(n, ast.Assign)}
+    assert kept == {"b": 4, "d": 7}
+
+
+def test_header_without_its_colon_keeps_its_block_without_parso(monkeypatch: pytest.MonkeyPatch) -> None:
+    source = ("def f(x):\n"
+              "  for i in range(x)\n"
+              "    y = i * 2\n"
+              "    z = y + 1\n"
+              "  return x\n")
+    _without_parso(monkeypatch)
+    parsed = syntax.parse(source)
+    assert [span.line for span, _ in parsed.errors] == [1]
+    assert {"y", "z"} <= _assigned(parsed.tree)
+    # the block is an orphan function nobody calls (analysed with nothing known), as parso's
+    # repair keeps it; the function it sat in still returns
+    names = {n.name for n in ast.walk(parsed.tree) if isinstance(n, ast.FunctionDef)}
+    assert names == {"f", "_wgmma_orphan_2"}
+
+
+def test_quick_repair_never_turns_continuation_lines_into_other_code() -> None:
+    """A line blanked inside brackets would change the call around it (`g(x,\\n\\n z)` is a
+    different call): the quick repair writes `pass`, which cannot be part of an expression, so
+    such a text does not parse and goes to parso, which drops the whole statement."""
+    source = ("def f(x, z):\n"
+              "  a = g(x,\n"
+              "        y w,\n"
+              "        z)\n"
+              "  b = a\n")
+    parsed = syntax.parse(source)
+    calls = [n for n in ast.walk(parsed.tree) if isinstance(n, ast.Call)]
+    assert not calls  # the broken call is gone, not read as g(x, z)
+    assert "b" in _assigned(parsed.tree)

@@ -354,8 +354,14 @@ def _broken_lines(lines: list[str], a: int, b: int, indent: int, outside: list[b
         if first is None:
             return None
         msg = getattr(err, "msg", None) or str(err)
+        text_k = chunk[k]
         if "was never closed" in msg:
             last = k  # what follows was read as inside the bracket: it starts statements again
+        elif first < k and text_k.strip() and text_k.lstrip()[0] not in ")]}" and \
+                len(text_k) - len(text_k.lstrip()) <= len(chunk[first]) - len(chunk[first].lstrip()):
+            # CPython stumbled on a line at the statement's own column, read as inside a bracket
+            # the statement above left open: that statement ends above it.
+            last = k - 1
         else:
             nxt_start = next((j for j in range(k + 1, len(chunk)) if starts[j] and chunk[j].strip()), None)
             last = (nxt_start if nxt_start is not None else len(chunk)) - 1
