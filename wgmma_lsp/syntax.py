@@ -24,6 +24,7 @@ MAX_DISAGREEMENTS = 4  # extra parses when CPython rejects a statement parso acc
 MAX_REPORTED = 50  # syntax errors reported per file (all broken regions are neutralised)
 MAX_NESTING = 24  # definitions inside definitions whose bodies are repaired one by one
 MAX_QUICK = 3  # lines of one statement blanked one by one before parso is asked
+MAX_HEADER_LINES = 40  # lines a broken header (decorators, a long signature) is looked at over
 
 _COMPOUND = {"if_stmt", "while_stmt", "for_stmt", "try_stmt", "with_stmt", "funcdef", "classdef",
              "decorated", "async_stmt", "async_funcdef", "match_stmt"}
@@ -52,8 +53,9 @@ class _Item:
 class _Blocks:
     """The statements of every block of a parso tree, classified in one walk."""
 
-    def __init__(self, lines: list[str]) -> None:
+    def __init__(self, lines: list[str], row_offset: int = 0) -> None:
         self.lines = lines
+        self.row_offset = row_offset  # parso's rows are of a text without the padding above
         self.items: list[_Item] = []
         self.indents: list[int] = []  # per block: the column its statements must start at
         self.headers: list[tuple[int, int]] = []  # (line, column) of synthetic `def` headers
@@ -79,7 +81,8 @@ class _Blocks:
                     self.add_stmt(c, orphans, c_col, depth + 1)
                     continue
                 prev = self.items[-1] if self.items else None
-                if prev is not None and prev.block == block and prev.broken and prev.last < c.start_pos[0] - 1:
+                if prev is not None and prev.block == block and prev.broken and \
+                        prev.last < c.start_pos[0] + self.row_offset - 1:
                     # The body of a header that did not parse: kept, as the body of a function
                     # nobody calls (analysed with nothing known, like any uncalled function).
                     orphans = len(self.indents)
@@ -107,10 +110,13 @@ class _Blocks:
 
     def _starts_line(self, node: Any) -> bool:
         row, start = node.start_pos
+        row += self.row_offset
         return row - 1 < len(self.lines) and self.lines[row - 1][:start].strip() == ""
 
     def add_stmt(self, node: Any, block: int, col: int, depth: int) -> None:
         (row, start), (end_row, end_col) = node.start_pos, node.end_pos
+        row += self.row_offset
+        end_row += self.row_offset
         first = row - 1
         last = end_row - 1 if end_col > 0 or end_row == row else end_row - 2
         line = self.lines[first] if first < len(self.lines) else ""
@@ -130,7 +136,7 @@ class _Blocks:
         if _header_broken(node, suites):
             self.items.append(_Item(first, last, block, True, depth))
             return
-        header_last = (suites[0][0].start_pos[0] - 1) if suites else last
+        header_last = (suites[0][0].start_pos[0] + self.row_offset - 1) if suites else last
         self.items.append(_Item(first, max(first, header_last), block, False, depth))
         for suite, header in suites:
             self.add_block(suite.children, header, depth + 1)
@@ -367,8 +373,32 @@ def _broken_lines(lines: list[str], a: int, b: int, indent: int, outside: list[b
             last = (nxt_start if nxt_start is not None else len(chunk)) - 1
         text = chunk[first]
         stripped = text.strip()
+        end = _header_end(chunk, first, len(text) - len(text.lstrip()), k) \
+            if stripped.startswith("@") or _COMPOUND_START.match(stripped) else None
+        if end is not None:
+            # A header (or its decorators) that does not parse, over one or several lines:
+            # up to the line that ends it with a colon and has the block below, it becomes the
+            # header of a function nobody calls, whose body is that block (analysed with
+            # nothing known, as parso's repair keeps it).
+            col = len(text) - len(text.lstrip())
+            if col < indent:
+                return None
+            errors.append((_span_of(err, lines), getattr(err, "msg", None) or str(err)))
+            chunk[first] = " " * col + f"def _wgmma_orphan_{a + first + 1}():"
+            for j in range(first + 1, end + 1):
+                chunk[j] = ""
+            blanked.update(range(first, end + 1))
+            try:
+                tree = ast.parse(_wrap(chunk, a, indent, True), type_comments=False)
+            except (SyntaxError, ValueError) as e:
+                err = _detached(e)
+                starts = _line_starts_outside("\n".join(chunk), len(chunk))
+                continue
+            except (RecursionError, MemoryError):
+                return None
+            return tree, errors
         if stripped.startswith("@"):
-            return None  # a decorator: parso's case
+            return None  # a decorator whose definition was not found: parso's case
         if first and chunk[first - 1].endswith("\\"):
             return None  # the rest of a statement continued with a backslash
         col = len(text) - len(text.lstrip())
@@ -418,6 +448,20 @@ def _broken_lines(lines: list[str], a: int, b: int, indent: int, outside: list[b
         except (RecursionError, MemoryError):
             return None
         return tree, errors
+    return None
+
+
+def _header_end(chunk: list[str], first: int, col: int, k: int) -> int | None:
+    """The line that ends a header starting at `first` (at column `col`), at or after the error
+    line `k`: it ends with a colon and the next line that is not empty is deeper than `col`.
+    Looked for over a bounded number of lines; None if not found."""
+    for j in range(max(first, k), min(len(chunk), first + MAX_HEADER_LINES)):
+        code = chunk[j].split("#", 1)[0].rstrip()
+        if not code.endswith(":"):
+            continue
+        nxt = next((i for i in range(j + 1, len(chunk)) if chunk[i].strip()), None)
+        if nxt is not None and len(chunk[nxt]) - len(chunk[nxt].lstrip()) > col:
+            return j
     return None
 
 
@@ -527,8 +571,11 @@ def _nothing(message: str) -> Parsed:
 def _classify(source: str, lines: list[str]) -> _Blocks:
     import parso
 
-    module = parso.load_grammar().parse(source, error_recovery=True, cache=False)
-    blocks = _Blocks(lines)
+    # The padding that keeps the file's line numbers is left out (parso's tokenizer is Python:
+    # thousands of empty lines cost it milliseconds); rows are shifted back instead.
+    text = source.lstrip("\n")
+    module = parso.load_grammar().parse(text, error_recovery=True, cache=False)
+    blocks = _Blocks(lines, len(source) - len(text))
     blocks.add_block(module.children, -1, 0)
     _dismantle(module)
     return blocks
