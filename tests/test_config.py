@@ -127,6 +127,7 @@ def test_wgmma_lsp_toml_wins_and_nearest_wins(repo: Path, capsys) -> None:
     ('severity = { WG001 = "loud" }', "loud"),
     ('per-file-ignores = { "x.py" = ["WG997"] }', "WG997"),
     ('lowering-semantics = "threads"', "threads"),
+    ('sweeps = "some"', "some"),
     ('selekt = ["WG001"]', "selekt"),
     ("select = 'WG001", "invalid TOML"),
 ])
@@ -139,13 +140,14 @@ def test_bad_configuration_is_a_usage_error(repo: Path, capsys, body: str, named
 
 def test_show_settings(repo: Path, capsys) -> None:
     pyproject(repo, 'ignore = ["WG003"]\nper-file-ignores = { "kern/*.py" = ["WG002"] }\n'
-                    'lowering-semantics = "lane"\ntrace = ["kern/k.py:f(bf16[64,64])"]')
+                    'lowering-semantics = "lane"\nsweeps = "budget"\ntrace = ["kern/k.py:f(bf16[64,64])"]')
     assert main(["check", "--show-settings", "kern/k.py"]) == 0
     out = capsys.readouterr().out
     assert f"configuration: {repo / 'pyproject.toml'}" in out
     assert "ignore: WG003, WG002" in out
     assert "per-file-ignores matched: WG002" in out
     assert "lowering-semantics: lane" in out
+    assert "sweeps: budget" in out
     assert "trace entries: kern/k.py:f(bf16[64,64])" in out
 
 

@@ -20,7 +20,7 @@ import pytest
 from wgmma_lsp.analysis import analyze
 from wgmma_lsp.ide.diagnostics import diagnostics
 from wgmma_lsp.ide.model import Severity
-from wgmma_lsp.interpret import interp
+from wgmma_lsp.interpret import sweep_budget
 
 FIXTURE = Path(__file__).parent / "fixtures" / "errors" / "entry_sweep_repeats.py"
 
@@ -36,8 +36,8 @@ def notes(src: str) -> list[str]:
 @pytest.fixture
 def one_run(monkeypatch: pytest.MonkeyPatch) -> None:
     """A sweep budget that lets only the first combination run."""
-    monkeypatch.setattr(interp, "SWEEP_STEPS_PER_LINE", 0)
-    monkeypatch.setattr(interp, "MIN_SWEEP_STEPS", 1)
+    monkeypatch.setattr(sweep_budget, "STEPS_PER_LINE", 0)
+    monkeypatch.setattr(sweep_budget, "MIN_STEPS", 1)
 
 
 def test_every_combination_is_checked_with_two_runs() -> None:
@@ -76,7 +76,7 @@ SMEM_ACC = ("    pl.run_scoped(lambda smem: plgpu.wgmma(smem, a_ref, b_ref),\n"
 
 def test_a_value_read_in_one_branch_is_not_a_repeat(one_run: None,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(interp, "MIN_SWEEP_STEPS", 10_000)
+    monkeypatch.setattr(sweep_budget, "MIN_STEPS", 10_000)
     # Only `stages == 4` passes an SMEM ref as the accumulator. The run with stages=2 read
     # `stages` (in the test), so stages=4 is not a repeat of it: it runs, and the error names
     # exactly the six stages=4 contexts.
@@ -90,8 +90,8 @@ def test_a_value_read_in_one_branch_is_not_a_repeat(one_run: None,
 
 def test_a_value_carried_from_the_previous_iteration_is_compared(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(interp, "SWEEP_STEPS_PER_LINE", 0)
-    monkeypatch.setattr(interp, "MIN_SWEEP_STEPS", 10_000)
+    monkeypatch.setattr(sweep_budget, "STEPS_PER_LINE", 0)
+    monkeypatch.setattr(sweep_budget, "MIN_STEPS", 10_000)
     # `seen` counts iterations: the kernel is wrong on the third. Without comparing the carried
     # count, iterations 2 and 3 would look like repeats of the first (nothing else differs).
     src = FIXTURE.read_text().replace(
@@ -115,8 +115,8 @@ def test_a_value_carried_from_the_previous_iteration_is_compared(
 
 
 def test_a_write_to_an_older_object_stops_the_reuse(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(interp, "SWEEP_STEPS_PER_LINE", 0)
-    monkeypatch.setattr(interp, "MIN_SWEEP_STEPS", 10_000)
+    monkeypatch.setattr(sweep_budget, "STEPS_PER_LINE", 0)
+    monkeypatch.setattr(sweep_budget, "MIN_STEPS", 10_000)
     # The count lives in an object made before the loop, not in a name the loop assigns: the
     # write to it is what makes the third iteration differ.
     src = FIXTURE.read_text().replace(
@@ -155,11 +155,11 @@ def test_hopper_tuning_loop_with_a_budget_for_its_distinct_runs(
     src = _hopper_source()
     if src is None:
         pytest.skip("jax is not installed")
-    monkeypatch.setattr(interp, "MIN_SWEEP_STEPS", 100_000)
     acc = "acc_ref=plgpu.ACC((tile_m, tile_n), jnp.float32)"
     assert src.count(acc) == 1
     planted = src.replace(acc, "acc_ref=plgpu.ACC((tile_m, min(tile_n, 64)), jnp.float32)")
-    analysis = analyze(planted, "hopper_matmul_mgpu.py")
+    with sweep_budget.sweep_mode("all"):  # as `wgmma-lsp check` does by default
+        analysis = analyze(planted, "hopper_matmul_mgpu.py")
     sweep = [s for s in analysis.sweeps if s[2] == 48]
     assert [(c, t) for _, c, t in sweep] == [(48, 48)]
     diags = [d for d in diagnostics(analysis) if d.severity == Severity.ERROR]

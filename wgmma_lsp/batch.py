@@ -92,9 +92,10 @@ def check_source(path: str, source: str, settings: Settings, trace: bool = False
     from wgmma_lsp.analysis import analyze
     from wgmma_lsp.ide.diagnostics import diagnostics, syntax_diagnostics
     from wgmma_lsp.interpret.jax_version import lowering_default
+    from wgmma_lsp.interpret.sweep_budget import sweep_mode
     from wgmma_lsp.interpret.jedi_resolve import resolve_imports
 
-    with lowering_default(settings.lowering_semantics):
+    with lowering_default(settings.lowering_semantics), sweep_mode(settings.sweeps):
         analysis = analyze(source, path)
         # jedi (slow) only for names imported from the user's modules that can hand the API on.
         pending = [p for p in analysis.unresolved_imports if _may_be_api(path, p.key.module, p.key.name)]

@@ -50,6 +50,7 @@ def _file_settings(args: argparse.Namespace):
         if select:
             s.select = list(select)
         s.ignore = list(dict.fromkeys([*s.ignore, *ignore]))
+        s.sweeps = args.sweeps or s.sweeps or "all"  # a checker in CI has time for every combination
         return s
 
     return settings_for
@@ -158,6 +159,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--no-respect-gitignore", action="store_true", help="walk what .gitignore ignores too")
     check.add_argument("--jobs", "-j", type=int, default=None, help="parallel processes (default: all cores)")
     check.add_argument("--no-progress", action="store_true", help="no progress line on a terminal")
+    check.add_argument("--sweeps", choices=["all", "budget"], default=None,
+                       help="tuning loops: check every combination (default) or, as the server "
+                            "does, only what the typing-speed budget allows (the rest gets a note)")
     check.add_argument("--trace", action="store_true",
                        help="also trace the file's entry points with JAX (runs your code)")
     check.add_argument("--show-settings", action="store_true",

@@ -12,6 +12,8 @@ or `pyproject.toml` with a `[tool.wgmma-lsp]` table wins; in one folder in that 
     extend-exclude = ["third_party/"]
     per-file-ignores = { "tests/*.py" = ["WG001"], "legacy/" = ["WG0"] }
     lowering-semantics = "lane"      # "lane" or "warpgroup": when a kernel does not say
+    sweeps = "all"                   # tuning loops: "all" combinations, or the typing-speed "budget"
+                                     # (default: "all" in `wgmma-lsp check`, "budget" in the server)
     trace = ["kernels/matmul.py:matmul(bf16[256,256], bf16[256,512])"]
     docs-base-url = "https://example.org/wgmma-lsp/rules"   # rule links: {url}/{code}
 
@@ -34,7 +36,7 @@ from wgmma_lsp.settings import _SEVERITIES, Settings
 
 CONFIG_NAMES = ("wgmma-lsp.toml", ".wgmma-lsp.toml", "pyproject.toml")
 KEYS = {"select", "ignore", "severity", "exclude", "extend-exclude", "per-file-ignores",
-        "lowering-semantics", "trace", "respect-gitignore", "docs-base-url"}
+        "lowering-semantics", "sweeps", "trace", "respect-gitignore", "docs-base-url"}
 LOWERING_SEMANTICS = ("lane", "warpgroup")
 
 
@@ -52,6 +54,7 @@ class Config:
     extend_exclude: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     lowering_semantics: str | None = None
+    sweeps: str | None = None
     trace: tuple[str, ...] = ()
     respect_gitignore: bool = True
     docs_base_url: str | None = None  # rule links (and SARIF helpUri) point to `{url}/{code}`
@@ -85,6 +88,8 @@ class Config:
                 settings.severity[key] = _SEVERITIES[level]
         if self.lowering_semantics is not None:
             settings.lowering_semantics = self.lowering_semantics
+        if self.sweeps is not None:
+            settings.sweeps = self.sweeps
         if self.docs_base_url is not None:
             settings.docs_base_url = self.docs_base_url
         return settings
@@ -145,6 +150,13 @@ def parse(table: dict[str, Any], path: Path | None) -> Config:
         if not isinstance(sem, str) or sem.lower() not in LOWERING_SEMANTICS:
             raise ConfigError(f"{where}: lowering-semantics: expected \"lane\" or \"warpgroup\", got {sem!r}")
         kw["lowering_semantics"] = sem.lower()
+    if "sweeps" in table:
+        from wgmma_lsp.interpret.sweep_budget import MODES
+
+        mode = table["sweeps"]
+        if not isinstance(mode, str) or mode.lower() not in MODES:
+            raise ConfigError(f"{where}: sweeps: expected \"all\" or \"budget\", got {mode!r}")
+        kw["sweeps"] = mode.lower()
     if "trace" in table:
         kw["trace"] = _patterns(table["trace"], f"{where}: trace")
     if "docs-base-url" in table:
@@ -238,6 +250,7 @@ def describe(file: Path, settings: Settings, cfg: Config) -> str:
         f"extend-exclude: {', '.join(cfg.extend_exclude) or '(none)'}",
         f"respect-gitignore: {str(cfg.respect_gitignore).lower()}",
         f"lowering-semantics: {settings.lowering_semantics or '(the installed JAX default)'}",
+        f"sweeps: {settings.sweeps or '(all in check, budget in the server)'}",
         f"trace entries: {', '.join(cfg.trace) or '(none)'}",
         f"docs-base-url: {settings.docs_base_url or '(the bundled rule docs)'}",
     ]

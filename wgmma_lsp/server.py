@@ -33,6 +33,7 @@ from wgmma_lsp.analysis import Analysis, analyze
 from wgmma_lsp.interpret.interp import Cancelled
 from wgmma_lsp.interpret import jedi_resolve
 from wgmma_lsp.interpret.jax_version import lowering_default
+from wgmma_lsp.interpret.sweep_budget import sweep_mode
 from wgmma_lsp.ide import code_actions as ide_actions
 from wgmma_lsp.ide import diagnostics as ide_diagnostics
 from wgmma_lsp.ide import hover as ide_hover
@@ -435,7 +436,9 @@ def _safe_analyze(source: str, path: str | None,
             log.warning("document too large to analyse (%d characters)", len(source))
             return Analysis.empty(source, note=f"wgmma-lsp: file too large to analyse "
                                   f"({len(source)} characters, limit {MAX_SOURCE_CHARS})")
-        with lowering_default(_configured_lowering(path)):
+        cfg = _project_config(path)
+        with lowering_default(cfg.lowering_semantics if cfg else None), \
+                sweep_mode(cfg.sweeps if cfg else None):
             return analyze(source, path, cancel=cancel)
     except Cancelled:
         return None
@@ -444,12 +447,13 @@ def _safe_analyze(source: str, path: str | None,
         return None
 
 
-def _configured_lowering(path: str | None) -> str | None:
-    """The project configuration's `lowering-semantics` for a file (None: JAX's default)."""
+def _project_config(path: str | None) -> "project_config.Config | None":
+    """The project configuration for a file: its `lowering-semantics` (None: JAX's default) and
+    `sweeps` (None: the server's typing-speed budget) apply to the analysis."""
     if not path:
         return None
     try:
-        return project_config.find(Path(path)).lowering_semantics
+        return project_config.find(Path(path))
     except project_config.ConfigError:
         return None
 

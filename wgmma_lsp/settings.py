@@ -27,6 +27,7 @@ class Settings:
     syntax_errors: bool = False  # the server also publishes syntax errors (WG900)
     docs_base_url: str | None = None  # if set, rule links point here (`{base}/{code}`) instead of the bundled docs
     lowering_semantics: str | None = None  # "lane"/"warpgroup" for kernels that do not say (config)
+    sweeps: str | None = None  # "budget"/"all" (interpret/sweep_budget.py); None: the tool's default
 
     def rule_enabled(self, code: str, name: str) -> bool:
         if code in self.off or name in self.off:

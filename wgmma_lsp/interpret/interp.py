@@ -42,6 +42,7 @@ from wgmma_lsp.interpret.values import (
     Wrapped, UNKNOWN_INT,
     as_dim, dim_value, is_int_like, is_unknown, join, next_born,
 )
+from wgmma_lsp.interpret.sweep_budget import sweep_steps
 from wgmma_lsp.rules.base import Finding, Related, Rule
 from wgmma_lsp.spans import LineIndex, Span
 
@@ -49,10 +50,6 @@ MAX_DEPTH = 24
 MAX_STEPS = 400_000
 MAX_RECORD_VALUES = 6
 MAX_UNROLL = 64
-# Steps all configuration sweeps together may spend, per line of the file (at least the
-# minimum): the first case of a sweep always runs; the budget keeps the speed target.
-SWEEP_STEPS_PER_LINE = 3
-MIN_SWEEP_STEPS = 1_000
 DRIVER_NAMES = frozenset({"main", "<lambda>"})
 _DRIVER_PREFIXES = ("main", "run", "bench", "tune", "example", "sweep")
 
@@ -183,7 +180,9 @@ class Interpreter:
         self.memo: dict[Any, MemoEntry] = {}
         self.captures: list[MemoEntry] = []
         self.sweep_start = 0
-        self.sweep_budget = max(MIN_SWEEP_STEPS, SWEEP_STEPS_PER_LINE * len(lines.lines))
+        # Steps all configuration sweeps together may spend (interpret/sweep_budget.py): the
+        # first case of a sweep always runs; the budget keeps the speed target.
+        self.sweep_budget = sweep_steps(len(lines.lines), MAX_STEPS)
         # The lowering semantics of the kernel being interpreted ("lane", "warpgroup"), None when
         # unknown (no visible pallas_call/kernel, or an unknown JAX): lowering rules need it.
         self.lowering: str | None = None
@@ -317,6 +316,15 @@ class Interpreter:
         finding = Finding(rule, message, span, blame_line, related or [], certain and not condition,
                           data or {}, " <- ".join(reversed(self.context[-3:])), condition=condition)
         key = finding.key
+        if self.expected_by_handler(rule, message):
+            # The user's code catches exactly this error (a tuning loop skipping configurations
+            # that exceed shared memory): not a problem of this context. A memoised call keeps
+            # it, for replays in contexts that do not expect it.
+            known = next((f for f in self.findings if f.key == key), finding) \
+                if key in self._finding_keys else finding
+            for entry in self.captures:
+                entry.findings.append((known, False))
+            return
         if key in self._finding_keys:
             # Seen already: if this path is certain, upgrade the earlier finding.
             for f in self.findings:
@@ -525,6 +533,15 @@ class Interpreter:
         for node in hit.entered | {id(func.node)}:
             self.ctx_entered.setdefault(node, set()).add(ctx)
         for f, was_certain in hit.findings:
+            if f.key not in self._finding_keys:  # captured where a handler expected it
+                if self.expected_by_handler(f.rule, f.message):
+                    continue
+                self._finding_keys.add(f.key)
+                self.findings.append(f)
+            elif f not in self.findings:  # the same error, first reported from another call
+                f = next(g for g in self.findings if g.key == f.key)
+            if self.expected_by_handler(f.rule, f.message):
+                continue
             if ctx not in f.contexts:
                 f.contexts.append(ctx)
             caught = self.may_be_caught(f.rule, f.message)
@@ -1252,6 +1269,15 @@ class Interpreter:
 
     exec_TryStar = exec_Try
 
+    def expected_by_handler(self, rule: Rule, message: str) -> bool:
+        """Does an enclosing `try` certainly catch this error by its message (`except
+        ValueError as e: if "exceeds available shared memory" in e.args[0]: continue`)? The
+        user wrote that handler for exactly this error."""
+        if not self.handlers:
+            return False
+        raised = _builtin_exception(rule.exception.rpartition(".")[2])
+        return any(scope.expects(raised, message) for scope in self.handlers)
+
     def may_be_caught(self, rule: Rule, message: str = "") -> bool:
         """Could an enclosing `try` catch the exception JAX raises for `rule` (its class name,
         `ValueError`, and its `message`: a handler that re-raises unless the message says
@@ -1860,6 +1886,15 @@ class _TryScope:
     filters: list[tuple[tuple[type, ...] | None, tuple[str, ...] | None]]
     tripped: str = ""  # the stage ("trace", "lower") of the first error found that it may catch
 
+    def expects(self, raised: type | None, message: str) -> bool:
+        """A handler keeps exactly this error: it names its class (or one above it) and a text
+        the message holds."""
+        for classes, texts in self.filters:
+            if texts is not None and any(t in message for t in texts) \
+                    and (classes is None or (raised is not None and issubclass(raised, classes))):
+                return True
+        return False
+
     def catches(self, raised: type | None, message: str) -> bool:
         for classes, texts in self.filters:
             if classes is None or raised is None or issubclass(raised, classes):
@@ -1940,11 +1975,11 @@ def _message_filter(h: ast.ExceptHandler) -> tuple[str, ...] | None:
         texts: list[str] = []
         for st in body[:-1]:
             if isinstance(st, ast.If) and not st.orelse:
-                text = _message_test(st.test, name, ast.In)
-                if text is None:
+                found = _message_tests(st.test, name, ast.In, ast.Or)
+                if found is None:
                     return None
                 if _leaves(st.body):
-                    texts.append(text)  # kept (and left) when the message holds the text
+                    texts.extend(found)  # kept (and left) when the message holds a text
                 continue  # otherwise it falls through to the re-raise
             if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call):
                 continue  # a print or a log line
@@ -1953,10 +1988,18 @@ def _message_filter(h: ast.ExceptHandler) -> tuple[str, ...] | None:
     first = body[0]
     if isinstance(first, ast.If) and not first.orelse and len(first.body) == 1 \
             and isinstance(first.body[0], ast.Raise) and first.body[0].exc is None:
-        text = _message_test(first.test, name, ast.NotIn)
-        if text is not None:
-            return (text,)
+        return _message_tests(first.test, name, ast.NotIn, ast.And)
     return None
+
+
+def _message_tests(test: ast.expr, name: str, op: type, joined: type) -> tuple[str, ...] | None:
+    """The texts of `"a" in str(e) or "b" in e.args[0]` (`op` ast.In, `joined` ast.Or), or
+    of `"a" not in str(e) and "b" not in str(e)` (ast.NotIn, ast.And); None for anything else."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, joined):
+        texts = [_message_test(v, name, op) for v in test.values]
+        return None if any(t is None for t in texts) else tuple(t for t in texts if t is not None)
+    text = _message_test(test, name, op)
+    return None if text is None else (text,)
 
 
 def _message_test(test: ast.expr, name: str, op: type) -> str | None:
