@@ -687,8 +687,12 @@ def _fori_loop(call: Call) -> Value:
     i = ArrayVal((), INT32)
     result = interp.call_value(body, Call(interp, call.node, [i, init], {}, [None, call.node_of(3, "init_val")],
                                           {}, call.env))
-    if result is not UNKNOWN and _static_bound(call.get(0, "lower")) and _static_bound(call.get(1, "upper")):
-        if _check_scan_carry(call, init, result):
+    lower, upper = call.get(0, "lower"), call.get(1, "upper")
+    if result is not UNKNOWN and all(_static_bound(b) or _traced_int(b) for b in (lower, upper)):
+        # Static bounds: a scan over (i, init); traced ones: a while_loop over (i, upper, init).
+        scan = _static_bound(lower) and _static_bound(upper)
+        if _check_scan_carry(call, init, result, "scan body" if scan else "while_loop body",
+                             "[1]" if scan else "[2]"):
             return UNKNOWN  # JAX raised: nothing downstream runs
     return init if result is UNKNOWN else result
 
@@ -699,6 +703,12 @@ def _static_bound(v: Value | None) -> bool:
 
     return (isinstance(v, Const) and isinstance(v.value, int) and not isinstance(v.value, bool)) \
         or isinstance(v, SymInt)
+
+
+def _traced_int(v: Value | None) -> bool:
+    """A traced integer scalar bound (`fori_loop` then runs a `while_loop`)."""
+    return isinstance(v, ArrayVal) and v.shape == () and v.dtype is not None \
+        and T.concrete(v.dtype) is not None and v.dtype.name.startswith(("int", "uint"))
 
 
 def _carry_leaves(v: Value, path: str) -> list[tuple[str, Value]] | None:
@@ -729,16 +739,17 @@ def _aval_str(a: ArrayVal) -> str | None:
     return f"{a.dtype.name}[{','.join(str(d) for d in a.shape)}]"
 
 
-def _check_scan_carry(call: Call, init: Value, out: Value) -> bool:
-    """`_check_carry_type("scan body", …)` (jax/_src/lax/control_flow/loops.py) for the scan a
-    statically bounded `fori_loop` runs: its carry is `(i, init)`, the body's first parameter
-    `loop_carry`. Claimed only when every leaf of both carries is fully known and the initial
-    leaves are strongly typed (scan first promotes weak initial values to the body's types)."""
+def _check_scan_carry(call: Call, init: Value, out: Value, name: str = "scan body", at: str = "[1]") -> bool:
+    """`_check_carry_type(name, …)` (jax/_src/lax/control_flow/loops.py) for the loop `fori_loop`
+    runs: a scan over `(i, init)` for static bounds, a while_loop over `(i, upper, init)` for
+    traced ones (`at`: where `init` sits); the wrapper's first parameter is `loop_carry`. Claimed
+    only when every leaf of both carries is fully known and the initial leaves are strongly
+    typed (both first promote weak initial values to the body's types)."""
     from wgmma_lsp.rules import loop_carry_type
 
     if not _same_structure(init, out):
         return False
-    ins, outs = _carry_leaves(init, "[1]"), _carry_leaves(out, "[1]")
+    ins, outs = _carry_leaves(init, at), _carry_leaves(out, at)
     if ins is None or outs is None or len(ins) != len(outs):
         return False
     diffs = []
@@ -758,7 +769,8 @@ def _check_scan_carry(call: Call, init: Value, out: Value) -> bool:
         differences = f"{diffs[0][0].upper()}{diffs[0][1:]}.\n"
     else:
         differences = "\n".join(f"  * {d};\n" for d in diffs[:-1]) + f"  * {diffs[-1]}.\n"
-    message = (f"{loop_carry_type.FIRST_LINE}\n\n{differences}\n"
+    first = loop_carry_type.FIRST_LINE.replace("scan body", name, 1)
+    message = (f"{first}\n\n{differences}\n"
                "Revise the function so that all output types match the corresponding input types.")
     call.interp.report(loop_carry_type.RULE, message, call.span, call.line)
     return True

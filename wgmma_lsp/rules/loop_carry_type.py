@@ -15,7 +15,8 @@ RULE = Rule(
              "corresponding output carry component has type {out_aval}, so {what} do not match.\n\n"
              "Revise the function so that all output types match the corresponding input types.",
     exception="TypeError",
-    jax_source="jax/_src/lax/control_flow/loops.py: fori_loop (static bounds: scan) and _check_carry_type",
+    jax_source="jax/_src/lax/control_flow/loops.py: fori_loop (static bounds: scan; traced: while_loop) "
+               "and _check_carry_type",
     doc_file=doc_path(__file__),
     table_message="`scan body function carry input and carry output must have equal types, but they differ: …`",
 )
