@@ -71,7 +71,8 @@ def fmt_heap(m: dict[str, int]) -> str:
     return f"heap {m['uordblks'] / MIB:6.1f} used {m['fordblks'] / MIB:6.1f} free"
 
 
-def in_process(count: int, seed: int, threads: int, trace: bool, samples: int = 10) -> dict:
+def in_process(count: int, seed: int, threads: int, trace: bool, server_gc: bool = True,
+               samples: int = 10) -> dict:
     files = inputs()
     rng = random.Random(seed)
     pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="wgmma-analysis")
@@ -90,6 +91,11 @@ def in_process(count: int, seed: int, threads: int, trace: bool, samples: int = 
 
     warm = min(200, max(count // 10, 1))
     batch(warm)  # every bounded cache filled, jedi-free imports resolved
+    if server_gc:  # the server's collector settings (thresholds raised, start-up heap frozen)
+        from wgmma_lsp.server import configure_gc
+
+        gc.collect()
+        configure_gc()
     gc.collect()
     if trace:
         tracemalloc.start()
@@ -119,16 +125,15 @@ def in_process(count: int, seed: int, threads: int, trace: bool, samples: int = 
 class ProbeClient:
     """The raw stdio client of the tests, talking to `memory_probe.py` instead of the server."""
 
-    def __new__(cls, trace: bool):  # type: ignore[misc]
+    def __new__(cls):  # type: ignore[misc]
         from raw_lsp import RawClient
 
         client = RawClient.__new__(RawClient)
         import tempfile
 
         client.log = tempfile.TemporaryFile()
-        env = {**os.environ, "WGMMA_TRACEMALLOC": "1" if trace else "0"}
         client.proc = subprocess.Popen([sys.executable, str(HERE / "memory_probe.py")], stdin=subprocess.PIPE,
-                                       stdout=subprocess.PIPE, stderr=client.log, env=env)
+                                       stdout=subprocess.PIPE, stderr=client.log)
         client.fd = client.proc.stdout.fileno()
         client.buf = b""
         client.notifications = []
@@ -140,7 +145,7 @@ def over_lsp(edits: int, seed: int, trace: bool, samples: int = 10) -> dict:
     source = generate(1000)
     uri = "file:///tmp/wgmma_lsp_memory_lsp.py"
     rng = random.Random(seed)
-    client = ProbeClient(trace)
+    client = ProbeClient()
     rows = []
     try:
         client.initialize()
@@ -149,7 +154,8 @@ def over_lsp(edits: int, seed: int, trace: bool, samples: int = 10) -> dict:
         client.notifications.clear()
 
         def sample(i: int, collect: bool = False) -> dict:
-            p = client.request(PROBE, {"collect": collect}, timeout=120)["result"]
+            # tracemalloc starts at the first sample (after the first analysis), one frame deep
+            p = client.request(PROBE, {"collect": collect, "trace": 1 if trace else 0}, timeout=120)["result"]
             row = {"edits": i, **p}
             print(f"  {i:6d} edits     RSS {p['rss_kib'] / 1024:7.1f} MB  "
                   + (f"traced {p['traced'] / MIB:7.2f} MB  " if "traced" in p else "")
@@ -182,14 +188,18 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=20261130)
     ap.add_argument("--threads", type=int, default=2, help="analysis threads in process (the server's pool)")
     ap.add_argument("--no-tracemalloc", action="store_true", help="RSS only (tracemalloc slows allocation)")
+    ap.add_argument("--default-gc", action="store_true",
+                    help="in process: Python's default collector settings instead of the server's")
     ap.add_argument("--json", type=Path, help="write every sample here")
     args = ap.parse_args()
     trace = not args.no_tracemalloc
     report: dict = {"seed": args.seed}
     if args.analyses:
-        print(f"in process: {args.analyses} analyses on {args.threads} threads "
+        print(f"in process: {args.analyses} analyses on {args.threads} threads, "
+              f"{'default' if args.default_gc else 'the server' + chr(39) + 's'} collector settings "
               f"(RSS at start {rss_kib() / 1024:.1f} MB)")
-        report["in_process"] = in_process(args.analyses, args.seed, args.threads, trace)
+        report["in_process"] = in_process(args.analyses, args.seed, args.threads, trace,
+                                          server_gc=not args.default_gc)
     if args.lsp_edits:
         print(f"over LSP: {args.lsp_edits} full-text edits of the 1,000-line file, a hover after each")
         report["lsp"] = over_lsp(args.lsp_edits, args.seed, trace)
