@@ -138,3 +138,21 @@ def test_notifications_leave_no_futures_behind() -> None:
     asyncio.run(session())
     server.pool.shutdown(wait=True)
     assert lsp.TEXT_DOCUMENT_DID_CHANGE  # (the names used above are the protocol's)
+
+
+def test_program_tables_are_bounded(tmp_path: Path, monkeypatch) -> None:
+    """The program layer keeps texts read from disk and documents' dependencies within their bounds."""
+    from wgmma_lsp.program import Program
+    from wgmma_lsp.program import program as P
+
+    monkeypatch.setattr(P, "MAX_DISK_TEXTS", 3)
+    monkeypatch.setattr(P, "MAX_DOCUMENTS", 4)
+    program = Program(roots=(str(tmp_path),))
+    for i in range(10):
+        (tmp_path / f"m{i}.py").write_text(f"X = {i}\n")
+        doc = tmp_path / f"doc{i}.py"
+        doc.write_text(f"from m{i} import X\n")
+        analyze(doc.read_text(), str(doc), program=program)
+    assert len(program._disk) <= 3 and str(tmp_path / "m9.py") in program._disk
+    assert len(program._analysed) <= 4
+    assert program.dependants(str(tmp_path / "m9.py")) == {str(tmp_path / "doc9.py")}

@@ -14,6 +14,10 @@ content hashes of it and of everything it imported are unchanged):
   module's size, the number of modules it may interpret and the characters it may read. What a
   bound cuts is unknown (never an error) and is said in a log line; an import cycle gives the
   names of the module still being initialised as unknown, as Python would fail to import them;
+- what is kept is bounded: at most MAX_SUMMARIES summaries, MAX_DISK_TEXTS texts read from
+  disk and the dependencies of MAX_DOCUMENTS documents (each the oldest dropped first; a dropped
+  summary or text is read again when next needed, a dropped document is one nobody analysed for
+  the longest time);
 - a cancellation (a newer version of the analysed document) is not a bound: it stops the
   analysis at once, keeps nothing of the module being interpreted (no summary, no dependants)
   and says nothing; the next analysis interprets that module again.
@@ -44,6 +48,8 @@ MAX_MODULES_PER_ANALYSIS = 64  # modules one analysis may interpret (reused summ
 MAX_CHARS_PER_ANALYSIS = 4_000_000  # characters one analysis may parse for other modules
 MODULE_STEPS = 100_000  # interpreter steps for one module's top-level code
 MAX_SUMMARIES = 2_000  # summaries kept (oldest dropped first)
+MAX_DISK_TEXTS = 2_000  # texts of modules read from disk kept (oldest dropped first)
+MAX_DOCUMENTS = 10_000  # documents whose dependencies are kept (for re-analysis on change)
 
 
 @dataclass(frozen=True)
@@ -111,7 +117,10 @@ class Program:
             return None
         t = Text(text, digest_of(text))
         with self._lock:
+            self._disk.pop(path, None)  # (re)inserted last: the oldest read is dropped first
             self._disk[path] = (key, t)
+            while len(self._disk) > MAX_DISK_TEXTS:
+                self._disk.pop(next(iter(self._disk)))
         return t
 
     def changed(self, path: str) -> set[str]:
@@ -155,7 +164,11 @@ class Program:
         # part of it (the previous analysis' dependencies stay until the next one finishes).
         if path:
             with self._lock:
-                self._analysed[os.path.abspath(path)] = dict(session.read)
+                key = os.path.abspath(path)
+                self._analysed.pop(key, None)
+                self._analysed[key] = dict(session.read)
+                while len(self._analysed) > MAX_DOCUMENTS:
+                    self._analysed.pop(next(iter(self._analysed)))
 
 
 @dataclass
