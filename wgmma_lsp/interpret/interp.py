@@ -200,10 +200,9 @@ class Interpreter:
         self.smem_scopes: list = []
         self.smem_usage: dict[Span, list] = {}
         # Names some function rebinds with `global`/`nonlocal`: their value at any point is unknown.
-        # (a walk of the whole tree costs more than parsing it: skipped when the words are absent)
-        self.volatile: set[str] = {name for node in ast.walk(tree)
-                                   if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names
-                                   } if "global" in source or "nonlocal" in source else set()
+        # (skipped when the words are absent; `pl.get_global` has one: then statements only)
+        self.volatile: set[str] = rebound_names(tree) \
+            if "global" in source or "nonlocal" in source else set()
         self._span_cache: dict[int, Span] = {}
         # Scopes a function or class was bound in: each holds a value that closes over it, a
         # reference cycle that only the collector could free. When this interpreter is dropped
@@ -1925,6 +1924,27 @@ def _walk(node: ast.AST, handlers: bool) -> Iterator[ast.AST]:
         n = todo.pop()
         yield n
         todo.extend(c for c in ast.iter_child_nodes(n) if not isinstance(c, skip))
+
+
+def rebound_names(tree: ast.AST) -> set[str]:
+    """The names `global` and `nonlocal` statements anywhere in the tree name. Those are
+    statements: only blocks of statements are walked (an expression holds none), a small part
+    of an `ast.walk` over every node (a kernel file's tree is mostly expressions)."""
+    out: set[str] = set()
+    todo = [tree]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.Global, ast.Nonlocal)):
+            out.update(n.names)
+            continue
+        for name in _BLOCK_FIELDS:  # body, orelse, finalbody; except handlers and match cases
+            block = getattr(n, name, None)
+            if type(block) is list:
+                todo.extend(block)
+    return out
+
+
+_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
 def _builtin_exception(name: str) -> type | None:

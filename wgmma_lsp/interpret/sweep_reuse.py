@@ -71,23 +71,35 @@ def rebind(c: Any, old: tuple, new: tuple) -> Any:
     return c
 
 
-def mentions_swept(v: Any, loop: int, depth: int = 0) -> bool:
-    """Does a value hold a constant bound by the loop `loop` (id of its node)? Such a value
-    belongs to one combination: another combination would hold its own. Arrays, refs and the
-    like hold sizes, not constants; closures are not entered (they read the loop's live scope);
-    a value of any other kind is looked into field by field."""
+_KINDS: tuple | None = None  # the value classes mentions_swept tells apart (imported once)
+
+
+def _load_kinds() -> None:
+    global _KINDS
     from wgmma_lsp.interpret.observe import Swept
     from wgmma_lsp.interpret.values import (
         ArrayVal, ClassVal, Const, DictVal, DTypeVal, FuncVal, InstanceVal, ModuleVal, Opaque,
         PartialVal, RefVal, SymInt, TupleVal, Unknown, UserModuleVal, Value, Wrapped,
     )
 
+    leaf = (Const, ArrayVal, RefVal, DTypeVal, Unknown, Opaque, SymInt, FuncVal, ClassVal,
+            ModuleVal, UserModuleVal)
+    _KINDS = (Swept, leaf, TupleVal, DictVal, InstanceVal, PartialVal, Wrapped, Value)
+
+
+def mentions_swept(v: Any, loop: int, depth: int = 0) -> bool:
+    """Does a value hold a constant bound by the loop `loop` (id of its node)? Such a value
+    belongs to one combination: another combination would hold its own. Arrays, refs and the
+    like hold sizes, not constants; closures are not entered (they read the loop's live scope);
+    a value of any other kind is looked into field by field."""
+    if _KINDS is None:
+        _load_kinds()
+    Swept, Leaf, TupleVal, DictVal, InstanceVal, PartialVal, Wrapped, Value = _KINDS  # type: ignore[misc]
     if depth > 8:
         return True  # too deep to tell: treat it as the combination's own
     if isinstance(v, Swept):
         return any(tag[0] == loop for tag in v.tags)
-    if isinstance(v, (Const, ArrayVal, RefVal, DTypeVal, Unknown, Opaque, SymInt, FuncVal, ClassVal,
-                      ModuleVal, UserModuleVal)) or v is None:
+    if isinstance(v, Leaf) or v is None:
         return False
     if isinstance(v, TupleVal):
         return any(mentions_swept(x, loop, depth + 1) for x in v.items)

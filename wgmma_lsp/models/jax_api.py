@@ -17,6 +17,14 @@ from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.spans import Span
 
 _CHECKED_PREFIXES = ("plgpu.", "pl.")
+# The public module each prefix names ("jax.experimental.pallas" -> "pl").
+_PREFIX_OF = {module: prefix for prefix, module in jax_source.PUBLIC_MODULES.items()}
+# How binding a call's arity and keywords to an API's signature in the installed JAX ends, by
+# (API, positional count, keywords): a pure function of the signature, which the installed JAX
+# fixes for the process (every call of a kernel file binds the same few shapes of call).
+_BINDS: dict[tuple, "BindError | None"] = {}
+_MAX_BINDS = 4096
+_UNBOUND = object()
 
 
 def _keyword_name_spans(call: Call) -> dict[str, Span]:
@@ -63,10 +71,14 @@ def call_binds(call: Call, api: str) -> bool:
     """False (after reporting WG090) when binding this call raises in the installed JAX."""
     if not api.startswith(_CHECKED_PREFIXES) or not call.complete:
         return True
-    sig = jax_source.signature(api)
-    if sig is None:
-        return True
-    err = bind(sig, len(call.args), list(call.kwargs))
+    key = (api, len(call.args), tuple(call.kwargs))
+    err = _BINDS.get(key, _UNBOUND)
+    if err is _UNBOUND:
+        sig = jax_source.signature(api)
+        err = bind(sig, len(call.args), list(call.kwargs)) if sig is not None else None
+        if len(_BINDS) >= _MAX_BINDS:
+            _BINDS.clear()
+        _BINDS[key] = err
     if err is not None:
         _report(call, api, err)
         return False
@@ -97,16 +109,14 @@ def forwarded_keywords_bind(call: Call, api: str, blame_line: int | None = None)
 def missing_attribute(node: ast.AST, module_origin: str | None, module: str, attr: str, interp) -> bool:
     """Report WG091 for `module.attr` when the installed JAX's public module lacks `attr`.
     Only for the public modules themselves (private `jax._src` paths hold other names)."""
-    from wgmma_lsp.rules import api_removed
-
-    if module_origin not in jax_source.PUBLIC_MODULES.values():
+    if _PREFIX_OF.get(module_origin) != module:  # (every attribute read of `plgpu.` / `pl.`)
         return False
-    prefix = {v: k for k, v in jax_source.PUBLIC_MODULES.items()}[module_origin]
-    if prefix != module:
-        return False
+    prefix = module
     message = jax_source.missing_attribute(f"{prefix}.{attr}")
     if message is None:
         return False
+    from wgmma_lsp.rules import api_removed
+
     line = getattr(node, "lineno", 0) - 1
     interp.report(api_removed.RULE, message, interp.span(node), line,
                   data={"api": f"{prefix}.{attr}"})
