@@ -53,6 +53,8 @@ def _make(terms: dict[str, int], const: int) -> int | Sym:
 
 
 def add(a: Dim, b: Dim) -> Dim:
+    if type(a) is int and type(b) is int:  # the common case, without building term tables
+        return a + b
     if a is None or b is None:
         return None
     ta, ca = _terms(a)
@@ -63,6 +65,8 @@ def add(a: Dim, b: Dim) -> Dim:
 
 
 def neg(a: Dim) -> Dim:
+    if type(a) is int:
+        return -a
     if a is None:
         return None
     t, c = _terms(a)
@@ -120,6 +124,10 @@ def equal(a: Dim, b: Dim) -> bool | None:
     """True if proven equal, False if proven different, None if undecided."""
     if a is None or b is None:
         return None
+    if type(a) is int and type(b) is int:
+        return a == b
+    if a == b:  # the same expression (a Sym compares by its terms and constant)
+        return True
     d = sub(a, b)
     if isinstance(d, int):
         return d == 0

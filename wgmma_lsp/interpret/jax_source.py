@@ -161,6 +161,7 @@ def export(canonical: str) -> Export | None:
     return table.get(name) if table is not None else None
 
 
+@functools.lru_cache(maxsize=2048)  # every `plgpu.x` read asks; the installed JAX is fixed
 def missing_attribute(canonical: str) -> str | None:
     """The AttributeError text the installed JAX gives for `plgpu.name` / `pl.name` when the
     name is not there (removed, or not added yet); None when it exists or cannot be known."""
