@@ -138,6 +138,13 @@ def main() -> None:
                 found = gc.collect()
                 collected = {"objects": found, "ms": (time.perf_counter() - t) * 1000}
             out = probe(ls, types=int(args.get("types", 0)))
+            if args.get("trim"):  # what glibc gives back when asked (an experiment, not the server's)
+                try:
+                    ctypes.CDLL("libc.so.6").malloc_trim(0)
+                    out["rss_kib_after_trim"] = rss_kib()
+                    out["mallinfo_after_trim"] = mallinfo()
+                except (OSError, AttributeError):
+                    pass
             if collected is not None:
                 out["collected"] = collected
             if tracemalloc.is_tracing() and args.get("snapshot") == "baseline":
