@@ -50,6 +50,10 @@ log = logging.getLogger("wgmma_lsp")
 EXPLAIN_COMMAND = "wgmma-lsp.explain"
 MAX_SOURCE_CHARS = 5_000_000  # larger documents get a message instead of an analysis
 DEBOUNCE_SECONDS = 0.015  # edits closer together than this are analysed once
+# The start-up warm-up (warmup.py: ~0.4 s of CPU) waits this long after `initialized`, then for
+# the analyses running by then: a document opened at start-up gets its diagnostics first,
+# instead of sharing the interpreter lock with the warm-up.
+WARMUP_DELAY_SECONDS = 0.5
 
 
 @dataclass
@@ -179,6 +183,7 @@ class WgmmaLanguageServer(LanguageServer):
         self._published: dict[str, tuple[int, Analysis | None]] = {}  # uri -> what was pushed last
         self.pull_diagnostics = False
         self.extra_diagnostics: dict[str, list[Diagnostic]] = {}  # e.g. trace mode's, by uri
+        self.warmup: "asyncio.Future[None] | None" = None
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve over stdio with our own reader (`transport.py`): framing errors resynchronise,
@@ -196,6 +201,19 @@ class WgmmaLanguageServer(LanguageServer):
         finally:
             self.close_pools()
             self.shutdown()
+
+    async def warm_when_idle(self) -> None:
+        """Warm up (parso's grammar, JAX's API facts, a frozen heap) once the documents opened
+        at start-up are analysed."""
+        await asyncio.sleep(WARMUP_DELAY_SECONDS)
+        for _ in range(100):  # bounded: a stream of edits must not put it off for ever
+            busy = [job for job in self._running.values() if not job.done()]
+            if not busy:
+                break
+            await asyncio.wait(busy)
+            await asyncio.sleep(DEBOUNCE_SECONDS * 2)  # a coalesced analysis may start next
+        await asyncio.get_running_loop().run_in_executor(self.pool, warmup.warm)
+        log.debug("warm-up done")
 
     # -- analysis scheduling ---------------------------------------------------------------
     def new_generation(self, uri: str) -> None:
@@ -528,7 +546,6 @@ def create_server() -> WgmmaLanguageServer:
         caps = params.capabilities
         td = caps.text_document if caps else None
         ls.pull_diagnostics = bool(td and td.diagnostic)
-        ls.pool.submit(warmup.warm)  # parso's grammar and JAX's API facts, then the heap is frozen
         opts = params.initialization_options
         if isinstance(opts, dict):
             for key in ("wgmmaLsp", "settings"):  # helix and others wrap the section
@@ -540,6 +557,8 @@ def create_server() -> WgmmaLanguageServer:
     @server.feature(lsp.INITIALIZED)
     @_never_fail(None)
     async def initialized(ls: WgmmaLanguageServer, params: lsp.InitializedParams) -> None:
+        # parso's grammar and JAX's API facts, then the heap is frozen: once start-up is analysed
+        ls.warmup = asyncio.ensure_future(ls.warm_when_idle())
         program_glue.on_initialized(ls)
         await _load_configuration(ls)
 
