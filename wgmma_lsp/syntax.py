@@ -384,19 +384,12 @@ def _broken_lines(lines: list[str], a: int, b: int, indent: int, outside: list[b
             if col < indent:
                 return None
             errors.append((_span_of(err, lines), getattr(err, "msg", None) or str(err)))
-            chunk[first] = " " * col + f"def _wgmma_orphan_{a + first + 1}():"
-            for j in range(first + 1, end + 1):
-                chunk[j] = ""
-            blanked.update(range(first, end + 1))
-            try:
-                tree = ast.parse(_wrap(chunk, a, indent, True), type_comments=False)
-            except (SyntaxError, ValueError) as e:
-                err = _detached(e)
-                starts = _line_starts_outside("\n".join(chunk), len(chunk))
-                continue
-            except (RecursionError, MemoryError):
-                return None
-            return tree, errors
+            orphan = " " * col + f"def _wgmma_orphan_{a + first + 1}():"
+            tree, err = _replaced_and_parsed(chunk, first, end, orphan, blanked, a, indent)
+            if err is None:
+                return (tree, errors) if tree is not None else None
+            starts = _line_starts_outside("\n".join(chunk), len(chunk))
+            continue
         if stripped.startswith("@"):
             return None  # a decorator whose definition was not found: parso's case
         if first and chunk[first - 1].endswith("\\"):
@@ -435,20 +428,28 @@ def _broken_lines(lines: list[str], a: int, b: int, indent: int, outside: list[b
         else:
             replacement = " " * col + "pass"
         errors.append((_span_of(err, lines), msg))
-        chunk[first] = replacement
-        for j in range(first + 1, last + 1):
-            chunk[j] = ""
-        blanked.update(range(first, last + 1))
-        try:
-            tree = ast.parse(_wrap(chunk, a, indent, True), type_comments=False)
-        except (SyntaxError, ValueError) as e:
-            err = _detached(e)
-            starts = _line_starts_outside("\n".join(chunk), len(chunk))
-            continue
-        except (RecursionError, MemoryError):
-            return None
-        return tree, errors
+        tree, err = _replaced_and_parsed(chunk, first, last, replacement, blanked, a, indent)
+        if err is None:
+            return (tree, errors) if tree is not None else None
+        starts = _line_starts_outside("\n".join(chunk), len(chunk))
     return None
+
+
+def _replaced_and_parsed(chunk: list[str], first: int, last: int, replacement: str,
+                         blanked: set[int], a: int, indent: int
+                         ) -> tuple[ast.Module | None, BaseException | None]:
+    """Lines `first..last` of the chunk replaced by `replacement` (then blank lines), and the
+    chunk parsed again: its tree, or the next syntax error (None, None: give up)."""
+    chunk[first] = replacement
+    for j in range(first + 1, last + 1):
+        chunk[j] = ""
+    blanked.update(range(first, last + 1))
+    try:
+        return ast.parse(_wrap(chunk, a, indent, True), type_comments=False), None
+    except (SyntaxError, ValueError) as e:
+        return None, _detached(e)
+    except (RecursionError, MemoryError):
+        return None, None
 
 
 def _header_end(chunk: list[str], first: int, col: int, k: int) -> int | None:
