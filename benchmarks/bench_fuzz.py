@@ -33,6 +33,7 @@ sys.path.insert(0, str(HERE))
 
 from bench_analysis import percentile, shipped_kernel_dir  # noqa: E402
 from fuzz_edits import mutate, mutate_described  # noqa: E402
+from memory_probe import rss_kib  # noqa: E402
 from synthetic import generate  # noqa: E402
 
 P99_TARGET = 3.0
@@ -41,12 +42,8 @@ MAX_MS = 250.0
 MAX_LINES = 3000
 
 
-def rss_mb() -> float:
-    with open("/proc/self/status", encoding="ascii") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
+def rss_mb(pid: int | str = "self") -> float:
+    return rss_kib(pid) / 1024
 
 
 def inputs() -> list[tuple[str, str, str]]:
@@ -77,13 +74,6 @@ def lsp_memory(edits: int, seed: int) -> dict:
         client.open(uri, source)
         client.hover(uri, 0, 0, timeout=120)
 
-        def server_rss() -> float:
-            with open(f"/proc/{client.proc.pid}/status", encoding="ascii") as f:
-                for line in f:
-                    if line.startswith("VmRSS:"):
-                        return int(line.split()[1]) / 1024
-            return 0.0
-
         samples = []
         for i in range(1, edits + 1):
             client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": i + 1},
@@ -91,7 +81,7 @@ def lsp_memory(edits: int, seed: int) -> dict:
             client.hover(uri, 0, 0, timeout=120)
             client.notifications.clear()
             if i in (min(50, edits), edits // 2, edits):
-                samples.append((i, server_rss()))
+                samples.append((i, rss_mb(client.proc.pid)))
         client.close()
     finally:
         client.kill()
