@@ -331,14 +331,6 @@ def statement_chunks(lines: list[str], outside: list[bool], a: int, b: int,
     return [(x, y) for x, y in zip(cuts, cuts[1:]) if x < y]
 
 
-def top_level_chunks(source: str, lines: list[str],
-                     outside: list[bool] | None = None) -> list[tuple[int, int]]:
-    """The file cut before every line that starts a top-level statement."""
-    if outside is None:
-        outside = _line_starts_outside(source, len(lines))
-    return statement_chunks(lines, outside, 0, len(lines), 0) if lines else []
-
-
 def _broken_lines(lines: list[str], a: int, b: int, indent: int, outside: list[bool],
                   err: BaseException) -> tuple[ast.Module, list[tuple[Span, str]]] | None:
     """The common case while typing, without parso: each error CPython names sits in one
