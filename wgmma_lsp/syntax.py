@@ -209,6 +209,11 @@ def _detached(e: BaseException) -> BaseException:
     return e
 
 
+def _indent(line: str) -> int:
+    """The column of a line's first character that is not whitespace."""
+    return len(line) - len(line.lstrip())
+
+
 def _block(lines: list[str], outside: list[bool], a: int, b: int, indent: int,
            depth: int) -> tuple[list[ast.stmt], _Errors]:
     """The statements of lines [a, b), a block whose statements start at column `indent`."""
@@ -282,7 +287,7 @@ def _definition(lines: list[str], outside: list[bool], c: int, d: int, indent: i
     m = next((i for i in range(h + 1, d) if lines[i].strip() and not lines[i].lstrip().startswith("#")), None)
     if m is None:
         return None
-    body_indent = len(lines[m]) - len(lines[m].lstrip())
+    body_indent = _indent(lines[m])
     if body_indent <= indent:
         return None
     header = lines[c:h + 1] + [" " * body_indent + "pass"]
@@ -356,7 +361,7 @@ def _broken_lines(lines: list[str], a: int, b: int, indent: int, outside: list[b
         if "was never closed" in msg:
             last = k  # what follows was read as inside the bracket: it starts statements again
         elif first < k and text_k.strip() and text_k.lstrip()[0] not in ")]}" and \
-                len(text_k) - len(text_k.lstrip()) <= len(chunk[first]) - len(chunk[first].lstrip()):
+                _indent(text_k) <= _indent(chunk[first]):
             # CPython stumbled on a line at the statement's own column, read as inside a bracket
             # the statement above left open: that statement ends above it.
             last = k - 1
@@ -365,14 +370,14 @@ def _broken_lines(lines: list[str], a: int, b: int, indent: int, outside: list[b
             last = (nxt_start if nxt_start is not None else len(chunk)) - 1
         text = chunk[first]
         stripped = text.strip()
-        end = _header_end(chunk, first, len(text) - len(text.lstrip()), k) \
+        end = _header_end(chunk, first, _indent(text), k) \
             if stripped.startswith("@") or _COMPOUND_START.match(stripped) else None
         if end is not None:
             # A header (or its decorators) that does not parse, over one or several lines:
             # up to the line that ends it with a colon and has the block below, it becomes the
             # header of a function nobody calls, whose body is that block (analysed with
             # nothing known, as parso's repair keeps it).
-            col = len(text) - len(text.lstrip())
+            col = _indent(text)
             if col < indent:
                 return None
             errors.append((_span_of(err, lines), getattr(err, "msg", None) or str(err)))
@@ -386,7 +391,7 @@ def _broken_lines(lines: list[str], a: int, b: int, indent: int, outside: list[b
             return None  # a decorator whose definition was not found: parso's case
         if first and chunk[first - 1].endswith("\\"):
             return None  # the rest of a statement continued with a backslash
-        col = len(text) - len(text.lstrip())
+        col = _indent(text)
         if msg.startswith(("unexpected indent", "unindent does not match")):
             col = _statement_column(chunk, starts, first)  # where the statement above starts
             if col is None:
@@ -395,10 +400,10 @@ def _broken_lines(lines: list[str], a: int, b: int, indent: int, outside: list[b
             return None
         prev = next((j for j in range(first - 1, -1, -1) if chunk[j].strip() and starts[j]), None)
         if prev is not None and chunk[prev].rstrip().endswith(":") and \
-                len(chunk[prev]) - len(chunk[prev].lstrip()) >= col:
+                _indent(chunk[prev]) >= col:
             return None  # the first line of a block: its indentation may be what is wrong
         nxt = next((j for j in range(last + 1, len(chunk)) if chunk[j].strip()), None)
-        deeper = nxt is not None and len(chunk[nxt]) - len(chunk[nxt].lstrip()) > col
+        deeper = nxt is not None and _indent(chunk[nxt]) > col
         if deeper and starts[nxt] and first == last:
             # A header that does not parse, with its block below: the block is kept as the
             # body of a function nobody calls (as parso's repair keeps it), analysed with
@@ -410,7 +415,7 @@ def _broken_lines(lines: list[str], a: int, b: int, indent: int, outside: list[b
             j = last + 1
             while j < len(chunk):
                 t = chunk[j]
-                if t.strip() and len(t) - len(t.lstrip()) <= col and t.lstrip()[0] not in ")]}":
+                if t.strip() and _indent(t) <= col and t.lstrip()[0] not in ")]}":
                     break
                 j += 1
             last = j - 1
@@ -453,7 +458,7 @@ def _header_end(chunk: list[str], first: int, col: int, k: int) -> int | None:
         if not code.endswith(":"):
             continue
         nxt = next((i for i in range(j + 1, len(chunk)) if chunk[i].strip()), None)
-        if nxt is not None and len(chunk[nxt]) - len(chunk[nxt].lstrip()) > col:
+        if nxt is not None and _indent(chunk[nxt]) > col:
             return j
     return None
 
@@ -464,7 +469,7 @@ def _statement_column(chunk: list[str], starts: list[bool], k: int) -> int | Non
         if chunk[j].strip() and starts[j] and not chunk[j].lstrip().startswith("#"):
             if chunk[j].rstrip().endswith(":"):
                 return None
-            return len(chunk[j]) - len(chunk[j].lstrip())
+            return _indent(chunk[j])
     return None
 
 
@@ -678,14 +683,14 @@ def _span_of(err: BaseException, lines: list[str]) -> Span:
     end_offset = getattr(err, "end_offset", None)
     if end_line is not None and end_offset is not None and end_line - 1 == line and end_offset - 1 > col:
         return Span(line, col, line, min(end_offset - 1, len(text)))
-    indent = len(text) - len(text.lstrip())
+    indent = _indent(text)
     return Span(line, min(col, len(text)), line, len(text)) if col < len(text) else Span(line, indent, line, len(text))
 
 
 def _region_error(lines: list[str], a: int, b: int) -> tuple[Span, str]:
     """CPython's message for a broken region parsed on its own (small: linear in the region)."""
     chunk = lines[a:b + 1]
-    indent = min((len(s) - len(s.lstrip()) for s in chunk if s.strip()), default=0)
+    indent = min((_indent(s) for s in chunk if s.strip()), default=0)
     text = "\n" * a + "\n".join(s[indent:] for s in chunk)  # CPython names the real lines
     msg = "invalid syntax"
     span = Span(a, indent, b, len(lines[b]) if b < len(lines) else 0)
@@ -699,13 +704,13 @@ def _region_error(lines: list[str], a: int, b: int) -> tuple[Span, str]:
                 col = indent + max((e.offset or 1) - 1, 0)
                 ln = lines[line]
                 if col >= len(ln):
-                    col = len(ln) - len(ln.lstrip())
+                    col = _indent(ln)
                 span = Span(line, col, line, len(ln))
     except (ValueError, RecursionError, MemoryError):
         pass
     else:
         line = lines[a]
-        span = Span(a, len(line) - len(line.lstrip()), b, len(lines[b]))
+        span = Span(a, _indent(line), b, len(lines[b]))
         msg = "invalid syntax here" if not _misindented_message(lines, a) else "unexpected indent"
     return span, msg
 
