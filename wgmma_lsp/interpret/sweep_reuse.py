@@ -139,7 +139,7 @@ def carried_names(body: list[ast.stmt], scope: ast.AST | None = None) -> frozens
     if cached is not None and cached[0] == key:
         return cached[1]
     exposed, _ = _exposed(body, set())
-    assigned = {n for stmt in body for n in _stores(stmt)}
+    assigned = assigned_names(body)
     if scope is not None:
         exposed |= _closure_loads(scope)
     out = frozenset(exposed & assigned)
