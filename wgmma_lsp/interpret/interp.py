@@ -2144,8 +2144,8 @@ def _item_values(target: ast.expr, item: Value) -> dict[str, Any]:
     if isinstance(target, ast.Tuple) and isinstance(item, TupleVal) \
             and len(item.items) == len(target.elts) \
             and all(isinstance(t, ast.Name) for t in target.elts):  # the usual flat tuple
-        return {t.id: (v._value if isinstance(v, Swept) else v.value) if isinstance(v, Const)  # type: ignore[attr-defined]
-                else _NOT_CONST for t, v in zip(target.elts, item.items)}
+        return {t.id: raw(v) if isinstance(v, Const) else _NOT_CONST
+                for t, v in zip(target.elts, item.items)}
     out: dict[str, Any] = {}
     if isinstance(target, ast.Name):
         out[target.id] = raw(item) if isinstance(item, Const) else _NOT_CONST
