@@ -529,18 +529,19 @@ class Interpreter:
         if self.silent:
             return
         self.entered.add(id(func.node))
-        for node in hit.entered | {id(func.node)}:
+        for node in hit.entered:
             self.ctx_entered.setdefault(node, set()).add(ctx)
+        self.ctx_entered.setdefault(id(func.node), set()).add(ctx)
         for f, was_certain in hit.findings:
+            # A handler here that expects the error takes it (asked once: a finding of the same
+            # key has the same rule and message).
+            if self.expected_by_handler(f.rule, f.message):
+                continue
             if f.key not in self._finding_keys:  # captured where a handler expected it
-                if self.expected_by_handler(f.rule, f.message):
-                    continue
                 self._finding_keys.add(f.key)
                 self.findings.append(f)
             elif f not in self.findings:  # the same error, first reported from another call
                 f = next(g for g in self.findings if g.key == f.key)
-            if self.expected_by_handler(f.rule, f.message):
-                continue
             if ctx not in f.contexts:
                 f.contexts.append(ctx)
             caught = self.may_be_caught(f.rule, f.message)
