@@ -125,7 +125,7 @@ def _shard_map_apply(call: Call) -> Value:
             return ArrayVal(meshes.shard_shape(v.shape, spec, axes), v.dtype)
         if isinstance(v, TupleVal):
             specs = spec.items if isinstance(spec, TupleVal) and len(spec.items) == len(v.items) \
-                else (spec if _is_partition_spec(spec) else UNKNOWN,) * len(v.items)
+                else (spec if meshes.is_partition_spec(spec) else UNKNOWN,) * len(v.items)
             return TupleVal(tuple(shard(i, s) for i, s in zip(v.items, specs)), v.is_list)
         return v
     if "in_specs" not in wrapped.kwargs:
@@ -134,7 +134,7 @@ def _shard_map_apply(call: Call) -> Value:
         in_specs = wrapped.kwargs["in_specs"]
         # `in_specs` is a pytree prefix of the arguments: one PartitionSpec for all, or one per argument
         specs = list(in_specs.items) if isinstance(in_specs, TupleVal) and len(in_specs.items) == len(call.args) \
-            else [in_specs if _is_partition_spec(in_specs) else UNKNOWN] * len(call.args)
+            else [in_specs if meshes.is_partition_spec(in_specs) else UNKNOWN] * len(call.args)
     args = [shard(a, s) for a, s in zip(call.args, specs)]
     token = _MESH_AXES.set({**_MESH_AXES.get(), **axes})
     try:
@@ -164,10 +164,6 @@ def _partition_spec(call: Call) -> Value:
     if call.kwargs:
         return UNKNOWN
     return Wrapped("jax.sharding.PartitionSpec", UNKNOWN, {"entries": TupleVal(tuple(call.args))})
-
-
-def _is_partition_spec(v: Value) -> bool:
-    return isinstance(v, Wrapped) and v.api == "jax.sharding.PartitionSpec"
 
 
 @model("mgpu.profiler.measure()")

@@ -147,10 +147,14 @@ def _device_put(call: Call) -> Value:
         else ArrayVal(x.shape, x.dtype, x.layout)
 
 
+def is_partition_spec(v: Value) -> bool:
+    return isinstance(v, Wrapped) and v.api == "jax.sharding.PartitionSpec"
+
+
 def _spec_of(v: Value) -> Value | None:
     if isinstance(v, Wrapped) and v.api == "jax.sharding.NamedSharding":
         v = v.kwargs["spec"]
-    return v if isinstance(v, Wrapped) and v.api == "jax.sharding.PartitionSpec" else None
+    return v if is_partition_spec(v) else None
 
 
 def inferred_spec(v: Value) -> Value:
@@ -192,7 +196,7 @@ def shard_shape(shape: tuple | None, spec: Value, axes: dict[str, D.Dim]) -> tup
     """A shard's shape: a dimension whose spec entry is None (or that the spec does not reach)
     keeps its size; one split over mesh axes is divided by their sizes' product (unknown when
     a size is unknown or does not divide it)."""
-    if shape is None or not (isinstance(spec, Wrapped) and spec.api == "jax.sharding.PartitionSpec"):
+    if shape is None or not is_partition_spec(spec):
         return None
     entries = spec.kwargs["entries"]
     assert isinstance(entries, TupleVal)
