@@ -208,25 +208,25 @@ def shard_shape(shape: tuple | None, spec: Value, axes: dict[str, D.Dim]) -> tup
         if isinstance(entry, Const) and entry.value is None:
             out.append(dim)
             continue
-        names = entry.items if isinstance(entry, TupleVal) else (entry,)
-        size: D.Dim = 1
-        for n in names:
-            if not (isinstance(n, Const) and isinstance(n.value, str)) or n.value not in axes:
-                size = None
-                break
-            size = D.mul(size, axes[n.value])
-        out.append(exact_div(dim, size))
+        out.append(exact_div(dim, _axes_product(entry, axes)))
     return tuple(out)
 
 
-def axis_size(name: Value, axes: dict[str, D.Dim]) -> Value:
-    """`lax.axis_size(name)` over known mesh axes (a tuple of names: the product)."""
+def _axes_product(name: Value, axes: dict[str, D.Dim]) -> D.Dim:
+    """The size of one mesh axis (a name) or the product of several (a tuple of names); None
+    when a name is not a known axis."""
     names = name.items if isinstance(name, TupleVal) else (name,)
     size: D.Dim = 1
     for n in names:
         if not (isinstance(n, Const) and isinstance(n.value, str) and n.value in axes):
-            return UNKNOWN
+            return None
         size = D.mul(size, axes[n.value])
+    return size
+
+
+def axis_size(name: Value, axes: dict[str, D.Dim]) -> Value:
+    """`lax.axis_size(name)` over known mesh axes (a tuple of names: the product)."""
+    size = _axes_product(name, axes)
     return dim_value(size) if size is not None else UNKNOWN
 
 
