@@ -58,20 +58,16 @@ def check_tiled_indexing(interp, ref: RefVal, index: Value, node: ast.AST) -> No
     tiling = tuple(own[0].params)
     if not tiling or not all(isinstance(t, int) for t in tiling):
         return
-    indexers: list[Value] = []
-    for t in ref.transforms[len(own):]:
-        if t.kind != "index" or not t.params:
-            return  # transposes, unknown views: other paths
-        indexers.append(t.params[0])
-    indexers.append(index)
+    indexers = _indexers(ref, index)
+    if indexers is None:
+        return  # transposes, unknown views: other paths
     shape = root.shape
     for idx in indexers:
         if shape is None or not all(isinstance(d, int) for d in shape) or len(shape) < len(tiling):
             return
-        items = _expanded(index_items(idx), len(shape))
-        if len(items) > len(shape):
+        items = _full_items(idx, len(shape))
+        if items is None:
             return
-        items += [_FULL] * (len(shape) - len(items))
         for item, tile, dim in zip(items[-len(tiling):], tiling, shape[-len(tiling):]):
             params = _slice_params(item, dim)  # type: ignore[arg-type]
             if params is None:
@@ -93,7 +89,18 @@ def check_tiled_indexing(interp, ref: RefVal, index: Value, node: ast.AST) -> No
         shape = index_shape(shape, idx)
 
 
+def _full_items(idx: Value, ndim: int) -> list[Value] | None:
+    """One index's items, one per dimension (`...` expanded, missing trailing dims as `:`);
+    None when it has more items than dimensions."""
+    items = _expanded(index_items(idx), ndim)
+    if len(items) > ndim:
+        return None
+    return items + [_FULL] * (ndim - len(items))
+
+
 def _indexers(ref: RefVal, index: Value) -> list[Value] | None:
+    """The indices applied after the root's own transforms (`ref.at[i]`...), then `index`;
+    None when a view other than indexing comes between."""
     out: list[Value] = []
     for t in ref.transforms[len(ref.root().transforms):]:
         if t.kind != "index" or not t.params:
@@ -118,10 +125,9 @@ def _check_swizzled_indexing(interp, ref: RefVal, index: Value, node: ast.AST) -
     for idx in indexers:
         if shape is None or len(shape) < 2 or not all(isinstance(d, int) for d in shape):
             return
-        items = _expanded(index_items(idx), len(shape))
-        if len(items) > len(shape):
+        items = _full_items(idx, len(shape))
+        if items is None:
             return
-        items += [_FULL] * (len(shape) - len(items))
         if not all(isinstance(i, (SliceVal, DSliceVal)) for i in items[-2:]):
             return  # integer indices in the two minor dims: another message
         last = items[-1]
