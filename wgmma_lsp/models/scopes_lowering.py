@@ -15,7 +15,7 @@ The same under both lowering semantics, except the accumulator shape (checked by
 from __future__ import annotations
 
 from wgmma_lsp.interpret.call import Call
-from wgmma_lsp.interpret.dtypes import UNSIGNED_NAMES
+from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.values import AllocSpec, Const, TupleVal, Value
 
 
@@ -58,7 +58,7 @@ def check_run_scoped_lowering(call: Call, allocations: list[tuple[Value, object]
             dtype = spec.inner.dtype
             if dtype is None or dtype.symbolic:
                 return
-            if dtype.name in UNSIGNED_NAMES:
+            if T.is_unsigned_integer(dtype):
                 interp.report(accumulator_unsigned.RULE,
                               f"Invalid WGMMA accumulator dtype for s8/i8 WGMMA. Expected signed integer, "
                               f"but got {dtype.name}.", spec.span or span, call.line,  # type: ignore[arg-type]
