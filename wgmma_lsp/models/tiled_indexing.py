@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 
+from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.jax_version import installed
 from wgmma_lsp.interpret.values import ArrayVal, Const, DSliceVal, RefVal, SliceVal, Value, as_int
 from wgmma_lsp.models.indexing import index_items, index_shape
@@ -115,8 +116,6 @@ def _check_swizzled_indexing(interp, ref: RefVal, index: Value, node: ast.AST) -
     root = ref.root()
     swizzle = root.transforms[0].params[0] if root.transforms[0].params else None
     indexers = _indexers(ref, index)
-    from wgmma_lsp.interpret import dtypes as T
-
     if not isinstance(swizzle, int) or indexers is None or T.concrete(root.dtype) is None:
         return
 
