@@ -540,7 +540,7 @@ class Interpreter:
             if f.key not in self._finding_keys:  # captured where a handler expected it
                 self._finding_keys.add(f.key)
                 self.findings.append(f)
-            elif f not in self.findings:  # the same error, first reported from another call
+            else:  # the one finding of that key (perhaps first reported from another call)
                 f = next(g for g in self.findings if g.key == f.key)
             if ctx not in f.contexts:
                 f.contexts.append(ctx)
