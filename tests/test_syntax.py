@@ -169,3 +169,28 @@ def test_quick_repair_never_turns_continuation_lines_into_other_code() -> None:
     calls = [n for n in ast.walk(parsed.tree) if isinstance(n, ast.Call)]
     assert not calls  # the broken call is gone, not read as g(x, z)
     assert "b" in _assigned(parsed.tree)
+
+
+def test_bracket_left_open_in_main_keeps_the_main_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bracket left open near the end of `main()` would swallow the `if __name__ == "__main__":`
+    block below (a bracket may span lines at any column): in a file that fails to parse, a
+    compound header at column 0 ends the brackets left open above it. The block stays the
+    program's entry point, and the lines of `main()` after the broken statement are kept."""
+    source = ("def main(_):\n"
+              "  for n in (1, 2):\n"
+              "    r = measure(\n"
+              "        partial((f, n),\n"
+              "    )(n)\n"
+              "    s = n + 1\n"
+              "  t = 2\n"
+              "\n"
+              "if __name__ == \"__main__\":\n"
+              "  app.run(main)\n")
+    with pytest.raises(SyntaxError):
+        ast.parse(source)
+    _without_parso(monkeypatch)
+    parsed = syntax.parse(source)
+    assert [span.line for span, _ in parsed.errors] == [2]
+    last = parsed.tree.body[-1]
+    assert isinstance(last, ast.If) and last.lineno == 9
+    assert {"s", "t"} <= _assigned(parsed.tree)

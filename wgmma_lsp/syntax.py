@@ -258,7 +258,7 @@ def _statement(lines: list[str], outside: list[bool], c: int, d: int, indent: in
     else:
         return _body_of(tree, indent), []
     if depth < MAX_NESTING:
-        nested = _definition(lines, outside, c, d, indent, depth)
+        nested = _compound(lines, outside, c, d, indent, depth, err)
         if nested is not None:
             return nested
     quick = _broken_lines(lines, c, d, indent, outside, err)
@@ -271,44 +271,152 @@ def _statement(lines: list[str], outside: list[bool], c: int, d: int, indent: in
     return (_body_of(repaired, indent) if repaired is not None else []), errs
 
 
-def _definition(lines: list[str], outside: list[bool], c: int, d: int, indent: int,
-                depth: int) -> tuple[list[ast.stmt], _Errors] | None:
-    """A `def`/`class` whose header parses: its body is repaired statement by statement."""
+def _compound(lines: list[str], outside: list[bool], c: int, d: int, indent: int, depth: int,
+              err: BaseException | None = None) -> tuple[list[ast.stmt], _Errors] | None:
+    """A compound statement (`def`, `class`, `if`/`elif`/`else`, `for`, `while`, `with`, `try`,
+    with its decorators) whose headers parse: each clause's block is repaired statement by
+    statement, so that one broken line costs the repair of that line only. A `def`/`class` whose
+    decorators do not parse keeps its header without them; a one-clause statement whose header
+    does not parse becomes a function nobody calls, with the block as its body (analysed with
+    nothing known). Stray lines above a `def` (`err`: CPython's error in the chunk) are dropped.
+    None: not a compound statement this can take apart (the caller goes on)."""
     k = c
     while k < d and lines[k][indent:indent + 1] == "@":  # decorators, possibly over several lines
         k += 1
         while k < d and not outside[k]:
             k += 1
-    if k >= d or not _DEF.match(lines[k], indent):
+    if k >= d:
         return None
-    h = k
-    while h + 1 < d and not outside[h + 1]:
-        h += 1
-    m = next((i for i in range(h + 1, d) if lines[i].strip() and not lines[i].lstrip().startswith("#")), None)
-    if m is None:
+    if not _BLOCK_HEADER.match(lines[k], indent):
+        # Stray lines between decorators and their `def` (or above a `def`): they go, the
+        # definition below them stays.
+        j = next((i for i in range(k + 1, min(d, k + MAX_HEADER_LINES)) if outside[i]
+                  and _indent(lines[i]) == indent and _DEF.match(lines[i], indent)), None)
+        if j is None or err is None:
+            return None
+        line = _error_line(err, len(lines))
+        error = (_span_of(err, lines), getattr(err, "msg", None) or str(err)) if c <= line < j \
+            else _region_error(lines, c, j - 1)
+        stmts, errs = _statement(lines, outside, j, d, indent, depth)
+        return stmts, [error, *errs]
+    decorated = k > c
+    if decorated and not _DEF.match(lines[k], indent):
         return None
-    body_indent = _indent(lines[m])
-    if body_indent <= indent:
+    is_def = _DEF.match(lines[k], indent) is not None
+    starts = [k] + [i for i in range(k + 1, d) if outside[i] and _indent(lines[i]) == indent
+                    and _CONTINUATION.match(lines[i], indent)]
+    clauses = _clauses(lines, outside, starts, d, indent, is_def)
+    if clauses is None:
+        if len(starts) != 1:
+            return None
+        # One header that does not delimit itself (a bracket left open, a stray line in it):
+        # its block is found by indentation alone, and the header becomes an orphan's below.
+        found = _block_by_indent(lines, k, d, indent)
+        if found is None or found[0] - c > MAX_HEADER_LINES:
+            return None
+        m, body_indent = found
+        # The block ends at a line back at the header's column (read as inside the bracket).
+        end = next((i for i in range(m + 1, d) if lines[i].strip() and _indent(lines[i]) <= indent
+                    and lines[i].lstrip()[0] not in "#)]}"), d)
+        clauses = [(m - 1, m, body_indent, end)]
+    skeleton = lines[c:d]
+    for h, m, body_indent, e in clauses:
+        for i in range(h + 1, e):
+            skeleton[i - c] = ""
+        skeleton[m - c] = " " * body_indent + "pass"
+    errors: _Errors = []
+    node, err = _skeleton(skeleton, c, indent)
+    if node is None:
+        if err is None:
+            return None
+        if decorated:  # the decorators may be what is broken
+            for i in range(c, k):
+                skeleton[i - c] = ""
+            node, _ = _skeleton(skeleton, c, indent)
+        if node is None:
+            if len(clauses) != 1 or clauses[0][0] - c >= MAX_HEADER_LINES:
+                return None
+            for i in range(c, clauses[0][0] + 1):
+                skeleton[i - c] = ""
+            skeleton[k - c] = " " * indent + f"def _wgmma_orphan_{c + 1}():"
+            node, _ = _skeleton(skeleton, c, indent)
+            if node is None:
+                return None
+        errors.append((_span_of(err, lines), getattr(err, "msg", None) or str(err)))
+    m = clauses[0][1]
+    if not outside[m]:  # read as inside a header's bracket left open: scanned again from there
+        outside[m:d] = _line_starts_outside("\n".join(lines[m:d]), d - m)
+    bodies = {m + 1: (h, body_indent, e) for h, m, body_indent, e in clauses}
+    for owner in ast.walk(node):
+        for field_name in ("body", "orelse", "finalbody"):
+            stmts = getattr(owner, field_name, None)
+            if not (isinstance(stmts, list) and len(stmts) == 1 and isinstance(stmts[0], ast.Pass)):
+                continue
+            clause = bodies.get(stmts[0].lineno)
+            if clause is None:
+                continue
+            h, body_indent, e = clause
+            inner, errs = _block(lines, outside, h + 1, e, body_indent, depth + 1)
+            errors.extend(errs)
+            if inner:
+                setattr(owner, field_name, inner)
+            owner.end_lineno = max(getattr(owner, "end_lineno", None) or 0, e)  # type: ignore[attr-defined]
+    end = clauses[-1][3]
+    node.end_lineno = max(node.end_lineno or 0, end)
+    if end == d:
+        return [node], errors
+    rest, errs = _block(lines, outside, end, d, indent, depth)  # statements after the block
+    return [node, *rest], errors + errs
+
+
+def _clauses(lines: list[str], outside: list[bool], starts: list[int], d: int, indent: int,
+             is_def: bool) -> list[tuple[int, int, int, int]] | None:
+    """Per clause starting at `starts` (a compound statement's `if`/`elif`/`else`/...): the last
+    line of its header, the first line of its block, the block's indentation and the line after
+    the block. None if a header does not end where its block starts."""
+    clauses: list[tuple[int, int, int, int]] = []
+    for n, s in enumerate(starts):
+        e = starts[n + 1] if n + 1 < len(starts) else d
+        h = s
+        while h + 1 < e and not outside[h + 1]:
+            h += 1
+        m = next((i for i in range(h + 1, e) if lines[i].strip() and not lines[i].lstrip().startswith("#")), None)
+        if m is None:
+            return None
+        body_indent = _indent(lines[m])
+        if body_indent <= indent or lines[h].rstrip().endswith("\\"):
+            return None
+        if not is_def and any(_indent(t) <= indent and t.strip() and t.lstrip()[0] not in "#)]}"
+                              for t in lines[m + 1:e]):
+            return None  # a line at the header's column inside the block: a bracket left open
+        clauses.append((h, m, body_indent, e))
+    return clauses
+
+
+def _block_by_indent(lines: list[str], k: int, d: int, indent: int) -> tuple[int, int] | None:
+    """The block of a header at line `k` found by indentation alone: its lines are those at the
+    least indentation deeper than the header's (a signature's lines sit deeper than the body's,
+    or at the same depth, where they are read as statements and repaired as such)."""
+    cols = [(_indent(lines[i]), i) for i in range(k + 1, d)
+            if lines[i].strip() and not lines[i].lstrip().startswith("#")]
+    deeper = [col for col, _ in cols if col > indent]
+    if not deeper:
         return None
-    header = lines[c:h + 1] + [" " * body_indent + "pass"]
+    b = min(deeper)
+    return next(i for col, i in cols if col == b), b
+
+
+def _skeleton(skeleton: list[str], c: int, indent: int) -> tuple[ast.stmt | None, BaseException | None]:
+    """The one compound statement a skeleton (headers, each block a `pass`) parses to, or
+    CPython's error for it (the headers' error; (None, None) if it is not one statement)."""
     try:
-        tree = ast.parse(_wrap(header, c, indent, False), type_comments=False)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+        tree = ast.parse(_wrap(skeleton, c, indent, True), type_comments=False)
+    except (SyntaxError, ValueError) as e:
+        return None, _detached(e)
+    except (RecursionError, MemoryError):
+        return None, None
     nodes = _body_of(tree, indent)
-    if len(nodes) != 1 or not isinstance(nodes[0], (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return None
-    node = nodes[0]
-    if len(node.body) != 1 or not isinstance(node.body[0], ast.Pass):
-        return None
-    offset = c - 1 if indent else c
-    if offset:
-        ast.increment_lineno(tree, offset)
-    inner, errors = _block(lines, outside, h + 1, d, body_indent, depth + 1)
-    if inner:
-        node.body = inner
-    node.end_lineno = max(node.end_lineno or 0, d)
-    return [node], errors
+    return (nodes[0] if len(nodes) == 1 and isinstance(nodes[0], _COMPOUND_NODES) else None), None
 
 
 def statement_chunks(lines: list[str], outside: list[bool], a: int, b: int,
@@ -387,13 +495,13 @@ def _broken_lines(lines: list[str], a: int, b: int, indent: int, outside: list[b
                 return (tree, errors) if tree is not None else None
             starts = _line_starts_outside("\n".join(chunk), len(chunk))
             continue
-        if stripped.startswith("@"):
+        if stripped.startswith("@") and "was never closed" not in msg:
             return None  # a decorator whose definition was not found: parso's case
         if first and chunk[first - 1].endswith("\\"):
             return None  # the rest of a statement continued with a backslash
         col = _indent(text)
         if msg.startswith(("unexpected indent", "unindent does not match")):
-            col = _statement_column(chunk, starts, first)  # where the statement above starts
+            col = _statement_column(chunk, starts, first, indent)  # where the statement above starts
             if col is None:
                 return None
         if col < indent:
@@ -404,7 +512,12 @@ def _broken_lines(lines: list[str], a: int, b: int, indent: int, outside: list[b
             return None  # the first line of a block: its indentation may be what is wrong
         nxt = next((j for j in range(last + 1, len(chunk)) if chunk[j].strip()), None)
         deeper = nxt is not None and _indent(chunk[nxt]) > col
-        if deeper and starts[nxt] and first == last:
+        if deeper and starts[nxt] and first == last and _indent(chunk[nxt]) <= _indent(text) \
+                and not chunk[last].split("#", 1)[0].rstrip().endswith(":"):
+            # A simple statement indented too deep, and the next one as deep: this one goes
+            # (the next is repaired in its turn).
+            replacement = " " * col + "pass"
+        elif deeper and starts[nxt] and first == last:
             # A header that does not parse, with its block below: the block is kept as the
             # body of a function nobody calls (as parso's repair keeps it), analysed with
             # nothing known.
@@ -463,14 +576,15 @@ def _header_end(chunk: list[str], first: int, col: int, k: int) -> int | None:
     return None
 
 
-def _statement_column(chunk: list[str], starts: list[bool], k: int) -> int | None:
-    """The column of the nearest statement above line `k` (None: none, or it opens a block)."""
+def _statement_column(chunk: list[str], starts: list[bool], k: int, block: int) -> int | None:
+    """The column of the nearest statement above line `k` (None if it opens a block; the block's
+    column `block` if there is none: only comments above it in the chunk)."""
     for j in range(k - 1, -1, -1):
         if chunk[j].strip() and starts[j] and not chunk[j].lstrip().startswith("#"):
             if chunk[j].rstrip().endswith(":"):
                 return None
             return _indent(chunk[j])
-    return None
+    return block
 
 
 def _repair(source: str, lines: list[str], first: BaseException) -> tuple[ast.Module | None,
@@ -511,12 +625,20 @@ _SCAN = re.compile(r'"""|' + r"'''|#[^\n]*|" + r'"(?:[^"\\\n]|\\.)*"|' + r"'(?:[
 _CONTINUATION = re.compile(r"(?:else|elif|except|finally)\b")
 _DEF = re.compile(r"(?:def|class|async\s+def)\b")
 _COMPOUND_START = re.compile(r"(?:def|class|async|if|elif|else|for|while|with|try|except|finally|match|case)\b")
+_BLOCK_HEADER = re.compile(r"(?:def|class|if|for|while|with|try|async\s+(?:def|for|with))\b")
+_COMPOUND_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor,
+                   ast.While, ast.With, ast.AsyncWith, ast.Try, *([ast.TryStar] if hasattr(ast, "TryStar") else []))
 _INDENTED_DEF = re.compile(r"[ \t]*(?:def|class|async\s+def)\s")
+# A compound statement's header at column 0 (`if __name__ == "__main__":`): in code that fails to
+# parse, a line like this inside brackets is a bracket left open above it, not a continuation.
+_TOP_HEADER = re.compile(r"(?:if|for|while|with|try|async[ \t]+(?:for|with))\b[^\n#]*:[ \t]*(?:#[^\n]*)?$",
+                         re.M)
 
 
 def _line_starts_outside(source: str, n_lines: int) -> list[bool]:
-    """For each line, whether it starts outside strings and brackets (`def` and `class` lines and
-    column-0 decorators reset the bracket count: they cannot be inside brackets)."""
+    """For each line, whether it starts outside strings and brackets (`def` and `class` lines,
+    column-0 decorators and column-0 compound headers reset the bracket count: they cannot be,
+    or in practice are not, inside brackets)."""
     out = [True] * n_lines
     depth = 0
     line = 0
@@ -531,7 +653,8 @@ def _line_starts_outside(source: str, n_lines: int) -> list[bool]:
         if tok == "\n":
             line += 1
             if line < n_lines:
-                if depth and (source.startswith("@", pos) or _INDENTED_DEF.match(source, pos)):
+                if depth and (source.startswith("@", pos) or _INDENTED_DEF.match(source, pos)
+                              or _TOP_HEADER.match(source, pos)):
                     depth = 0  # a definition cannot start inside brackets: one was left open
                 out[line] = depth == 0
         elif tok == '"""' or tok == "'''":
