@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import logging
+import re
 import threading
 
 from wgmma_lsp.analysis import Analysis
@@ -65,6 +66,8 @@ def _run_once(source: str, path: str | None, cancel: threading.Event | None = No
         interp.memo_enabled = True  # module-level names keep their values from here on
         run_entry_points(interp, source)
         run_discovered(interp)
+        if parsed.repaired:
+            run_drivers_of_a_broken_main_block(interp, source)
         run_unreached(interp)
         complete = True
     except Cancelled:
@@ -147,6 +150,28 @@ def run_discovered(interp: Interpreter) -> None:
                    f"left out the others")
             log.info("line %d: %s", site.line + 1, msg)
             interp.notes.append((span, msg))
+
+
+def run_drivers_of_a_broken_main_block(interp: Interpreter, source: str) -> None:
+    """A file that does not parse, with a `__main__` block, whose drivers (`main()`) nothing
+    reached: the block is what is broken (a line of it half typed). Each driver runs as the block
+    would run it, in the block's context, so that the file is analysed as it is with the block
+    whole (its tuning sweep as a sweep, its kernels in their concrete contexts) rather than
+    every function with nothing known."""
+    at = next((i for i, text in enumerate(interp.lines.lines) if _MAIN_GUARD.match(text)), None)
+    if at is None:
+        return
+    drivers = [f for key, f in interp.defined.items() if f.closure is interp.module_env
+               and is_driver(f.name) and key not in interp.entered]
+    drivers.sort(key=lambda f: (f.node.lineno, f.node.col_offset))
+    for f in drivers:
+        if id(f.node) in interp.entered:
+            continue
+        with interp.in_context(Context("the __main__ block", at, span=_line_span(interp, at))):
+            interp.generic_call(f)
+
+
+_MAIN_GUARD = re.compile(r"\s*if\s+__name__\s*==\s*['\"]__main__['\"]")
 
 
 def _has_unvisited_names(interp: Interpreter, node: ast.AST) -> bool:
