@@ -194,3 +194,75 @@ def test_bracket_left_open_in_main_keeps_the_main_block(monkeypatch: pytest.Monk
     last = parsed.tree.body[-1]
     assert isinstance(last, ast.If) and last.lineno == 9
     assert {"s", "t"} <= _assigned(parsed.tree)
+
+
+def test_a_loop_is_repaired_statement_by_statement(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A broken line inside a `for` (or `if`, `while`, `with`, `try`) costs the repair of that
+    line only: the loop is taken apart clause by clause, as a function is, and the rest of it
+    is kept, `else` included."""
+    source = ("def f(x):\n"
+              "  for i in range(x):\n"
+              "    a = i\n"
+              "    b = [i for\n"
+              "    c = a\n"
+              "  else:\n"
+              "    d = 1\n"
+              "  return x\n")
+    with pytest.raises(SyntaxError):
+        ast.parse(source)
+    _without_parso(monkeypatch)
+    parsed = syntax.parse(source)
+    assert [span.line for span, _ in parsed.errors] == [3]
+    assert {"a", "c", "d"} <= _assigned(parsed.tree)
+    loop = next(n for n in ast.walk(parsed.tree) if isinstance(n, ast.For))
+    assert loop.orelse and loop.lineno == 2
+
+
+def test_signature_left_open_keeps_the_body_and_what_follows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`def kernel(` whose closing line is gone: the body is found by its indentation (the
+    parameters sit deeper), kept as an orphan's body, and the statements after it are kept."""
+    source = ("@jax.jit\n"
+              "def kernel(\n"
+              "    a_ref,\n"
+              "    b_ref,\n"
+              "  acc = a_ref[...]\n"
+              "  out = acc + 1\n"
+              "\n"
+              "e = 3\n")
+    with pytest.raises(SyntaxError):
+        ast.parse(source)
+    _without_parso(monkeypatch)
+    parsed = syntax.parse(source)
+    assert [(span.line, msg) for span, msg in parsed.errors] == [(1, "'(' was never closed")]
+    assert {"acc", "out", "e"} <= _assigned(parsed.tree)
+    assert isinstance(parsed.tree.body[-1], ast.Assign) and parsed.tree.body[-1].lineno == 8
+
+
+def test_stray_line_between_decorator_and_def(monkeypatch: pytest.MonkeyPatch) -> None:
+    source = ("@functools.partial(jax.jit, static_argnames=['n'])\n"
+              "    x: jax.Array, *, n: int = 4,\n"
+              "def f(x, n):\n"
+              "  y = x + n\n"
+              "  return y\n")
+    _without_parso(monkeypatch)
+    parsed = syntax.parse(source)
+    assert [(span.line, msg) for span, msg in parsed.errors] == [(1, "unexpected indent")]
+    fn = parsed.tree.body[0]
+    assert isinstance(fn, ast.FunctionDef) and fn.name == "f" and fn.lineno == 3
+    assert "y" in _assigned(fn)
+
+
+def test_lines_indented_too_deep_in_the_main_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    source = ("def main(_):\n"
+              "  pass\n"
+              "\n"
+              "if __name__ == \"__main__\":\n"
+              " from absl import app\n"
+              "\n"
+              "  jax.config.config_with_absl()\n"
+              "  app.run(main)\n")
+    _without_parso(monkeypatch)
+    parsed = syntax.parse(source)
+    assert [span.line for span, _ in parsed.errors] == [6, 7]
+    block = parsed.tree.body[-1]
+    assert isinstance(block, ast.If) and block.lineno == 4  # not turned into an orphan function

@@ -307,9 +307,9 @@ def _compound(lines: list[str], outside: list[bool], c: int, d: int, indent: int
                     and _CONTINUATION.match(lines[i], indent)]
     clauses = _clauses(lines, outside, starts, d, indent, is_def)
     if clauses is None:
-        if len(starts) != 1:
+        if len(starts) != 1 or not is_def:
             return None
-        # One header that does not delimit itself (a bracket left open, a stray line in it):
+        # A signature that does not delimit itself (a bracket left open, a stray line in it):
         # its block is found by indentation alone, and the header becomes an orphan's below.
         found = _block_by_indent(lines, k, d, indent)
         if found is None or found[0] - c > MAX_HEADER_LINES:
@@ -319,7 +319,8 @@ def _compound(lines: list[str], outside: list[bool], c: int, d: int, indent: int
         end = next((i for i in range(m + 1, d) if lines[i].strip() and _indent(lines[i]) <= indent
                     and lines[i].lstrip()[0] not in "#)]}"), d)
         clauses = [(m - 1, m, body_indent, end)]
-    skeleton = lines[c:d]
+    end = clauses[-1][3]
+    skeleton = lines[c:end]
     for h, m, body_indent, e in clauses:
         for i in range(h + 1, e):
             skeleton[i - c] = ""
@@ -361,7 +362,6 @@ def _compound(lines: list[str], outside: list[bool], c: int, d: int, indent: int
             if inner:
                 setattr(owner, field_name, inner)
             owner.end_lineno = max(getattr(owner, "end_lineno", None) or 0, e)  # type: ignore[attr-defined]
-    end = clauses[-1][3]
     node.end_lineno = max(node.end_lineno or 0, end)
     if end == d:
         return [node], errors
