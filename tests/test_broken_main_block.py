@@ -1,0 +1,34 @@
+"""A `__main__` block broken while typing (`main(` half typed) leaves the file analysed as it is
+with the block whole: its driver runs in the block's context, so the tuning loop is a sweep and
+each finding names the configuration it is proven in, as before the keystroke (and the kernels
+are not analysed a second time with nothing known, which made such keystrokes the slowest)."""
+
+from __future__ import annotations
+
+from test_sweep_modes import PLAIN, source
+
+from wgmma_lsp.analysis import analyze
+from wgmma_lsp.ide.diagnostics import diagnostics
+
+
+def _findings(src: str) -> list[tuple[str, str]]:
+    return [(d.code, d.message) for d in diagnostics(analyze(src, "k.py")) if d.code != "WG900"]
+
+
+def test_half_typed_main_call_keeps_the_contexts_of_the_whole_block() -> None:
+    whole = source(PLAIN)
+    found = _findings(whole)
+    assert found and all("with stages=4, from main() at line 20" in m for _, m in found)
+    for broken in (whole.replace("  main()\n", "  main(\n"),       # the call half typed
+                   whole.replace("  main()\n", "     main()\n"),   # ... or indented too deep
+                   whole.replace('if __name__ == "__main__":', 'if __name__ == "__main__"')):
+        assert _findings(broken) == found, broken
+
+
+def test_a_file_that_parses_is_not_given_a_main_block() -> None:
+    """Only a broken file stands in for its block: a `main()` nothing calls, in a file that
+    parses, is analysed with nothing known, as before (its findings carry no context)."""
+    whole = source(PLAIN)
+    no_block = whole[:whole.index('if __name__ == "__main__":')]
+    found = _findings(no_block)
+    assert found and not any("from main()" in m for _, m in found)
