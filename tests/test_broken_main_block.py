@@ -21,6 +21,7 @@ def test_half_typed_main_call_keeps_the_contexts_of_the_whole_block() -> None:
     assert found and all("with stages=4, from main() at line 20" in m for _, m in found)
     for broken in (whole.replace("  main()\n", "  main(\n"),       # the call half typed
                    whole.replace("  main()\n", "     main()\n"),   # ... or indented too deep
+                   whole.replace("  main()\n", "  x = 1\n    main()\n    y = 2\n"),
                    whole.replace('if __name__ == "__main__":', 'if __name__ == "__main__"')):
         assert _findings(broken) == found, broken
 

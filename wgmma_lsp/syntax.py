@@ -383,7 +383,11 @@ def _clauses(lines: list[str], outside: list[bool], starts: list[int], d: int, i
         m = next((i for i in range(h + 1, e) if lines[i].strip() and not lines[i].lstrip().startswith("#")), None)
         if m is None:
             return None
-        body_indent = _indent(lines[m])
+        # The block's column: its least (a first line indented a column too deep is one
+        # misindented statement of the block, not the block's column).
+        body_indent = min((_indent(lines[i]) for i in range(m, e) if outside[i] and lines[i].strip()
+                           and _indent(lines[i]) > indent and not lines[i].lstrip().startswith("#")),
+                          default=_indent(lines[m]))
         if body_indent <= indent or lines[h].rstrip().endswith("\\"):
             return None
         if not is_def and any(_indent(t) <= indent and t.strip() and t.lstrip()[0] not in "#)]}"
@@ -512,12 +516,7 @@ def _broken_lines(lines: list[str], a: int, b: int, indent: int, outside: list[b
             return None  # the first line of a block: its indentation may be what is wrong
         nxt = next((j for j in range(last + 1, len(chunk)) if chunk[j].strip()), None)
         deeper = nxt is not None and _indent(chunk[nxt]) > col
-        if deeper and starts[nxt] and first == last and _indent(chunk[nxt]) <= _indent(text) \
-                and not chunk[last].split("#", 1)[0].rstrip().endswith(":"):
-            # A simple statement indented too deep, and the next one as deep: this one goes
-            # (the next is repaired in its turn).
-            replacement = " " * col + "pass"
-        elif deeper and starts[nxt] and first == last:
+        if deeper and starts[nxt] and first == last:
             # A header that does not parse, with its block below: the block is kept as the
             # body of a function nobody calls (as parso's repair keeps it), analysed with
             # nothing known.

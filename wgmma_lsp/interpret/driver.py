@@ -161,12 +161,14 @@ def run_drivers_of_a_broken_main_block(interp: Interpreter, source: str) -> None
     at = next((i for i, text in enumerate(interp.lines.lines) if _MAIN_GUARD.match(text)), None)
     if at is None:
         return
-    # The block's own body, when its header was what broke (kept as a function nobody calls,
-    # see syntax.py), runs first, as the block would; then the drivers it did not reach.
-    block = f"_wgmma_orphan_{at + 1}"
+    # The block's own lines that broke (kept as functions nobody calls, see syntax.py: its
+    # header, or lines indented too deep) run first, as the block would run them; then the
+    # drivers they did not reach.
+    def in_block(f: FuncVal) -> bool:
+        return f.name.startswith("_wgmma_orphan_") and f.node.lineno > at
     drivers = [f for key, f in interp.defined.items() if f.closure is interp.module_env
-               and (is_driver(f.name) or f.name == block) and key not in interp.entered]
-    drivers.sort(key=lambda f: (f.name != block, f.node.lineno, f.node.col_offset))
+               and (is_driver(f.name) or in_block(f)) and key not in interp.entered]
+    drivers.sort(key=lambda f: (not in_block(f), f.node.lineno, f.node.col_offset))
     for f in drivers:
         if id(f.node) in interp.entered:
             continue
