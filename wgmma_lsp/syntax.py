@@ -174,8 +174,10 @@ def parse(source: str) -> Parsed:
     """Parse; broken statements are neutralised (blanked, keeping every other line in place).
 
     On a syntax error the file is cut into its top-level statements (a linear scan that knows
-    strings, comments and brackets) and each is parsed on its own. A `def` or `class` that fails
-    but whose header parses has its body cut and parsed the same way, statement by statement;
+    strings, comments and brackets) and each is parsed on its own. A compound statement (`def`,
+    `class`, `if`, `for`, `while`, `with`, `try`) that fails but whose headers parse has each
+    block cut and parsed the same way, statement by statement (a signature that does not
+    delimit itself finds its block by indentation);
     a statement that still fails is repaired alone: a one-line slip directly, anything else by
     one pass of parso over that statement only. Typing in one function never sends the whole
     file (or the whole function) down the slow path."""
