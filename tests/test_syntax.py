@@ -269,3 +269,33 @@ def test_lines_indented_too_deep_in_the_main_block(monkeypatch: pytest.MonkeyPat
     # the lines indented too deep are the body of a function nobody calls, inside the block
     # (the analysis runs it in the block's context: tests/test_broken_main_block.py)
     assert [type(s).__name__ for s in block.body] == ["ImportFrom", "FunctionDef"]
+
+
+def test_stray_line_inside_a_call_that_closes_takes_the_call_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A line typed inside a call's arguments, at the statement's column (`lambda :`), with the
+    call's closing bracket below it: the call goes whole; the statements after it stay."""
+    source = ("def f(x):\n"
+              "  g = call(\n"
+              "      x,\n"
+              "      y=1,\n"
+              "  lambda :\n"
+              "  )\n"
+              "  h = g\n"
+              "  return h\n")
+    _without_parso(monkeypatch)
+    parsed = syntax.parse(source)
+    assert [span.line for span, _ in parsed.errors] == [4]
+    assert _assigned(parsed.tree) == {"h"}
+
+
+def test_statement_dedented_to_no_block_column_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    source = ("def f(x):\n"
+              "  a = x\n"
+              " b = a + 1\n"
+              "  c = b\n"
+              "  return c\n")
+    _without_parso(monkeypatch)
+    parsed = syntax.parse(source)
+    assert parsed.errors == [(syntax.Span(2, 1, 2, 10), "unindent does not match any outer indentation level")]
+    fn = parsed.tree.body[0]
+    assert isinstance(fn, ast.FunctionDef) and [type(s).__name__ for s in fn.body] == ["Assign"] * 3 + ["Return"]

@@ -248,6 +248,20 @@ def _body_of(tree: ast.Module, indent: int) -> list[ast.stmt]:
 
 def _statement(lines: list[str], outside: list[bool], c: int, d: int, indent: int,
                depth: int) -> tuple[list[ast.stmt], _Errors]:
+    """The statements of lines [c, d), one statement of a block at column `indent` (or a broken
+    region of it), repaired if they do not parse."""
+    stmts, errors = _statement_repaired(lines, outside, c, d, indent, depth)
+    col = _indent(lines[c])
+    if col < indent and lines[c].strip():
+        # Dedented to a column no enclosing block has: CPython's error for it, and the statement
+        # kept in its block.
+        errors.insert(0, (Span(c, col, c, len(lines[c].rstrip())),
+                          "unindent does not match any outer indentation level"))
+    return stmts, errors
+
+
+def _statement_repaired(lines: list[str], outside: list[bool], c: int, d: int, indent: int,
+                        depth: int) -> tuple[list[ast.stmt], _Errors]:
     chunk = lines[c:d]
     try:
         # Padded with empty lines: CPython numbers the lines as the file does (skipping empty
@@ -385,11 +399,17 @@ def _clauses(lines: list[str], outside: list[bool], starts: list[int], d: int, i
         m = next((i for i in range(h + 1, e) if lines[i].strip() and not lines[i].lstrip().startswith("#")), None)
         if m is None:
             return None
-        # The block's column: its least (a first line indented a column too deep is one
-        # misindented statement of the block, not the block's column).
-        body_indent = min((_indent(lines[i]) for i in range(m, e) if outside[i] and lines[i].strip()
-                           and _indent(lines[i]) > indent and not lines[i].lstrip().startswith("#")),
-                          default=_indent(lines[m]))
+        # The block's column: its first line's, or the least column up to it that two of its
+        # statements start at (a first line indented a column too deep, or one line too
+        # shallow, is one misindented statement of the block).
+        first_col = _indent(lines[m])
+        counts: dict[int, int] = {}
+        for i in range(m, e):
+            t = lines[i]
+            col = _indent(t)
+            if indent < col <= first_col and outside[i] and t.strip() and not t.lstrip().startswith("#"):
+                counts[col] = counts.get(col, 0) + 1
+        body_indent = min((col for col, n in counts.items() if n > 1), default=first_col)
         if body_indent <= indent or lines[h].rstrip().endswith("\\"):
             return None
         if not is_def and any(_indent(t) <= indent and t.strip() and t.lstrip()[0] not in "#)]}"
@@ -434,6 +454,11 @@ def statement_chunks(lines: list[str], outside: list[bool], a: int, b: int,
     decorators = first[indent:indent + 1] == "@"  # the chunk so far holds only decorators
     for i in range(a + 1, b):
         line = lines[i]
+        if indent and outside[i] and _indent(line) < indent and line.strip() and \
+                line.lstrip()[0] not in "#)]}" and not lines[i - 1].endswith("\\"):
+            cuts.append(i)  # a statement at no block's column (`_statement` says so)
+            decorators = False
+            continue
         if len(line) <= indent or line[indent] in " \t#)]}" or not outside[i]:
             continue
         if indent and line[:indent].strip():
@@ -475,11 +500,12 @@ def _broken_lines(lines: list[str], a: int, b: int, indent: int, outside: list[b
         if "was never closed" in msg:
             last = k  # what follows was read as inside the bracket: it starts statements again
         elif first < k and text_k.strip() and text_k.lstrip()[0] not in ")]}" and \
-                _indent(text_k) <= _indent(chunk[first]):
+                _indent(text_k) <= _indent(chunk[first]) and not _closes_below(chunk, first):
             # CPython stumbled on a line at the statement's own column, read as inside a bracket
-            # the statement above left open: that statement ends above it.
+            # the statement above left open (no bracket closes it below): that statement ends
+            # above it.
             last = k - 1
-        else:
+        else:  # up to where its brackets close (a stray line inside them goes with it)
             nxt_start = next((j for j in range(k + 1, len(chunk)) if starts[j] and chunk[j].strip()), None)
             last = (nxt_start if nxt_start is not None else len(chunk)) - 1
         text = chunk[first]
@@ -544,6 +570,11 @@ def _broken_lines(lines: list[str], a: int, b: int, indent: int, outside: list[b
             return (tree, errors) if tree is not None else None
         starts = _line_starts_outside("\n".join(chunk), len(chunk))
     return None
+
+
+def _closes_below(chunk: list[str], first: int) -> bool:
+    """Do the brackets the statement starting at line `first` opens close within the chunk?"""
+    return _line_starts_outside("\n".join(chunk[first:]) + "\n", len(chunk) - first + 1)[-1]
 
 
 def _replaced_and_parsed(chunk: list[str], first: int, last: int, replacement: str,
