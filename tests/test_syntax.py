@@ -299,3 +299,56 @@ def test_statement_dedented_to_no_block_column_is_kept(monkeypatch: pytest.Monke
     assert parsed.errors == [(syntax.Span(2, 1, 2, 10), "unindent does not match any outer indentation level")]
     fn = parsed.tree.body[0]
     assert isinstance(fn, ast.FunctionDef) and [type(s).__name__ for s in fn.body] == ["Assign"] * 3 + ["Return"]
+
+
+def test_lines_deeper_than_their_block_with_no_header(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A `def` line deleted: its signature's and body's lines sit deeper than the block they are
+    now read in. The statement above is kept; the run of deeper lines is repaired as a block of
+    its own (the body of a function nobody calls), junk lines one by one, the rest kept."""
+    source = ("from jax.experimental import pallas as pl\n"
+              "\n"
+              "    input_ref,\n"
+              "    *,\n"
+              "    block_row: int,\n"
+              "):\n"
+              "  row_len = input_ref.shape[-1]\n"
+              "  mask = row_len + 1\n"
+              "\n"
+              "x = 1\n")
+    _without_parso(monkeypatch)
+    parsed = syntax.parse(source)
+    assert parsed.errors and (parsed.errors[0][0].line, parsed.errors[0][1]) == (2, "unexpected indent")
+    assert isinstance(parsed.tree.body[0], ast.ImportFrom)
+    orphan = parsed.tree.body[1]
+    assert isinstance(orphan, ast.FunctionDef) and orphan.name == "_wgmma_orphan_3"
+    assert {"row_len", "mask"} <= _assigned(orphan)
+    assert "x" in _assigned(parsed.tree.body[-1])
+
+
+def test_header_whose_block_is_gone_keeps_its_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    source = ("def f(x, axis):\n"
+              "  if axis != 1:\n"
+              "  y = x + axis\n"
+              "  return y\n")
+    _without_parso(monkeypatch)
+    parsed = syntax.parse(source)
+    # on the header (the statement is parsed alone: the block CPython expected is past its end)
+    assert [(span.line, msg) for span, msg in parsed.errors] == \
+        [(1, "expected an indented block after 'if' statement on line 2")]
+    test = next(n for n in ast.walk(parsed.tree) if isinstance(n, ast.If))
+    assert (test.lineno, test.col_offset) == (2, 2) and isinstance(test.body[0], ast.Pass)
+    assert "y" in _assigned(parsed.tree)
+
+
+def test_decorators_of_a_deleted_def_go_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    source = ("@functools.partial(jax.jit, static_argnames=['n'])\n"
+              "    x: jax.Array, *, n: int = 4,\n"
+              ") -> jax.Array:\n"
+              "  y = x + n\n"
+              "  return y\n"
+              "\n"
+              "z = 1\n")
+    _without_parso(monkeypatch)
+    parsed = syntax.parse(source)
+    assert parsed.errors
+    assert {"y", "z"} <= _assigned(parsed.tree)

@@ -277,9 +277,16 @@ def _statement_repaired(lines: list[str], outside: list[bool], c: int, d: int, i
         nested = _compound(lines, outside, c, d, indent, depth, err)
         if nested is not None:
             return nested
+    if depth < MAX_NESTING:
+        run = _deeper_run(lines, outside, c, d, indent, depth, err)
+        if run is not None:
+            return run
     quick = _broken_lines(lines, c, d, indent, outside, err)
     if quick is not None:
         return _body_of(quick[0], indent), quick[1]
+    if _one_simple_statement(lines, outside, c, d):
+        # Nothing of it could be kept (parso would drop it whole too): it goes, unparsed.
+        return [], [(_span_of(err, lines), getattr(err, "msg", None) or str(err))]
     padded_lines = [""] * c + chunk
     if indent:
         padded_lines[c - 1] = "if 1:"
@@ -308,6 +315,8 @@ def _compound(lines: list[str], outside: list[bool], c: int, d: int, indent: int
         # definition below them stays.
         j = next((i for i in range(k + 1, min(d, k + MAX_HEADER_LINES)) if outside[i]
                   and _indent(lines[i]) == indent and _DEF.match(lines[i], indent)), None)
+        if j is None and k > c:
+            j = k  # decorators of no definition (its `def` line gone): they go, the rest stays
         if j is None or err is None:
             return None
         line = _error_line(err, len(lines))
@@ -490,6 +499,23 @@ def _broken_lines(lines: list[str], a: int, b: int, indent: int, outside: list[b
     blanked: set[int] = set()
     for _attempt in range(MAX_QUICK):
         k = _error_line(err, len(lines)) - a
+        msg = getattr(err, "msg", None) or str(err)
+        if msg.startswith("expected an indented block"):
+            # A header whose block is gone (or not indented): ` pass` after its colon, on its
+            # own line (every column of the line stays where it was).
+            j = next((i for i in range(min(k, len(chunk) - 1), -1, -1)
+                      if chunk[i].strip() and not chunk[i].lstrip().startswith("#")
+                      and (i < k or chunk[i].split("#", 1)[0].rstrip().endswith(":"))), None)
+            code = chunk[j].split("#", 1)[0].rstrip() if j is not None else ""
+            if j is None or j in blanked or not code.endswith(":"):
+                return None
+            errors.append((_span_of(err, lines), msg))
+            tree, err = _replaced_and_parsed(chunk, j, j, code + " pass" + chunk[j][len(code):],
+                                             blanked, a, indent)
+            if err is None:
+                return (tree, errors) if tree is not None else None
+            starts = _line_starts_outside("\n".join(chunk), len(chunk))
+            continue
         if not 0 <= k < len(chunk) or k in blanked:
             return None
         first = next((j for j in range(k, -1, -1) if starts[j] and chunk[j].strip()), None)
@@ -570,6 +596,54 @@ def _broken_lines(lines: list[str], a: int, b: int, indent: int, outside: list[b
             return (tree, errors) if tree is not None else None
         starts = _line_starts_outside("\n".join(chunk), len(chunk))
     return None
+
+
+def _deeper_run(lines: list[str], outside: list[bool], c: int, d: int, indent: int, depth: int,
+                err: BaseException) -> tuple[list[ast.stmt], _Errors] | None:
+    """A broken statement with lines deeper than its block below it (a `def` line deleted, a
+    block pasted a level too deep, a header that does not parse): the statement above them is
+    repaired alone, and the run of deeper lines, to the end of the chunk, is a block of its own,
+    repaired statement by statement as the body of a function nobody calls (analysed with
+    nothing known, as a block whose header broke is)."""
+    k = next((i for i in range(c + 1, d) if outside[i] and lines[i].strip()
+              and not lines[i].lstrip().startswith("#") and _indent(lines[i]) > indent), None)
+    if k is None or lines[k - 1].endswith("\\"):
+        return None
+    above = next((lines[i] for i in range(k - 1, c - 1, -1)
+                  if lines[i].strip() and not lines[i].lstrip().startswith("#")), "")
+    if above.split("#", 1)[0].rstrip().endswith(":"):
+        return None  # a header's own block (the line repair's case)
+    col = _indent(lines[k])
+    for i in range(k + 1, d):
+        t = lines[i]
+        if t.strip() and outside[i] and _indent(t) <= indent and t.lstrip()[0] not in "#)]}":
+            return None
+    try:
+        orphan_tree = ast.parse(_wrap([" " * indent + f"def _wgmma_orphan_{k + 1}():", " " * col + "pass"],
+                                      k, indent, True), type_comments=False)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    orphan = _body_of(orphan_tree, indent)[0]
+    head, errors = _statement(lines, outside, c, k, indent, depth)
+    if not errors or errors[-1][0].line != _error_line(err, len(lines)):
+        errors.append((_span_of(err, lines), getattr(err, "msg", None) or str(err)))
+    body, errs = _block(lines, outside, k, d, col, depth + 1)
+    errors.extend(errs)
+    if body:
+        orphan.body = body  # type: ignore[attr-defined]
+    orphan.end_lineno = d
+    return [*head, orphan], errors
+
+
+def _one_simple_statement(lines: list[str], outside: list[bool], c: int, d: int) -> bool:
+    """Are lines [c, d) one simple statement: no header or decorator, every line after the first
+    inside its brackets (which close by the last line)?"""
+    first = lines[c].lstrip()
+    if not first or first.startswith("@") or _COMPOUND_START.match(first):
+        return False
+    if any(outside[i] and lines[i].strip() and lines[i].lstrip()[0] not in "#)]}" for i in range(c + 1, d)):
+        return False
+    return _closes_below(lines[c:d], 0)
 
 
 def _closes_below(chunk: list[str], first: int) -> bool:
