@@ -250,9 +250,13 @@ def _statement(lines: list[str], outside: list[bool], c: int, d: int, indent: in
                depth: int) -> tuple[list[ast.stmt], _Errors]:
     """The statements of lines [c, d), one statement of a block at column `indent` (or a broken
     region of it), repaired if they do not parse."""
-    stmts, errors = _statement_repaired(lines, outside, c, d, indent, depth)
+    if not any(t.strip() and not t.lstrip().startswith("#") for t in lines[c:d]):
+        return [], []  # blank lines and comments only
     col = _indent(lines[c])
-    if col < indent and lines[c].strip():
+    shallow = col < indent and bool(lines[c].strip())
+    # (a statement dedented too far is parsed at its own column: `if 1:` cannot hold it)
+    stmts, errors = _statement_repaired(lines, outside, c, d, col if shallow else indent, depth)
+    if shallow:
         # Dedented to a column no enclosing block has: CPython's error for it, and the statement
         # kept in its block.
         errors.insert(0, (Span(c, col, c, len(lines[c].rstrip())),
@@ -611,7 +615,7 @@ def _deeper_run(lines: list[str], outside: list[bool], c: int, d: int, indent: i
         return None
     above = next((lines[i] for i in range(k - 1, c - 1, -1)
                   if lines[i].strip() and not lines[i].lstrip().startswith("#")), "")
-    if above.split("#", 1)[0].rstrip().endswith(":"):
+    if above.split("#", 1)[0].rstrip().endswith(":") and _COMPOUND_START.match(above.lstrip()):
         return None  # a header's own block (the line repair's case)
     col = _indent(lines[k])
     for i in range(k + 1, d):
