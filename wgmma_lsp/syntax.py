@@ -615,7 +615,9 @@ def _deeper_run(lines: list[str], outside: list[bool], c: int, d: int, indent: i
         return None
     above = next((lines[i] for i in range(k - 1, c - 1, -1)
                   if lines[i].strip() and not lines[i].lstrip().startswith("#")), "")
-    if above.split("#", 1)[0].rstrip().endswith(":") and _COMPOUND_START.match(above.lstrip()):
+    start = next((lines[i] for i in range(k - 1, c - 1, -1) if outside[i] and lines[i].strip()
+                  and not lines[i].lstrip().startswith("#")), "")  # where that logical line starts
+    if above.split("#", 1)[0].rstrip().endswith(":") and _COMPOUND_START.match(start.lstrip()):
         return None  # a header's own block (the line repair's case)
     col = _indent(lines[k])
     for i in range(k + 1, d):
