@@ -24,6 +24,7 @@ MAX_DISAGREEMENTS = 4  # extra parses when CPython rejects a statement parso acc
 MAX_REPORTED = 50  # syntax errors reported per file (all broken regions are neutralised)
 MAX_NESTING = 24  # definitions inside definitions whose bodies are repaired one by one
 MAX_QUICK = 3  # lines of one statement blanked one by one before parso is asked
+GROUP = 8  # statements of a block parsed at once while repairing
 MAX_HEADER_LINES = 40  # lines a broken header (decorators, a long signature) is looked at over
 
 _COMPOUND = {"if_stmt", "while_stmt", "for_stmt", "try_stmt", "with_stmt", "funcdef", "classdef",
@@ -190,7 +191,7 @@ def parse(source: str) -> Parsed:
         return _nothing("too deeply nested")
     lines = source.split("\n")
     outside = _line_starts_outside(source, len(lines))
-    body, errors = _block(lines, outside, 0, len(lines), 0, 0)
+    body, errors = _block(lines, outside, 0, len(lines), 0, 0, first)
     if not errors:  # the statements parse one by one but not together: say so all the same
         errors.append((_span_of(first, lines), getattr(first, "msg", None) or str(first)))
     errors.sort(key=lambda e: (e[0].line, e[0].col))
@@ -217,14 +218,83 @@ def _indent(line: str) -> int:
 
 
 def _block(lines: list[str], outside: list[bool], a: int, b: int, indent: int,
-           depth: int) -> tuple[list[ast.stmt], _Errors]:
-    """The statements of lines [a, b), a block whose statements start at column `indent`."""
+           depth: int, err: BaseException | None = None) -> tuple[list[ast.stmt], _Errors]:
+    """The statements of lines [a, b), a block whose statements start at column `indent`.
+    Runs of up to `GROUP` statements are parsed at once (`ast.parse` costs as much to start as
+    a short statement does to parse); a run that fails is split at the statement CPython names.
+    `err`: CPython's error for a text these lines end (or hold) the broken part of, already
+    known: the run holding its line is not parsed again to learn it."""
     body: list[ast.stmt] = []
     errors: _Errors = []
+    run: list[tuple[int, int]] = []
+    line = _error_line(err, len(lines)) if err is not None and _pinned(err) else -1
+
+    def flush() -> None:
+        known = err if run and run[0][0] <= line < run[-1][1] else None
+        _extend(body, errors, _run(lines, outside, run, indent, depth, known))
+        run.clear()
+
     for c, d in statement_chunks(lines, outside, a, b, indent):
-        stmts, errs = _statement(lines, outside, c, d, indent, depth)
-        body.extend(stmts)
-        errors.extend(errs)
+        if _indent(lines[c]) < indent and lines[c].strip():  # dedented too far: alone
+            flush()
+            _extend(body, errors, _statement(lines, outside, c, d, indent, depth))
+            continue
+        run.append((c, d))
+        if len(run) == GROUP:
+            flush()
+    flush()
+    return body, errors
+
+
+def _pinned(err: BaseException) -> bool:
+    """Does CPython's error name a line of the statement that is broken (not the line after it,
+    as "expected an indented block" does)? Only then is it taken as that statement's error."""
+    msg = getattr(err, "msg", None) or ""
+    return "was never closed" in msg or msg.startswith(_PINNED)
+
+
+_PINNED = ("invalid syntax", "unexpected indent", "unindent does not match", "unmatched",
+           "closing parenthesis", "unterminated", "expected ':'", "expected '('")
+
+
+def _extend(body: list[ast.stmt], errors: _Errors, more: tuple[list[ast.stmt], _Errors]) -> None:
+    body.extend(more[0])
+    errors.extend(more[1])
+
+
+def _run(lines: list[str], outside: list[bool], chunks: list[tuple[int, int]], indent: int,
+         depth: int, err: BaseException | None = None) -> tuple[list[ast.stmt], _Errors]:
+    """The statements of consecutive chunks of one block, parsed at once; if that fails, the
+    chunk holding CPython's error is repaired alone and the chunks on either side are taken
+    the same way (at most `GROUP` chunks: each error costs a bounded number of parses)."""
+    if not chunks:
+        return [], []
+    if len(chunks) == 1:
+        return _statement(lines, outside, *chunks[0], indent, depth, err)  # (`err` is pinned)
+    a, b = chunks[0][0], chunks[-1][1]
+    if err is not None:
+        line = _error_line(err, len(lines))
+    else:
+        try:
+            tree = ast.parse(_wrap(lines[a:b], a, indent, True), type_comments=False)
+        except (SyntaxError, ValueError) as e:
+            err = _detached(e)
+            line = _error_line(err, len(lines))
+        except (RecursionError, MemoryError):
+            line = -1
+        else:
+            return _body_of(tree, indent), []
+    i = next((n for n, (c, d) in enumerate(chunks) if c <= line < d), None)
+    if i is None:  # no chunk to blame: one by one
+        body: list[ast.stmt] = []
+        errors: _Errors = []
+        for c, d in chunks:
+            _extend(body, errors, _statement(lines, outside, c, d, indent, depth))
+        return body, errors
+    body, errors = _run(lines, outside, chunks[:i], indent, depth)
+    _extend(body, errors, _statement(lines, outside, *chunks[i], indent, depth,
+                                     err if err is not None and _pinned(err) else None))
+    _extend(body, errors, _run(lines, outside, chunks[i + 1:], indent, depth))
     return body, errors
 
 
@@ -247,15 +317,16 @@ def _body_of(tree: ast.Module, indent: int) -> list[ast.stmt]:
 
 
 def _statement(lines: list[str], outside: list[bool], c: int, d: int, indent: int,
-               depth: int) -> tuple[list[ast.stmt], _Errors]:
+               depth: int, err: BaseException | None = None) -> tuple[list[ast.stmt], _Errors]:
     """The statements of lines [c, d), one statement of a block at column `indent` (or a broken
-    region of it), repaired if they do not parse."""
+    region of it), repaired if they do not parse (`err`: CPython's error for them, if known)."""
     if not any(t.strip() and not t.lstrip().startswith("#") for t in lines[c:d]):
         return [], []  # blank lines and comments only
     col = _indent(lines[c])
     shallow = col < indent and bool(lines[c].strip())
     # (a statement dedented too far is parsed at its own column: `if 1:` cannot hold it)
-    stmts, errors = _statement_repaired(lines, outside, c, d, col if shallow else indent, depth)
+    stmts, errors = _statement_repaired(lines, outside, c, d, col if shallow else indent, depth,
+                                        None if shallow else err)
     if shallow:
         # Dedented to a column no enclosing block has: CPython's error for it, and the statement
         # kept in its block.
@@ -265,18 +336,21 @@ def _statement(lines: list[str], outside: list[bool], c: int, d: int, indent: in
 
 
 def _statement_repaired(lines: list[str], outside: list[bool], c: int, d: int, indent: int,
-                        depth: int) -> tuple[list[ast.stmt], _Errors]:
+                        depth: int, known: BaseException | None) -> tuple[list[ast.stmt], _Errors]:
     chunk = lines[c:d]
-    try:
-        # Padded with empty lines: CPython numbers the lines as the file does (skipping empty
-        # lines costs far less than `ast.increment_lineno`'s walk over every node afterwards).
-        tree = ast.parse(_wrap(chunk, c, indent, True), type_comments=False)
-    except (SyntaxError, ValueError) as e:
-        err: BaseException = _detached(e)
-    except (RecursionError, MemoryError):
-        return [], [(Span(c, 0, c, len(lines[c])), "too deeply nested")]
+    if known is not None and c <= _error_line(known, len(lines)) < d:
+        err: BaseException = known
     else:
-        return _body_of(tree, indent), []
+        try:
+            # Padded with empty lines: CPython numbers the lines as the file does (skipping
+            # empty lines costs far less than `ast.increment_lineno`'s walk over every node).
+            tree = ast.parse(_wrap(chunk, c, indent, True), type_comments=False)
+        except (SyntaxError, ValueError) as e:
+            err = _detached(e)
+        except (RecursionError, MemoryError):
+            return [], [(Span(c, 0, c, len(lines[c])), "too deeply nested")]
+        else:
+            return _body_of(tree, indent), []
     if depth < MAX_NESTING:
         nested = _compound(lines, outside, c, d, indent, depth, err)
         if nested is not None:
@@ -355,9 +429,9 @@ def _compound(lines: list[str], outside: list[bool], c: int, d: int, indent: int
             skeleton[i - c] = ""
         skeleton[m - c] = " " * body_indent + "pass"
     errors: _Errors = []
-    node, err = _skeleton(skeleton, c, indent)
+    node, node_err = _skeleton(skeleton, c, indent)
     if node is None:
-        if err is None:
+        if node_err is None:
             return None
         if decorated:  # the decorators may be what is broken
             for i in range(c, k):
@@ -372,7 +446,7 @@ def _compound(lines: list[str], outside: list[bool], c: int, d: int, indent: int
             node, _ = _skeleton(skeleton, c, indent)
             if node is None:
                 return None
-        errors.append((_span_of(err, lines), getattr(err, "msg", None) or str(err)))
+        errors.append((_span_of(node_err, lines), getattr(node_err, "msg", None) or str(node_err)))
     m = clauses[0][1]
     if not outside[m]:  # read as inside a header's bracket left open: scanned again from there
         outside[m:d] = _line_starts_outside("\n".join(lines[m:d]), d - m)
@@ -386,7 +460,8 @@ def _compound(lines: list[str], outside: list[bool], c: int, d: int, indent: int
             if clause is None:
                 continue
             h, body_indent, e = clause
-            inner, errs = _block(lines, outside, h + 1, e, body_indent, depth + 1)
+            inner, errs = _block(lines, outside, h + 1, e, body_indent, depth + 1,
+                                 err if node_err is None else None)
             errors.extend(errs)
             if inner:
                 setattr(owner, field_name, inner)
