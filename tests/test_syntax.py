@@ -352,3 +352,21 @@ def test_decorators_of_a_deleted_def_go_alone(monkeypatch: pytest.MonkeyPatch) -
     parsed = syntax.parse(source)
     assert parsed.errors
     assert {"y", "z"} <= _assigned(parsed.tree)
+
+
+def test_try_without_its_handler_keeps_its_block_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`try:` whose `except` line is gone (or half typed): its block runs whatever happens, so
+    it stays in the flow (an `if 1:` in its place), not an orphan function's body."""
+    source = ("def main():\n"
+              "  for n in (1, 2):\n"
+              "    try:\n"
+              "      out = measure(n)\n"
+              "    excep ValueError:\n"
+              "      continue\n"
+              "    best = out\n")
+    _without_parso(monkeypatch)
+    parsed = syntax.parse(source)
+    assert parsed.errors
+    loop = next(n for n in ast.walk(parsed.tree) if isinstance(n, ast.For))
+    assert isinstance(loop.body[0], ast.If) and loop.body[0].lineno == 3
+    assert {"out", "best"} <= _assigned(loop)

@@ -442,7 +442,10 @@ def _compound(lines: list[str], outside: list[bool], c: int, d: int, indent: int
                 return None
             for i in range(c, clauses[0][0] + 1):
                 skeleton[i - c] = ""
-            skeleton[k - c] = " " * indent + f"def _wgmma_orphan_{c + 1}():"
+            # A block that runs whatever its header says (`try:` without its handler, a `with`
+            # half typed) stays where it runs; any other becomes an orphan's body.
+            runs = not decorated and _ALWAYS_RUNS.match(lines[k], indent)
+            skeleton[k - c] = " " * indent + ("if 1:" if runs else f"def _wgmma_orphan_{c + 1}():")
             node, _ = _skeleton(skeleton, c, indent)
             if node is None:
                 return None
@@ -812,6 +815,7 @@ _SCAN = re.compile(r'"""|' + r"'''|#[^\n]*|" + r'"(?:[^"\\\n]|\\.)*"|' + r"'(?:[
 _CONTINUATION = re.compile(r"(?:else|elif|except|finally)\b")
 _DEF = re.compile(r"(?:def|class|async\s+def)\b")
 _COMPOUND_START = re.compile(r"(?:def|class|async|if|elif|else|for|while|with|try|except|finally|match|case)\b")
+_ALWAYS_RUNS = re.compile(r"(?:try|with|async\s+with)\b")
 _BLOCK_HEADER = re.compile(r"(?:def|class|if|for|while|with|try|async\s+(?:def|for|with))\b")
 _COMPOUND_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor,
                    ast.While, ast.With, ast.AsyncWith, ast.Try, *([ast.TryStar] if hasattr(ast, "TryStar") else []))
