@@ -113,6 +113,14 @@ def _without_parso(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(syntax, "_classify", refuse)
 
 
+def _repaired_without_parso(source: str, monkeypatch: pytest.MonkeyPatch) -> syntax.Parsed:
+    """The parse of a text CPython rejects, repaired without parso."""
+    with pytest.raises(SyntaxError):
+        ast.parse(source)
+    _without_parso(monkeypatch)
+    return syntax.parse(source)
+
+
 def _assigned(tree: ast.AST) -> set[str]:
     return {t.id for n in ast.walk(tree) if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
 
@@ -130,10 +138,7 @@ def test_bracket_left_open_in_a_multiline_statement_is_repaired_without_parso(
               "       y)[0\n"
               "  d = c\n"
               "  return d\n")
-    with pytest.raises(SyntaxError):
-        ast.parse(source)
-    _without_parso(monkeypatch)
-    parsed = syntax.parse(source)
+    parsed = _repaired_without_parso(source, monkeypatch)
     # CPython's own messages, where CPython puts them (`b = x + 1` read as inside `g(`)
     assert [span.line for span, _ in parsed.errors] == [3, 5]
     kept = {n.targets[0].id: n.lineno for n in ast.walk(parsed.tree) if isinstance(n, ast.Assign)}
@@ -146,8 +151,7 @@ def test_header_without_its_colon_keeps_its_block_without_parso(monkeypatch: pyt
               "    y = i * 2\n"
               "    z = y + 1\n"
               "  return x\n")
-    _without_parso(monkeypatch)
-    parsed = syntax.parse(source)
+    parsed = _repaired_without_parso(source, monkeypatch)
     assert [span.line for span, _ in parsed.errors] == [1]
     assert {"y", "z"} <= _assigned(parsed.tree)
     # the block is an orphan function nobody calls (analysed with nothing known), as parso's
@@ -186,10 +190,7 @@ def test_bracket_left_open_in_main_keeps_the_main_block(monkeypatch: pytest.Monk
               "\n"
               "if __name__ == \"__main__\":\n"
               "  app.run(main)\n")
-    with pytest.raises(SyntaxError):
-        ast.parse(source)
-    _without_parso(monkeypatch)
-    parsed = syntax.parse(source)
+    parsed = _repaired_without_parso(source, monkeypatch)
     assert [span.line for span, _ in parsed.errors] == [2]
     last = parsed.tree.body[-1]
     assert isinstance(last, ast.If) and last.lineno == 9
@@ -208,10 +209,7 @@ def test_a_loop_is_repaired_statement_by_statement(monkeypatch: pytest.MonkeyPat
               "  else:\n"
               "    d = 1\n"
               "  return x\n")
-    with pytest.raises(SyntaxError):
-        ast.parse(source)
-    _without_parso(monkeypatch)
-    parsed = syntax.parse(source)
+    parsed = _repaired_without_parso(source, monkeypatch)
     assert [span.line for span, _ in parsed.errors] == [3]
     assert {"a", "c", "d"} <= _assigned(parsed.tree)
     loop = next(n for n in ast.walk(parsed.tree) if isinstance(n, ast.For))
@@ -229,10 +227,7 @@ def test_signature_left_open_keeps_the_body_and_what_follows(monkeypatch: pytest
               "  out = acc + 1\n"
               "\n"
               "e = 3\n")
-    with pytest.raises(SyntaxError):
-        ast.parse(source)
-    _without_parso(monkeypatch)
-    parsed = syntax.parse(source)
+    parsed = _repaired_without_parso(source, monkeypatch)
     assert [(span.line, msg) for span, msg in parsed.errors] == [(1, "'(' was never closed")]
     assert {"acc", "out", "e"} <= _assigned(parsed.tree)
     assert isinstance(parsed.tree.body[-1], ast.Assign) and parsed.tree.body[-1].lineno == 8
@@ -244,8 +239,7 @@ def test_stray_line_between_decorator_and_def(monkeypatch: pytest.MonkeyPatch) -
               "def f(x, n):\n"
               "  y = x + n\n"
               "  return y\n")
-    _without_parso(monkeypatch)
-    parsed = syntax.parse(source)
+    parsed = _repaired_without_parso(source, monkeypatch)
     assert [(span.line, msg) for span, msg in parsed.errors] == [(1, "unexpected indent")]
     fn = parsed.tree.body[0]
     assert isinstance(fn, ast.FunctionDef) and fn.name == "f" and fn.lineno == 3
@@ -261,8 +255,7 @@ def test_lines_indented_too_deep_in_the_main_block(monkeypatch: pytest.MonkeyPat
               "\n"
               "  jax.config.config_with_absl()\n"
               "  app.run(main)\n")
-    _without_parso(monkeypatch)
-    parsed = syntax.parse(source)
+    parsed = _repaired_without_parso(source, monkeypatch)
     assert [span.line for span, _ in parsed.errors] == [6]
     block = parsed.tree.body[-1]
     assert isinstance(block, ast.If) and block.lineno == 4  # the block stays the entry point
@@ -282,8 +275,7 @@ def test_stray_line_inside_a_call_that_closes_takes_the_call_only(monkeypatch: p
               "  )\n"
               "  h = g\n"
               "  return h\n")
-    _without_parso(monkeypatch)
-    parsed = syntax.parse(source)
+    parsed = _repaired_without_parso(source, monkeypatch)
     assert [span.line for span, _ in parsed.errors] == [4]
     assert _assigned(parsed.tree) == {"h"}
 
@@ -294,8 +286,7 @@ def test_statement_dedented_to_no_block_column_is_kept(monkeypatch: pytest.Monke
               " b = a + 1\n"
               "  c = b\n"
               "  return c\n")
-    _without_parso(monkeypatch)
-    parsed = syntax.parse(source)
+    parsed = _repaired_without_parso(source, monkeypatch)
     assert parsed.errors == [(syntax.Span(2, 1, 2, 10), "unindent does not match any outer indentation level")]
     fn = parsed.tree.body[0]
     assert isinstance(fn, ast.FunctionDef) and [type(s).__name__ for s in fn.body] == ["Assign"] * 3 + ["Return"]
@@ -315,8 +306,7 @@ def test_lines_deeper_than_their_block_with_no_header(monkeypatch: pytest.Monkey
               "  mask = row_len + 1\n"
               "\n"
               "x = 1\n")
-    _without_parso(monkeypatch)
-    parsed = syntax.parse(source)
+    parsed = _repaired_without_parso(source, monkeypatch)
     assert parsed.errors and (parsed.errors[0][0].line, parsed.errors[0][1]) == (2, "unexpected indent")
     assert isinstance(parsed.tree.body[0], ast.ImportFrom)
     orphan = parsed.tree.body[1]
@@ -330,8 +320,7 @@ def test_header_whose_block_is_gone_keeps_its_columns(monkeypatch: pytest.Monkey
               "  if axis != 1:\n"
               "  y = x + axis\n"
               "  return y\n")
-    _without_parso(monkeypatch)
-    parsed = syntax.parse(source)
+    parsed = _repaired_without_parso(source, monkeypatch)
     # on the header (the statement is parsed alone: the block CPython expected is past its end)
     assert [(span.line, msg) for span, msg in parsed.errors] == \
         [(1, "expected an indented block after 'if' statement on line 2")]
@@ -348,8 +337,7 @@ def test_decorators_of_a_deleted_def_go_alone(monkeypatch: pytest.MonkeyPatch) -
               "  return y\n"
               "\n"
               "z = 1\n")
-    _without_parso(monkeypatch)
-    parsed = syntax.parse(source)
+    parsed = _repaired_without_parso(source, monkeypatch)
     assert parsed.errors
     assert {"y", "z"} <= _assigned(parsed.tree)
 
@@ -364,8 +352,7 @@ def test_try_without_its_handler_keeps_its_block_in_place(monkeypatch: pytest.Mo
               "    excep ValueError:\n"
               "      continue\n"
               "    best = out\n")
-    _without_parso(monkeypatch)
-    parsed = syntax.parse(source)
+    parsed = _repaired_without_parso(source, monkeypatch)
     assert parsed.errors
     loop = next(n for n in ast.walk(parsed.tree) if isinstance(n, ast.For))
     assert isinstance(loop.body[0], ast.If) and loop.body[0].lineno == 3
