@@ -321,12 +321,26 @@ def test_header_whose_block_is_gone_keeps_its_columns(monkeypatch: pytest.Monkey
               "  y = x + axis\n"
               "  return y\n")
     parsed = _repaired_without_parso(source, monkeypatch)
-    # on the header (the statement is parsed alone: the block CPython expected is past its end)
-    assert [(span.line, msg) for span, msg in parsed.errors] == \
-        [(1, "expected an indented block after 'if' statement on line 2")]
+    # where CPython blames it: the first token after the header (the statement was parsed alone)
+    assert [(span.line, span.col, msg) for span, msg in parsed.errors] == \
+        [(2, 2, "expected an indented block after 'if' statement on line 2")]
     test = next(n for n in ast.walk(parsed.tree) if isinstance(n, ast.If))
     assert (test.lineno, test.col_offset) == (2, 2) and isinstance(test.body[0], ast.Pass)
     assert "y" in _assigned(parsed.tree)
+
+
+@pytest.mark.parametrize("source", [
+    "import jax\n\ndef f():\n\nx = 1\n\ndef g():\n    y = (1,\n    return 2\n",
+    "class A:\n    def f(self):\n    # a comment\n\n    x = 1\n",
+    "if 1:\n  for i in range(3):\n\n  y = 2\nz = (\n",
+    "def f(x):\n    with x:\n    return x\n",
+])
+def test_missing_block_is_reported_where_cpython_blames_it(source: str) -> None:
+    with pytest.raises(SyntaxError) as raised:
+        ast.parse(source)
+    parsed = syntax.parse(source)
+    span, msg = parsed.errors[0]
+    assert (span.line, span.col, msg) == (raised.value.lineno - 1, raised.value.offset - 1, raised.value.msg)
 
 
 def test_decorators_of_a_deleted_def_go_alone(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -988,7 +988,20 @@ def _errors(first: BaseException, lines: list[str], blocks: _Blocks,
     return out
 
 
+_NO_BLOCK = re.compile(r"expected an indented block after .* on line (\d+)$")
+
+
 def _span_of(err: BaseException, lines: list[str]) -> Span:
+    no_block = _NO_BLOCK.match(getattr(err, "msg", None) or "")
+    if no_block is not None:
+        # A header whose block is missing: CPython blames the first token after the header
+        # (a statement parsed on its own ends at the header, so find that token in the file).
+        h = int(no_block.group(1)) - 1
+        nxt = next((i for i in range(h + 1, len(lines))
+                    if lines[i].strip() and not lines[i].lstrip().startswith("#")), None)
+        if 0 <= h < len(lines) and nxt is not None and _indent(lines[nxt]) <= _indent(lines[h]):
+            col = _indent(lines[nxt])
+            return Span(nxt, col, nxt, col + 1)
     line = _error_line(err, len(lines))
     text = lines[line] if line < len(lines) else ""
     offset = getattr(err, "offset", None)
