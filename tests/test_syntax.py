@@ -334,6 +334,8 @@ def test_header_whose_block_is_gone_keeps_its_columns(monkeypatch: pytest.Monkey
     "class A:\n    def f(self):\n    # a comment\n\n    x = 1\n",
     "if 1:\n  for i in range(3):\n\n  y = 2\nz = (\n",
     "def f(x):\n    with x:\n    return x\n",
+    "try:\n# a licence\n# header\n\n\"\"\"The module.\"\"\"\nimport os\n",  # block past a comment run
+    "def f(ref):\n    pipeline = g(\n        ref)\n    try:\n    ref = ref.at[0]\n    pipeline(ref)\n",
 ])
 def test_missing_block_is_reported_where_cpython_blames_it(source: str) -> None:
     with pytest.raises(SyntaxError) as raised:

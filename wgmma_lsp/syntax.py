@@ -369,6 +369,8 @@ def _statement_repaired(lines: list[str], outside: list[bool], c: int, d: int, i
     if indent:
         padded_lines[c - 1] = "if 1:"
     repaired, errs = _repair(_wrap(chunk, c, indent, True), padded_lines, err)
+    # A missing block is blamed on the token after the header, which may lie past the chunk.
+    errs = list(dict.fromkeys((_missing_block_span(msg, lines) or span, msg) for span, msg in errs))
     return (_body_of(repaired, indent) if repaired is not None else []), errs
 
 
@@ -991,17 +993,25 @@ def _errors(first: BaseException, lines: list[str], blocks: _Blocks,
 _NO_BLOCK = re.compile(r"expected an indented block after .* on line (\d+)$")
 
 
+def _missing_block_span(msg: str, lines: list[str]) -> Span | None:
+    """For a header whose block is missing, where CPython blames it: the first token after the
+    header (a statement parsed on its own ends at its header, so that token is found in the file)."""
+    no_block = _NO_BLOCK.match(msg)
+    if no_block is None:
+        return None
+    h = int(no_block.group(1)) - 1
+    nxt = next((i for i in range(h + 1, len(lines))
+                if lines[i].strip() and not lines[i].lstrip().startswith("#")), None)
+    if not 0 <= h < len(lines) or nxt is None or _indent(lines[nxt]) > _indent(lines[h]):
+        return None
+    col = _indent(lines[nxt])
+    return Span(nxt, col, nxt, col + 1)
+
+
 def _span_of(err: BaseException, lines: list[str]) -> Span:
-    no_block = _NO_BLOCK.match(getattr(err, "msg", None) or "")
+    no_block = _missing_block_span(getattr(err, "msg", None) or "", lines)
     if no_block is not None:
-        # A header whose block is missing: CPython blames the first token after the header
-        # (a statement parsed on its own ends at the header, so find that token in the file).
-        h = int(no_block.group(1)) - 1
-        nxt = next((i for i in range(h + 1, len(lines))
-                    if lines[i].strip() and not lines[i].lstrip().startswith("#")), None)
-        if 0 <= h < len(lines) and nxt is not None and _indent(lines[nxt]) <= _indent(lines[h]):
-            col = _indent(lines[nxt])
-            return Span(nxt, col, nxt, col + 1)
+        return no_block
     line = _error_line(err, len(lines))
     text = lines[line] if line < len(lines) else ""
     offset = getattr(err, "offset", None)
@@ -1039,7 +1049,7 @@ def _region_error(lines: list[str], a: int, b: int) -> tuple[Span, str]:
         line = lines[a]
         span = Span(a, _indent(line), b, len(lines[b]))
         msg = "invalid syntax here" if not _misindented_message(lines, a) else "unexpected indent"
-    return span, msg
+    return _missing_block_span(msg, lines) or span, msg
 
 
 def _misindented_message(lines: list[str], a: int) -> bool:
