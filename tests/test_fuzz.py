@@ -103,3 +103,28 @@ def _enclosing_def(lines: list[str]) -> list[int]:
             current = i
         out.append(current)
     return out
+
+
+def test_cpython_first_error_is_among_the_reported_ones() -> None:
+    """Over seeded edits of every shipped kernel, the error CPython raises for the whole file is
+    one of those reported, at its line and with its words, for nearly every edit. (The rest are
+    a statement cut short inside a bracket: CPython reads the next lines into that bracket and
+    stumbles later, where it is reported as "'(' was never closed" at the statement itself.)"""
+    hopper = _kernel("hopper_matmul_mgpu.py")
+    kernels = sorted(hopper.parent.glob("*.py")) if hopper is not None else []
+    if not kernels:
+        pytest.skip("jax's Pallas GPU kernels are not installed")
+    rng = random.Random(7)
+    broken = agreeing = 0
+    for path in kernels:
+        source = path.read_text()
+        for _ in range(30):
+            text = mutate(source, rng)
+            try:
+                ast.parse(text)
+                continue
+            except SyntaxError as e:
+                cpython = (e.lineno - 1, e.msg)
+            broken += 1
+            agreeing += cpython in {(span.line, msg) for span, msg in syntax.parse(text).errors}
+    assert broken > 300 and agreeing >= 0.97 * broken, (agreeing, broken)  # 327 of 331 today

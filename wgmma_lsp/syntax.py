@@ -368,7 +368,7 @@ def _statement_repaired(lines: list[str], outside: list[bool], c: int, d: int, i
     padded_lines = [""] * c + chunk
     if indent:
         padded_lines[c - 1] = "if 1:"
-    repaired, errs = _repair(_wrap(chunk, c, indent, True), padded_lines, err)
+    repaired, errs = _repair(_wrap(chunk, c, indent, True), padded_lines, err, lines)
     # A missing block is blamed on the token after the header, which may lie past the chunk.
     errs = list(dict.fromkeys((_missing_block_span(msg, lines) or span, msg) for span, msg in errs))
     return (_body_of(repaired, indent) if repaired is not None else []), errs
@@ -400,8 +400,9 @@ def _compound(lines: list[str], outside: list[bool], c: int, d: int, indent: int
         if j is None or err is None:
             return None
         line = _error_line(err, len(lines))
-        error = (_span_of(err, lines), getattr(err, "msg", None) or str(err)) if c <= line < j \
-            else _region_error(lines, c, j - 1)
+        # (CPython blames the line after the decorators when no `def` follows them)
+        error = (_span_of(err, lines), getattr(err, "msg", None) or str(err)) \
+            if c <= line < max(j, k + 1) else _region_error(lines, c, j - 1)
         stmts, errs = _statement(lines, outside, j, d, indent, depth)
         return stmts, [error, *errs]
     decorated = k > c
@@ -779,9 +780,11 @@ def _statement_column(chunk: list[str], starts: list[bool], k: int, block: int) 
     return block
 
 
-def _repair(source: str, lines: list[str], first: BaseException) -> tuple[ast.Module | None,
-                                                                       list[tuple[Span, str]]]:
-    """One pass of parso over a broken text, its broken statements neutralised, parsed again."""
+def _repair(source: str, lines: list[str], first: BaseException,
+            file_lines: list[str] | None = None) -> tuple[ast.Module | None, list[tuple[Span, str]]]:
+    """One pass of parso over a broken text, its broken statements neutralised, parsed again.
+    `lines`: the text's lines (a statement's, padded to its place in the file); `file_lines`:
+    the whole file's, where errors are placed (CPython may blame the line after the text)."""
     try:
         blocks = _classify(source, lines)
     except (RecursionError, MemoryError):
@@ -808,7 +811,7 @@ def _repair(source: str, lines: list[str], first: BaseException) -> tuple[ast.Mo
                 broken.update(i for i, it in enumerate(blocks.items) if it.rescued)
         except (RecursionError, MemoryError):
             break
-    return tree, _errors(first, lines, blocks, broken)
+    return tree, _errors(first, file_lines or lines, blocks, broken, len(lines))
 
 
 # -- top-level statements -------------------------------------------------------------------
@@ -974,20 +977,41 @@ def _runs(blocks: _Blocks, broken: set[int]) -> Iterator[tuple[int, int]]:
 
 
 def _errors(first: BaseException, lines: list[str], blocks: _Blocks,
-            broken: set[int]) -> list[tuple[Span, str]]:
+            broken: set[int], end: int) -> list[tuple[Span, str]]:
     """One error per broken region: CPython's own message and position for the first error,
-    and for each other region the message CPython gives for that region alone."""
+    and for each other region the message CPython gives for that region alone. The regions lie
+    in lines [0, end) of the file's `lines`; an error CPython gives at the end of that text is
+    blamed on the line after it (where the file goes on), and counts as the last region's."""
     out: list[tuple[Span, str]] = []
-    first_span = _span_of(first, lines)
+    first_span = _past_the_end(first, lines, end) or _span_of(first, lines)
     out.append((first_span, getattr(first, "msg", None) or str(first)))
     for a, b in _runs(blocks, broken):
         if len(out) >= MAX_REPORTED:
             break
-        if a <= first_span.line <= b:
+        if a <= first_span.line <= b or (first_span.line >= end and b >= end - 1):
             continue
         out.append(_region_error(lines, a, b))
     out.sort(key=lambda e: (e[0].line, e[0].col))
     return out
+
+
+def _past_the_end(err: BaseException, lines: list[str], end: int) -> Span | None:
+    """An error CPython gives at the end of a text (lines [0, end) of the file parsed alone: a
+    dedent or a decorator with nothing after it), blamed where the file goes on: its next token."""
+    line = (getattr(err, "lineno", None) or 0) - 1
+    offset = getattr(err, "offset", None)
+    if not 0 <= line < end <= len(lines) or offset is None:
+        return None
+    after = range(line + 1, len(lines))
+    if getattr(err, "end_offset", None) not in (-1, 0) or \
+            offset - 1 < len(lines[line].rstrip()) and offset != 0 or \
+            any(lines[i].strip() and not lines[i].lstrip().startswith("#") for i in after if i < end):
+        return None  # on a token of the text, or not on its last line
+    nxt = next((i for i in after if lines[i].strip() and not lines[i].lstrip().startswith("#")), None)
+    if nxt is None:
+        return None
+    col = _indent(lines[nxt])
+    return Span(nxt, col, nxt, col + 1)
 
 
 _NO_BLOCK = re.compile(r"expected an indented block after .* on line (\d+)$")
