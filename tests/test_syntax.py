@@ -329,6 +329,24 @@ def test_header_whose_block_is_gone_keeps_its_columns(monkeypatch: pytest.Monkey
     assert "y" in _assigned(parsed.tree)
 
 
+def test_closing_bracket_closes_the_innermost_of_its_kind(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`[` typed inside a call whose `)` follows: the `)` closes the call (the `[` was left open
+    inside it), so the lines after the statement start statements and are kept, without parso."""
+    source = ("def main():\n"
+              "  for config in configs:\n"
+              "    try:\n"
+              "      out = measure(\n"
+              "          partial(matmul, config=config), iterations=10,[\n"
+              "      )(a, b)\n"
+              "      runtime = median(out)\n"
+              "    except ValueError:\n"
+              "      continue\n"
+              "    best = runtime\n")
+    parsed = _repaired_without_parso(source, monkeypatch)
+    assert parsed.errors[0][0].line == 5
+    assert {"runtime", "best"} <= _assigned(parsed.tree)
+
+
 @pytest.mark.parametrize("source", [
     "import jax\n\ndef f():\n\nx = 1\n\ndef g():\n    y = (1,\n    return 2\n",
     "class A:\n    def f(self):\n    # a comment\n\n    x = 1\n",

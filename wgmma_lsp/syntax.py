@@ -194,7 +194,7 @@ def parse(source: str) -> Parsed:
     body, errors = _block(lines, outside, 0, len(lines), 0, 0, first)
     if not errors:  # the statements parse one by one but not together: say so all the same
         errors.append((_span_of(first, lines), getattr(first, "msg", None) or str(first)))
-    errors.sort(key=lambda e: (e[0].line, e[0].col))
+    errors = sorted(dict.fromkeys(errors), key=lambda e: (e[0].line, e[0].col))  # each once
     return Parsed(ast.Module(body=body, type_ignores=[]), errors[:MAX_REPORTED], True)
 
 
@@ -836,7 +836,7 @@ def _line_starts_outside(source: str, n_lines: int) -> list[bool]:
     column-0 decorators and column-0 compound headers reset the bracket count: they cannot be,
     or in practice are not, inside brackets)."""
     out = [True] * n_lines
-    depth = 0
+    opened: list[str] = []  # the brackets open, innermost last
     line = 0
     pos = 0
     n = len(source)
@@ -849,10 +849,10 @@ def _line_starts_outside(source: str, n_lines: int) -> list[bool]:
         if tok == "\n":
             line += 1
             if line < n_lines:
-                if depth and (source.startswith("@", pos) or _INDENTED_DEF.match(source, pos)
-                              or _TOP_HEADER.match(source, pos)):
-                    depth = 0  # a definition cannot start inside brackets: one was left open
-                out[line] = depth == 0
+                if opened and (source.startswith("@", pos) or _INDENTED_DEF.match(source, pos)
+                               or _TOP_HEADER.match(source, pos)):
+                    opened.clear()  # a definition cannot start inside brackets: one was left open
+                out[line] = not opened
         elif tok == '"""' or tok == "'''":
             end = _triple_end(source, pos, tok)
             skipped = source.count("\n", pos, end)
@@ -861,10 +861,19 @@ def _line_starts_outside(source: str, n_lines: int) -> list[bool]:
             line += skipped
             pos = end
         elif tok in "([{":
-            depth += 1
-        elif tok in ")]}":
-            depth = max(0, depth - 1)
+            opened.append(tok)
+        elif opened and tok in _OPENER:
+            # A closing bracket closes the innermost bracket of its kind: those opened inside it
+            # were left open (`f(x, [` then `)`); one of no open kind closes the innermost.
+            want = _OPENER[tok]
+            k = len(opened) - 1
+            while k >= 0 and opened[k] != want:
+                k -= 1
+            del opened[max(k, len(opened) - 1 if k < 0 else k):]
     return out
+
+
+_OPENER = {")": "(", "]": "[", "}": "{"}
 
 
 def _triple_end(source: str, pos: int, quote: str) -> int:
