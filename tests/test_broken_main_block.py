@@ -26,6 +26,18 @@ def test_half_typed_main_call_keeps_the_contexts_of_the_whole_block() -> None:
         assert _findings(broken) == found, broken
 
 
+def test_half_typed_def_line_of_main_keeps_its_sweep() -> None:
+    """`def main():` half typed: its body, kept as a function of no name, is still the driver the
+    block runs (the `def` line says so), so the kernel is analysed in the sweep's contexts."""
+    whole = source(PLAIN)
+    found = _findings(whole)
+    for typed in ("def main(", "def main():[", "def main() -> No"):
+        broken = whole.replace("def main():\n", typed + "\n")
+        got = _findings(broken)
+        assert got and all("with stages=4" in m for _, m in got), (typed, got)
+        assert [c for c, _ in got] == [c for c, _ in found]
+
+
 def test_a_file_that_parses_is_not_given_a_main_block() -> None:
     """Only a broken file stands in for its block: a `main()` nothing calls, in a file that
     parses, is analysed with nothing known, as before (its findings carry no context)."""

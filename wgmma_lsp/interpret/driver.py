@@ -166,8 +166,14 @@ def run_drivers_of_a_broken_main_block(interp: Interpreter, source: str) -> None
     # drivers they did not reach.
     def in_block(f: FuncVal) -> bool:
         return f.name.startswith("_wgmma_orphan_") and f.node.lineno > at
+
+    def driver(f: FuncVal) -> bool:  # (or the body of one whose `def` line is half typed)
+        if not f.name.startswith("_wgmma_orphan_"):
+            return is_driver(f.name)
+        header = _DEF_NAME.match(interp.lines.lines[f.node.lineno - 1])
+        return header is not None and is_driver(header.group(1))
     drivers = [f for key, f in interp.defined.items() if f.closure is interp.module_env
-               and (is_driver(f.name) or in_block(f)) and key not in interp.entered]
+               and (driver(f) or in_block(f)) and key not in interp.entered]
     drivers.sort(key=lambda f: (not in_block(f), f.node.lineno, f.node.col_offset))
     for f in drivers:
         if id(f.node) in interp.entered:
@@ -176,6 +182,7 @@ def run_drivers_of_a_broken_main_block(interp: Interpreter, source: str) -> None
             interp.generic_call(f)
 
 
+_DEF_NAME = re.compile(r"(?:async\s+)?def\s+(\w+)")
 _MAIN_GUARD = re.compile(r"\s*if\s+__name__\s*==\s*['\"]__main__['\"]")
 
 
