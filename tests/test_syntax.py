@@ -329,6 +329,51 @@ def test_header_whose_block_is_gone_keeps_its_columns(monkeypatch: pytest.Monkey
     assert "y" in _assigned(parsed.tree)
 
 
+def _parsed_chars(source: str, monkeypatch: pytest.MonkeyPatch) -> tuple[syntax.Parsed, int]:
+    chars: list[int] = []
+    real = ast.parse
+
+    def counting(text, *a, **k):  # type: ignore[no-untyped-def]
+        chars.append(len(text.lstrip("\n")))
+        return real(text, *a, **k)
+
+    monkeypatch.setattr(syntax.ast, "parse", counting)
+    parsed = syntax.parse(source)
+    return parsed, sum(chars)
+
+
+def test_missing_block_deep_in_a_kernel_is_not_parsed_once_per_level(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`try:` typed above a line six blocks deep: CPython names the header's line, so each
+    enclosing block goes straight to the statement holding it; the statements around it are
+    parsed once (not every enclosing block again to learn where its error is)."""
+    body = "".join(f"{'  ' * (i + 1)}x{i} = {i}\n{'  ' * (i + 1)}for i{i} in range({i}):\n" for i in range(6))
+    inner = "  " * 7
+    source = ("def kernel(x):\n" + body + f"{inner}a = 1\n{inner}try:\n{inner}b = a\n{inner}c = b\n"
+              + "".join(f"{'  ' * (i + 1)}y{i} = {i}\n" for i in reversed(range(6)))
+              + "".join(f"def f{i}(x):\n  return x + {i}\n" for i in range(40)))
+    parsed, chars = _parsed_chars(source, monkeypatch)
+    assert [msg for _, msg in parsed.errors] == ["expected an indented block after 'try' statement on line 15"]
+    assert {"b", "c", "y0", "y5"} <= _assigned(parsed.tree)
+    assert chars <= 3 * len(source)
+
+
+def test_statement_keyword_ends_a_bracket_left_open(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`{` typed into an `assert`: the `except` below it, back at the statement's indentation, is
+    no continuation of that bracket; the handler and the code after the `try` are kept."""
+    source = ("def main():\n"
+              "  for config in configs:\n"
+              "    try:\n"
+              "      out = measure(config)\n"
+              "      assert out i{s not None\n"
+              "    except ValueError:\n"
+              "      skipped = 1\n"
+              "      continue\n"
+              "    best = out\n")
+    parsed = _repaired_without_parso(source, monkeypatch)
+    assert parsed.errors[0][0].line == 4
+    assert {"out", "skipped", "best"} <= _assigned(parsed.tree)
+
+
 def test_closing_bracket_closes_the_innermost_of_its_kind(monkeypatch: pytest.MonkeyPatch) -> None:
     """`[` typed inside a call whose `)` follows: the `)` closes the call (the `[` was left open
     inside it), so the lines after the statement start statements and are kept, without parso."""

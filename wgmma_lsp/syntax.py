@@ -227,7 +227,7 @@ def _block(lines: list[str], outside: list[bool], a: int, b: int, indent: int,
     body: list[ast.stmt] = []
     errors: _Errors = []
     run: list[tuple[int, int]] = []
-    line = _error_line(err, len(lines)) if err is not None and _pinned(err) else -1
+    line = _blamed_line(err, len(lines)) if err is not None else -1
 
     def flush() -> None:
         known = err if run and run[0][0] <= line < run[-1][1] else None
@@ -244,6 +244,15 @@ def _block(lines: list[str], outside: list[bool], a: int, b: int, indent: int,
             flush()
     flush()
     return body, errors
+
+
+def _blamed_line(err: BaseException, n_lines: int) -> int:
+    """The line of the statement CPython's error says is broken (-1: it does not say): the line
+    it names, or for a missing block the header's line (the line it names is the one after)."""
+    if _pinned(err):
+        return _error_line(err, n_lines)
+    no_block = _NO_BLOCK.match(getattr(err, "msg", None) or "")
+    return min(int(no_block.group(1)) - 1, n_lines - 1) if no_block is not None else -1
 
 
 def _pinned(err: BaseException) -> bool:
@@ -273,13 +282,15 @@ def _run(lines: list[str], outside: list[bool], chunks: list[tuple[int, int]], i
         return _statement(lines, outside, *chunks[0], indent, depth, err)  # (`err` is pinned)
     a, b = chunks[0][0], chunks[-1][1]
     if err is not None:
-        line = _error_line(err, len(lines))
+        line = _blamed_line(err, len(lines))
     else:
         try:
             tree = ast.parse(_wrap(lines[a:b], a, indent, True), type_comments=False)
         except (SyntaxError, ValueError) as e:
             err = _detached(e)
-            line = _error_line(err, len(lines))
+            line = _blamed_line(err, len(lines))
+            if line < 0:
+                line = _error_line(err, len(lines))
         except (RecursionError, MemoryError):
             line = -1
         else:
@@ -293,7 +304,7 @@ def _run(lines: list[str], outside: list[bool], chunks: list[tuple[int, int]], i
         return body, errors
     body, errors = _run(lines, outside, chunks[:i], indent, depth)
     _extend(body, errors, _statement(lines, outside, *chunks[i], indent, depth,
-                                     err if err is not None and _pinned(err) else None))
+                                     err if err is not None and _blamed_line(err, len(lines)) >= 0 else None))
     _extend(body, errors, _run(lines, outside, chunks[i + 1:], indent, depth))
     return body, errors
 
@@ -829,6 +840,12 @@ _INDENTED_DEF = re.compile(r"[ \t]*(?:def|class|async\s+def)\s")
 # parse, a line like this inside brackets is a bracket left open above it, not a continuation.
 _TOP_HEADER = re.compile(r"(?:if|for|while|with|try|async[ \t]+(?:for|with))\b[^\n#]*:[ \t]*(?:#[^\n]*)?$",
                          re.M)
+# A line only a statement can start with (a keyword no expression holds, an augmented
+# assignment): back at the indentation of the line a bracket was opened on (or further left),
+# it is a bracket left open above it, not a continuation.
+_STATEMENT_ONLY = re.compile(r"[ \t]*(?:(?:return|assert|raise|del|pass|break|continue|import|global|"
+                             r"nonlocal|try|while|with|elif|except|finally)\b"
+                             r"|[\w.\[\]]+[ \t]*(?:[-+*/%@&|^]|//|\*\*|<<|>>)=)")
 
 
 def _line_starts_outside(source: str, n_lines: int) -> list[bool]:
@@ -837,6 +854,8 @@ def _line_starts_outside(source: str, n_lines: int) -> list[bool]:
     or in practice are not, inside brackets)."""
     out = [True] * n_lines
     opened: list[str] = []  # the brackets open, innermost last
+    opened_at = 0  # the indentation of the line the outermost of them was opened on
+    line_start = 0
     line = 0
     pos = 0
     n = len(source)
@@ -848,9 +867,12 @@ def _line_starts_outside(source: str, n_lines: int) -> list[bool]:
         pos = m.end()
         if tok == "\n":
             line += 1
+            line_start = pos
             if line < n_lines:
                 if opened and (source.startswith("@", pos) or _INDENTED_DEF.match(source, pos)
-                               or _TOP_HEADER.match(source, pos)):
+                               or _TOP_HEADER.match(source, pos)
+                               or (_STATEMENT_ONLY.match(source, pos)
+                                   and _column(source, pos) <= opened_at)):
                     opened.clear()  # a definition cannot start inside brackets: one was left open
                 out[line] = not opened
         elif tok == '"""' or tok == "'''":
@@ -861,6 +883,8 @@ def _line_starts_outside(source: str, n_lines: int) -> list[bool]:
             line += skipped
             pos = end
         elif tok in "([{":
+            if not opened:
+                opened_at = _column(source, line_start)
             opened.append(tok)
         elif opened and tok in _OPENER:
             # A closing bracket closes the innermost bracket of its kind: those opened inside it
@@ -874,6 +898,14 @@ def _line_starts_outside(source: str, n_lines: int) -> list[bool]:
 
 
 _OPENER = {")": "(", "]": "[", "}": "{"}
+
+
+def _column(source: str, line_start: int) -> int:
+    """The indentation of the line starting at `line_start`."""
+    end = line_start
+    while end < len(source) and source[end] in " \t":
+        end += 1
+    return end - line_start
 
 
 def _triple_end(source: str, pos: int, quote: str) -> int:
