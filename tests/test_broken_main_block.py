@@ -5,6 +5,7 @@ are not analysed a second time with nothing known, which made such keystrokes th
 
 from __future__ import annotations
 
+import pytest
 from test_sweep_modes import PLAIN, source
 
 from wgmma_lsp.analysis import analyze
@@ -45,3 +46,23 @@ def test_a_file_that_parses_is_not_given_a_main_block() -> None:
     no_block = whole[:whole.index('if __name__ == "__main__":')]
     found = _findings(no_block)
     assert found and not any("from main()" in m for _, m in found)
+
+
+def test_loop_of_main_whose_header_breaks_still_sweeps_the_kernel() -> None:
+    """The outer loop of `main()` in the shipped Hopper matmul with its colon gone: its body, kept
+    as a function of no name inside `main`, is the driver's code and runs as the block would
+    run it (uncertain: it may have sat in a `try`), so a planted transpose is reported in the
+    configurations the sweep reaches, not only by an analysis of the kernel with nothing known."""
+    from shipped_harness import kernel_dir
+
+    path = kernel_dir() / "hopper_matmul_mgpu.py"
+    if not path.is_file():
+        pytest.skip("the Hopper matmul kernel is not in the installed jax")
+    wgmma = "plgpu.wgmma(acc_ref, a_smem.at[wg_m_slice], b_smem.at[:, wg_n_slice])"
+    source = path.read_text().replace(wgmma, wgmma + "; acc_ref[...] = acc_ref[...].T", 1)
+    loop = "  for M, N, K in problem_it:\n"
+    assert wgmma in source and loop in source
+    broken = source.replace(loop, loop.replace(":", ""), 1)
+    found = [(d.code, d.message) for d in diagnostics(analyze(broken, str(path))) if d.code == "WG002"]
+    # concrete sizes: the sweep's configurations, not `config.tile_m` of a run with nothing known
+    assert found and all("config." not in m and "on some paths" in m for _, m in found), found

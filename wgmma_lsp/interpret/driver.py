@@ -167,18 +167,28 @@ def run_drivers_of_a_broken_main_block(interp: Interpreter, source: str) -> None
     def in_block(f: FuncVal) -> bool:
         return f.name.startswith("_wgmma_orphan_") and f.node.lineno > at
 
+    # Lines of the drivers defined at module level: a broken block inside one (a loop whose
+    # header does not parse) is the driver's own code, run as the driver would run it.
+    driver_lines = [(n.lineno, n.end_lineno or n.lineno) for n in interp.tree.body
+                    if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and is_driver(n.name)]
+
     def driver(f: FuncVal) -> bool:  # (or the body of one whose `def` line is half typed)
         if not f.name.startswith("_wgmma_orphan_"):
-            return is_driver(f.name)
+            return f.closure is interp.module_env and is_driver(f.name)
+        if f.closure is not interp.module_env:
+            return any(a < f.node.lineno <= b for a, b in driver_lines)
         header = _DEF_NAME.match(interp.lines.lines[f.node.lineno - 1])
         return header is not None and is_driver(header.group(1))
-    drivers = [f for key, f in interp.defined.items() if f.closure is interp.module_env
-               and (driver(f) or in_block(f)) and key not in interp.entered]
+    drivers = [f for key, f in interp.defined.items()
+               if (driver(f) or (f.closure is interp.module_env and in_block(f))) and key not in interp.entered]
     drivers.sort(key=lambda f: (not in_block(f), f.node.lineno, f.node.col_offset))
     for f in drivers:
         if id(f.node) in interp.entered:
             continue
-        with interp.in_context(Context("the __main__ block", at, span=_line_span(interp, at))):
+        # (a block of a driver that broke may have sat inside a `try` or under a condition of
+        # the driver's: what it does is possible, not proven)
+        with interp.in_context(Context("the __main__ block", at, span=_line_span(interp, at))), \
+                interp.uncertain(f.closure is not interp.module_env):
             interp.generic_call(f)
 
 
