@@ -263,7 +263,11 @@ def _pinned(err: BaseException) -> bool:
 
 
 _PINNED = ("invalid syntax", "unexpected indent", "unindent does not match", "unmatched",
-           "closing parenthesis", "unterminated", "expected ':'", "expected '('")
+           "closing parenthesis", "unterminated", "expected ':'", "expected '('",
+           # (a token or an expression of the statement itself)
+           "invalid character", "invalid decimal literal", "positional argument follows",
+           "expression cannot contain assignment", "unexpected character after line continuation",
+           "f-string", "did you forget parentheses", "expected 'else' after 'if' expression")
 
 
 def _extend(body: list[ast.stmt], errors: _Errors, more: tuple[list[ast.stmt], _Errors]) -> None:
