@@ -139,8 +139,9 @@ def test_bracket_left_open_in_a_multiline_statement_is_repaired_without_parso(
               "  d = c\n"
               "  return d\n")
     parsed = _repaired_without_parso(source, monkeypatch)
-    # CPython's own messages, where CPython puts them (`b = x + 1` read as inside `g(`)
-    assert [span.line for span, _ in parsed.errors] == [3, 5]
+    # CPython's own messages, where CPython puts them (`b = x + 1` read as inside `g(`), and
+    # the statement that left its bracket open (`b = ...` at its column starts a statement)
+    assert [span.line for span, _ in parsed.errors] == [1, 3, 5]
     kept = {n.targets[0].id: n.lineno for n in ast.walk(parsed.tree) if isinstance(n, ast.Assign)}
     assert kept == {"b": 4, "d": 7}
 

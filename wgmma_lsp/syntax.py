@@ -355,6 +355,17 @@ def _statement_repaired(lines: list[str], outside: list[bool], c: int, d: int, i
     chunk = lines[c:d]
     if known is not None and c <= _error_line(known, len(lines)) < d:
         err: BaseException = known
+        msg = getattr(known, "msg", None) or ""
+        if _error_line(known, len(lines)) == c and msg.startswith("invalid syntax") and \
+                not _COMPOUND_START.match(lines[c].lstrip()):
+            # CPython stumbled on its first line: perhaps read into a bracket the statement
+            # above left open. If it parses alone, it is kept (CPython's error stays reported).
+            try:
+                tree = ast.parse(_wrap(chunk, c, indent, True), type_comments=False)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                pass
+            else:
+                return _body_of(tree, indent), [(_span_of(known, lines), msg)]
     else:
         try:
             # Padded with empty lines: CPython numbers the lines as the file does (skipping
@@ -875,8 +886,7 @@ def _line_starts_outside(source: str, n_lines: int) -> list[bool]:
             if line < n_lines:
                 if opened and (source.startswith("@", pos) or _INDENTED_DEF.match(source, pos)
                                or _TOP_HEADER.match(source, pos)
-                               or (_STATEMENT_ONLY.match(source, pos)
-                                   and _column(source, pos) <= opened_at)):
+                               or _dedented_out_of_brackets(source, pos, opened_at)):
                     opened.clear()  # a definition cannot start inside brackets: one was left open
                 out[line] = not opened
         elif tok == '"""' or tok == "'''":
@@ -902,6 +912,20 @@ def _line_starts_outside(source: str, n_lines: int) -> list[bool]:
 
 
 _OPENER = {")": "(", "]": "[", "}": "{"}
+
+
+def _dedented_out_of_brackets(source: str, pos: int, opened_at: int) -> bool:
+    """Inside brackets, does the line at `pos` start a statement instead? Continuation lines sit
+    deeper than the line the bracket was opened on (a closing bracket back at its column); a
+    line further left, or one back at that column that only a statement starts with (a keyword
+    no expression holds, an assignment), means the bracket was left open above it."""
+    col = _column(source, pos)
+    if col > opened_at or source.startswith((")", "]", "}", "#", "\n"), pos + col):
+        return False
+    return bool(_STATEMENT_ONLY.match(source, pos) or _ASSIGNMENT.match(source, pos))
+
+
+_ASSIGNMENT = re.compile(r"[ \t]*[\w.]+(?:\[[^\]\n]*\])?(?:[ \t]*,[ \t]*[\w.]+)*[ \t]+=[ \t]+(?!=)")
 
 
 def _column(source: str, line_start: int) -> int:
