@@ -375,6 +375,24 @@ def test_statement_keyword_ends_a_bracket_left_open(monkeypatch: pytest.MonkeyPa
     assert {"out", "skipped", "best"} <= _assigned(parsed.tree)
 
 
+def test_argument_line_typed_twice_goes_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A line of a call duplicated (a keystroke that copies the line): the copy goes, and the
+    call is kept as it was, so the kernel it runs is still reached."""
+    source = ("def main():\n"
+              "  try:\n"
+              "    out, runtimes = profiler.measure(\n"
+              "        functools.partial(matmul, config=config), iterations=10,\n"
+              "        functools.partial(matmul, config=config), iterations=10,\n"
+              "    )(a, b, None)\n"
+              "  except ValueError:\n"
+              "    raise\n")
+    parsed = _repaired_without_parso(source, monkeypatch)
+    assert [msg for _, msg in parsed.errors] == ["positional argument follows keyword argument"]
+    call = next(n for n in ast.walk(parsed.tree) if isinstance(n, ast.Call) and
+                isinstance(n.func, ast.Attribute) and n.func.attr == "measure")
+    assert len(call.args) == 1 and [k.arg for k in call.keywords] == ["iterations"]
+
+
 def test_closing_bracket_closes_the_innermost_of_its_kind(monkeypatch: pytest.MonkeyPatch) -> None:
     """`[` typed inside a call whose `)` follows: the `)` closes the call (the `[` was left open
     inside it), so the lines after the statement start statements and are kept, without parso."""

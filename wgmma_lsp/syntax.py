@@ -634,6 +634,18 @@ def _broken_lines(lines: list[str], a: int, b: int, indent: int, outside: list[b
             return None
         msg = getattr(err, "msg", None) or str(err)
         text_k = chunk[k]
+        twice = next((j for j in range(k + (k + 1 < len(chunk)), first, -1)
+                      if not starts[j] and j not in blanked and _ARGUMENT_LINE.search(chunk[j])
+                      and chunk[j].strip() == chunk[j - 1].strip()), None)
+        if twice is not None:
+            # A line of a call typed twice (duplicated) at or just above where CPython stumbles:
+            # the copy goes alone, and the statement is kept as it was before.
+            errors.append((_span_of(err, lines), msg))
+            tree, err = _replaced_and_parsed(chunk, twice, twice, "", blanked, a, indent)
+            if err is None:
+                return (tree, errors) if tree is not None else None
+            starts = _line_starts_outside("\n".join(chunk), len(chunk))
+            continue
         if "was never closed" in msg:
             last = k  # what follows was read as inside the bracket: it starts statements again
         elif first < k and text_k.strip() and text_k.lstrip()[0] not in ")]}" and \
@@ -925,6 +937,7 @@ def _dedented_out_of_brackets(source: str, pos: int, opened_at: int) -> bool:
     return bool(_STATEMENT_ONLY.match(source, pos) or _ASSIGNMENT.match(source, pos))
 
 
+_ARGUMENT_LINE = re.compile(r"\w[^#]*,\s*(?:#.*)?$")  # `x, y,` / `f(a), k=1,`: a line of arguments
 _ASSIGNMENT = re.compile(r"[ \t]*[\w.]+(?:\[[^\]\n]*\])?(?:[ \t]*,[ \t]*[\w.]+)*[ \t]+=[ \t]+(?!=)")
 
 
