@@ -25,6 +25,9 @@ MAX_REPORTED = 50  # syntax errors reported per file (all broken regions are neu
 MAX_NESTING = 24  # definitions inside definitions whose bodies are repaired one by one
 MAX_QUICK = 3  # lines of one statement blanked one by one before parso is asked
 GROUP = 8  # statements of a block parsed at once while repairing
+# A block whose header is broken is kept as the body of a function of this name (and its line)
+# that nobody calls: analysed with nothing known (the driver knows the ones a `main` held).
+ORPHAN_PREFIX = "_wgmma_orphan_"
 MAX_HEADER_LINES = 40  # lines a broken header (decorators, a long signature) is looked at over
 
 _COMPOUND = {"if_stmt", "while_stmt", "for_stmt", "try_stmt", "with_stmt", "funcdef", "classdef",
@@ -217,6 +220,23 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
+def _orphan_header(line: int) -> str:
+    """The `def` line of the function nobody calls that holds a block whose header broke at
+    (1-based) `line`."""
+    return f"def {ORPHAN_PREFIX}{line}():"
+
+
+def _is_code(line: str) -> bool:
+    """Is there code on the line (not blank, not only a comment)?"""
+    stripped = line.lstrip()
+    return bool(stripped) and not stripped.startswith("#")
+
+
+def _next_code_line(lines: list[str], start: int, stop: int | None = None) -> int | None:
+    """The first line from `start` (before `stop`) with code on it."""
+    return next((i for i in range(start, len(lines) if stop is None else stop) if _is_code(lines[i])), None)
+
+
 def _block(lines: list[str], outside: list[bool], a: int, b: int, indent: int,
            depth: int, err: BaseException | None = None) -> tuple[list[ast.stmt], _Errors]:
     """The statements of lines [a, b), a block whose statements start at column `indent`.
@@ -286,19 +306,20 @@ def _run(lines: list[str], outside: list[bool], chunks: list[tuple[int, int]], i
         return _statement(lines, outside, *chunks[0], indent, depth, err)  # (`err` is pinned)
     a, b = chunks[0][0], chunks[-1][1]
     if err is not None:
-        line = _blamed_line(err, len(lines))
+        line = _blamed_line(err, len(lines))  # (a known error is always one that names its line)
     else:
         try:
             tree = ast.parse(_wrap(lines[a:b], a, indent, True), type_comments=False)
         except (SyntaxError, ValueError) as e:
             err = _detached(e)
             line = _blamed_line(err, len(lines))
-            if line < 0:
-                line = _error_line(err, len(lines))
         except (RecursionError, MemoryError):
             line = -1
         else:
             return _body_of(tree, indent), []
+    blamed = line >= 0  # CPython says which statement is broken: it is repaired with that error
+    if err is not None and not blamed:
+        line = _error_line(err, len(lines))
     i = next((n for n, (c, d) in enumerate(chunks) if c <= line < d), None)
     if i is None:  # no chunk to blame: one by one
         body: list[ast.stmt] = []
@@ -307,8 +328,7 @@ def _run(lines: list[str], outside: list[bool], chunks: list[tuple[int, int]], i
             _extend(body, errors, _statement(lines, outside, c, d, indent, depth))
         return body, errors
     body, errors = _run(lines, outside, chunks[:i], indent, depth)
-    _extend(body, errors, _statement(lines, outside, *chunks[i], indent, depth,
-                                     err if err is not None and _blamed_line(err, len(lines)) >= 0 else None))
+    _extend(body, errors, _statement(lines, outside, *chunks[i], indent, depth, err if blamed else None))
     _extend(body, errors, _run(lines, outside, chunks[i + 1:], indent, depth))
     return body, errors
 
@@ -335,7 +355,7 @@ def _statement(lines: list[str], outside: list[bool], c: int, d: int, indent: in
                depth: int, err: BaseException | None = None) -> tuple[list[ast.stmt], _Errors]:
     """The statements of lines [c, d), one statement of a block at column `indent` (or a broken
     region of it), repaired if they do not parse (`err`: CPython's error for them, if known)."""
-    if not any(t.strip() and not t.lstrip().startswith("#") for t in lines[c:d]):
+    if not any(_is_code(t) for t in lines[c:d]):
         return [], []  # blank lines and comments only
     col = _indent(lines[c])
     shallow = col < indent and bool(lines[c].strip())
@@ -396,7 +416,7 @@ def _statement_repaired(lines: list[str], outside: list[bool], c: int, d: int, i
         padded_lines[c - 1] = "if 1:"
     repaired, errs = _repair(_wrap(chunk, c, indent, True), padded_lines, err, lines)
     # A missing block is blamed on the token after the header, which may lie past the chunk.
-    errs = list(dict.fromkeys((_missing_block_span(msg, lines) or span, msg) for span, msg in errs))
+    errs = [(_missing_block_span(msg, lines) or span, msg) for span, msg in errs]
     return (_body_of(repaired, indent) if repaired is not None else []), errs
 
 
@@ -474,7 +494,7 @@ def _compound(lines: list[str], outside: list[bool], c: int, d: int, indent: int
             # A block that runs whatever its header says (`try:` without its handler, a `with`
             # half typed) stays where it runs; any other becomes an orphan's body.
             runs = not decorated and _ALWAYS_RUNS.match(lines[k], indent)
-            skeleton[k - c] = " " * indent + ("if 1:" if runs else f"def _wgmma_orphan_{c + 1}():")
+            skeleton[k - c] = " " * indent + ("if 1:" if runs else _orphan_header(c + 1))
             node, _ = _skeleton(skeleton, c, indent)
             if node is None:
                 return None
@@ -516,7 +536,7 @@ def _clauses(lines: list[str], outside: list[bool], starts: list[int], d: int, i
         h = s
         while h + 1 < e and not outside[h + 1]:
             h += 1
-        m = next((i for i in range(h + 1, e) if lines[i].strip() and not lines[i].lstrip().startswith("#")), None)
+        m = _next_code_line(lines, h + 1, e)
         if m is None:
             return None
         # The block's column: its first line's, or the least column up to it that two of its
@@ -527,7 +547,7 @@ def _clauses(lines: list[str], outside: list[bool], starts: list[int], d: int, i
         for i in range(m, e):
             t = lines[i]
             col = _indent(t)
-            if indent < col <= first_col and outside[i] and t.strip() and not t.lstrip().startswith("#"):
+            if indent < col <= first_col and outside[i] and _is_code(t):
                 counts[col] = counts.get(col, 0) + 1
         body_indent = min((col for col, n in counts.items() if n > 1), default=first_col)
         if body_indent <= indent or lines[h].rstrip().endswith("\\"):
@@ -543,8 +563,7 @@ def _block_by_indent(lines: list[str], k: int, d: int, indent: int) -> tuple[int
     """The block of a header at line `k` found by indentation alone: its lines are those at the
     least indentation deeper than the header's (a signature's lines sit deeper than the body's,
     or at the same depth, where they are read as statements and repaired as such)."""
-    cols = [(_indent(lines[i]), i) for i in range(k + 1, d)
-            if lines[i].strip() and not lines[i].lstrip().startswith("#")]
+    cols = [(_indent(lines[i]), i) for i in range(k + 1, d) if _is_code(lines[i])]
     deeper = [col for col, _ in cols if col > indent]
     if not deeper:
         return None
@@ -609,116 +628,99 @@ def _broken_lines(lines: list[str], a: int, b: int, indent: int, outside: list[b
     errors: list[tuple[Span, str]] = []
     blanked: set[int] = set()
     for _attempt in range(MAX_QUICK):
-        k = _error_line(err, len(lines)) - a
         msg = getattr(err, "msg", None) or str(err)
-        if msg.startswith("expected an indented block"):
-            # A header whose block is gone (or not indented): ` pass` after its colon, on its
-            # own line (every column of the line stays where it was).
-            j = next((i for i in range(min(k, len(chunk) - 1), -1, -1)
-                      if chunk[i].strip() and not chunk[i].lstrip().startswith("#")
-                      and (i < k or chunk[i].split("#", 1)[0].rstrip().endswith(":"))), None)
-            code = chunk[j].split("#", 1)[0].rstrip() if j is not None else ""
-            if j is None or j in blanked or not code.endswith(":"):
-                return None
-            errors.append((_span_of(err, lines), msg))
-            tree, err = _replaced_and_parsed(chunk, j, j, code + " pass" + chunk[j][len(code):],
-                                             blanked, a, indent)
-            if err is None:
-                return (tree, errors) if tree is not None else None
-            starts = _line_starts_outside("\n".join(chunk), len(chunk))
-            continue
-        if not 0 <= k < len(chunk) or k in blanked:
+        edit = _quick_edit(chunk, starts, blanked, _error_line(err, len(lines)) - a, msg, a, indent)
+        if edit is None:
             return None
-        first = next((j for j in range(k, -1, -1) if starts[j] and chunk[j].strip()), None)
-        if first is None:
-            return None
-        msg = getattr(err, "msg", None) or str(err)
-        text_k = chunk[k]
-        twice = next((j for j in range(k + (k + 1 < len(chunk)), first, -1)
-                      if not starts[j] and j not in blanked and _ARGUMENT_LINE.search(chunk[j])
-                      and chunk[j].strip() == chunk[j - 1].strip()), None)
-        if twice is not None:
-            # A line of a call typed twice (duplicated) at or just above where CPython stumbles:
-            # the copy goes alone, and the statement is kept as it was before.
-            errors.append((_span_of(err, lines), msg))
-            tree, err = _replaced_and_parsed(chunk, twice, twice, "", blanked, a, indent)
-            if err is None:
-                return (tree, errors) if tree is not None else None
-            starts = _line_starts_outside("\n".join(chunk), len(chunk))
-            continue
-        if "was never closed" in msg:
-            last = k  # what follows was read as inside the bracket: it starts statements again
-        elif first < k and text_k.strip() and text_k.lstrip()[0] not in ")]}" and \
-                _indent(text_k) <= _indent(chunk[first]) and not _closes_below(chunk, first):
-            # CPython stumbled on a line at the statement's own column, read as inside a bracket
-            # the statement above left open (no bracket closes it below): that statement ends
-            # above it.
-            last = k - 1
-        else:  # up to where its brackets close (a stray line inside them goes with it)
-            nxt_start = next((j for j in range(k + 1, len(chunk)) if starts[j] and chunk[j].strip()), None)
-            last = (nxt_start if nxt_start is not None else len(chunk)) - 1
-        text = chunk[first]
-        stripped = text.strip()
-        end = _header_end(chunk, first, _indent(text), k) \
-            if stripped.startswith("@") or _COMPOUND_START.match(stripped) else None
-        if end is not None:
-            # A header (or its decorators) that does not parse, over one or several lines:
-            # up to the line that ends it with a colon and has the block below, it becomes the
-            # header of a function nobody calls, whose body is that block (analysed with
-            # nothing known, as parso's repair keeps it).
-            col = _indent(text)
-            if col < indent:
-                return None
-            errors.append((_span_of(err, lines), getattr(err, "msg", None) or str(err)))
-            orphan = " " * col + f"def _wgmma_orphan_{a + first + 1}():"
-            tree, err = _replaced_and_parsed(chunk, first, end, orphan, blanked, a, indent)
-            if err is None:
-                return (tree, errors) if tree is not None else None
-            starts = _line_starts_outside("\n".join(chunk), len(chunk))
-            continue
-        if stripped.startswith("@") and "was never closed" not in msg:
-            return None  # a decorator whose definition was not found: parso's case
-        if first and chunk[first - 1].endswith("\\"):
-            return None  # the rest of a statement continued with a backslash
-        col = _indent(text)
-        if msg.startswith(("unexpected indent", "unindent does not match")):
-            col = _statement_column(chunk, starts, first, indent)  # where the statement above starts
-            if col is None:
-                return None
-        if col < indent:
-            return None
-        prev = next((j for j in range(first - 1, -1, -1) if chunk[j].strip() and starts[j]), None)
-        if prev is not None and chunk[prev].rstrip().endswith(":") and \
-                _indent(chunk[prev]) >= col:
-            return None  # the first line of a block: its indentation may be what is wrong
-        nxt = next((j for j in range(last + 1, len(chunk)) if chunk[j].strip()), None)
-        deeper = nxt is not None and _indent(chunk[nxt]) > col
-        if deeper and starts[nxt] and first == last:
-            # A header that does not parse, with its block below: the block is kept as the
-            # body of a function nobody calls (as parso's repair keeps it), analysed with
-            # nothing known.
-            replacement = " " * col + f"def _wgmma_orphan_{a + first + 1}():"
-        elif deeper and not starts[nxt] and not _COMPOUND_START.match(stripped):
-            # A simple statement whose bracket was left open (or closed too soon): its
-            # continuation lines, deeper than it (and a closing bracket at its column), go too.
-            j = last + 1
-            while j < len(chunk):
-                t = chunk[j]
-                if t.strip() and _indent(t) <= col and t.lstrip()[0] not in ")]}":
-                    break
-                j += 1
-            last = j - 1
-            replacement = " " * col + "pass"
-        elif deeper or chunk[last].rstrip().endswith((":", "\\")):
-            return None  # more of this statement below, or a header: parso's case
-        else:
-            replacement = " " * col + "pass"
         errors.append((_span_of(err, lines), msg))
-        tree, err = _replaced_and_parsed(chunk, first, last, replacement, blanked, a, indent)
+        tree, err = _replaced_and_parsed(chunk, *edit, blanked, a, indent)
         if err is None:
             return (tree, errors) if tree is not None else None
         starts = _line_starts_outside("\n".join(chunk), len(chunk))
     return None
+
+
+def _quick_edit(chunk: list[str], starts: list[bool], blanked: set[int], k: int, msg: str,
+                a: int, indent: int) -> tuple[int, int, str] | None:
+    """For CPython's error `msg` at line `k` of a chunk (its first line is line `a` of the file):
+    the lines to replace (first, last) and their replacement, or None (parso's case)."""
+    if msg.startswith("expected an indented block"):
+        # A header whose block is gone (or not indented): ` pass` after its colon, on its
+        # own line (every column of the line stays where it was).
+        j = next((i for i in range(min(k, len(chunk) - 1), -1, -1) if _is_code(chunk[i])
+                  and (i < k or chunk[i].split("#", 1)[0].rstrip().endswith(":"))), None)
+        code = chunk[j].split("#", 1)[0].rstrip() if j is not None else ""
+        if j is None or j in blanked or not code.endswith(":"):
+            return None
+        return j, j, code + " pass" + chunk[j][len(code):]
+    if not 0 <= k < len(chunk) or k in blanked:
+        return None
+    first = next((j for j in range(k, -1, -1) if starts[j] and chunk[j].strip()), None)
+    if first is None:
+        return None
+    twice = next((j for j in range(k + (k + 1 < len(chunk)), first, -1)
+                  if not starts[j] and j not in blanked and _ARGUMENT_LINE.search(chunk[j])
+                  and chunk[j].strip() == chunk[j - 1].strip()), None)
+    if twice is not None:
+        # A line of a call typed twice (duplicated) at or just above where CPython stumbles:
+        # the copy goes alone, and the statement is kept as it was before.
+        return twice, twice, ""
+    text_k = chunk[k]
+    if "was never closed" in msg:
+        last = k  # what follows was read as inside the bracket: it starts statements again
+    elif first < k and text_k.strip() and text_k.lstrip()[0] not in ")]}" and \
+            _indent(text_k) <= _indent(chunk[first]) and not _closes_below(chunk, first):
+        # CPython stumbled on a line at the statement's own column, read as inside a bracket
+        # the statement above left open (no bracket closes it below): that statement ends
+        # above it.
+        last = k - 1
+    else:  # up to where its brackets close (a stray line inside them goes with it)
+        nxt_start = next((j for j in range(k + 1, len(chunk)) if starts[j] and chunk[j].strip()), None)
+        last = (nxt_start if nxt_start is not None else len(chunk)) - 1
+    text = chunk[first]
+    stripped = text.strip()
+    col = _indent(text)
+    end = _header_end(chunk, first, col, k) \
+        if stripped.startswith("@") or _COMPOUND_START.match(stripped) else None
+    if end is not None:
+        # A header (or its decorators) that does not parse, over one or several lines:
+        # up to the line that ends it with a colon and has the block below, it becomes the
+        # header of a function nobody calls, whose body is that block (analysed with
+        # nothing known, as parso's repair keeps it).
+        return (first, end, " " * col + _orphan_header(a + first + 1)) if col >= indent else None
+    if stripped.startswith("@") and "was never closed" not in msg:
+        return None  # a decorator whose definition was not found: parso's case
+    if first and chunk[first - 1].endswith("\\"):
+        return None  # the rest of a statement continued with a backslash
+    if msg.startswith(("unexpected indent", "unindent does not match")):
+        col = _statement_column(chunk, starts, first, indent)  # where the statement above starts
+        if col is None:
+            return None
+    if col < indent:
+        return None
+    prev = next((j for j in range(first - 1, -1, -1) if chunk[j].strip() and starts[j]), None)
+    if prev is not None and chunk[prev].rstrip().endswith(":") and _indent(chunk[prev]) >= col:
+        return None  # the first line of a block: its indentation may be what is wrong
+    nxt = next((j for j in range(last + 1, len(chunk)) if chunk[j].strip()), None)
+    deeper = nxt is not None and _indent(chunk[nxt]) > col
+    if deeper and starts[nxt] and first == last:
+        # A header that does not parse, with its block below: the block is kept as the
+        # body of a function nobody calls (as parso's repair keeps it), analysed with
+        # nothing known.
+        return first, last, " " * col + _orphan_header(a + first + 1)
+    if deeper and not starts[nxt] and not _COMPOUND_START.match(stripped):
+        # A simple statement whose bracket was left open (or closed too soon): its
+        # continuation lines, deeper than it (and a closing bracket at its column), go too.
+        j = last + 1
+        while j < len(chunk):
+            t = chunk[j]
+            if t.strip() and _indent(t) <= col and t.lstrip()[0] not in ")]}":
+                break
+            j += 1
+        return first, j - 1, " " * col + "pass"
+    if deeper or chunk[last].rstrip().endswith((":", "\\")):
+        return None  # more of this statement below, or a header: parso's case
+    return first, last, " " * col + "pass"
 
 
 def _deeper_run(lines: list[str], outside: list[bool], c: int, d: int, indent: int, depth: int,
@@ -732,10 +734,9 @@ def _deeper_run(lines: list[str], outside: list[bool], c: int, d: int, indent: i
               and not lines[i].lstrip().startswith("#") and _indent(lines[i]) > indent), None)
     if k is None or lines[k - 1].endswith("\\"):
         return None
-    above = next((lines[i] for i in range(k - 1, c - 1, -1)
-                  if lines[i].strip() and not lines[i].lstrip().startswith("#")), "")
-    start = next((lines[i] for i in range(k - 1, c - 1, -1) if outside[i] and lines[i].strip()
-                  and not lines[i].lstrip().startswith("#")), "")  # where that logical line starts
+    above = next((lines[i] for i in range(k - 1, c - 1, -1) if _is_code(lines[i])), "")
+    start = next((lines[i] for i in range(k - 1, c - 1, -1) if outside[i] and _is_code(lines[i])),
+                 "")  # where that logical line starts
     if above.split("#", 1)[0].rstrip().endswith(":") and _COMPOUND_START.match(start.lstrip()):
         return None  # a header's own block (the line repair's case)
     col = _indent(lines[k])
@@ -744,7 +745,7 @@ def _deeper_run(lines: list[str], outside: list[bool], c: int, d: int, indent: i
         if t.strip() and outside[i] and _indent(t) <= indent and t.lstrip()[0] not in "#)]}":
             return None
     try:
-        orphan_tree = ast.parse(_wrap([" " * indent + f"def _wgmma_orphan_{k + 1}():", " " * col + "pass"],
+        orphan_tree = ast.parse(_wrap([" " * indent + _orphan_header(k + 1), " " * col + "pass"],
                                       k, indent, True), type_comments=False)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
@@ -1022,7 +1023,7 @@ def _neutralised(lines: list[str], blocks: _Blocks, broken: set[int]) -> str:
     passes: set[int] = set()
     for line, col in blocks.headers:
         if not out[line] and line not in passes:
-            out[line] = " " * col + f"def _wgmma_orphan_{line + 1}():"
+            out[line] = " " * col + _orphan_header(line + 1)
             passes.add(line)
     prev_block = -1
     prev_broken = False
@@ -1084,16 +1085,11 @@ def _past_the_end(err: BaseException, lines: list[str], end: int) -> Span | None
     offset = getattr(err, "offset", None)
     if not 0 <= line < end <= len(lines) or offset is None:
         return None
-    after = range(line + 1, len(lines))
     if getattr(err, "end_offset", None) not in (-1, 0) or \
-            offset - 1 < len(lines[line].rstrip()) and offset != 0 or \
-            any(lines[i].strip() and not lines[i].lstrip().startswith("#") for i in after if i < end):
-        return None  # on a token of the text, or not on its last line
-    nxt = next((i for i in after if lines[i].strip() and not lines[i].lstrip().startswith("#")), None)
-    if nxt is None:
-        return None
-    col = _indent(lines[nxt])
-    return Span(nxt, col, nxt, col + 1)
+            offset - 1 < len(lines[line].rstrip()) and offset != 0:
+        return None  # on a token of the text
+    nxt = _next_code_line(lines, line + 1)
+    return _token_span(lines, nxt) if nxt is not None and nxt >= end else None  # (not its last line)
 
 
 _NO_BLOCK = re.compile(r"expected an indented block after .* on line (\d+)$")
@@ -1106,12 +1102,16 @@ def _missing_block_span(msg: str, lines: list[str]) -> Span | None:
     if no_block is None:
         return None
     h = int(no_block.group(1)) - 1
-    nxt = next((i for i in range(h + 1, len(lines))
-                if lines[i].strip() and not lines[i].lstrip().startswith("#")), None)
+    nxt = _next_code_line(lines, h + 1)
     if not 0 <= h < len(lines) or nxt is None or _indent(lines[nxt]) > _indent(lines[h]):
         return None
-    col = _indent(lines[nxt])
-    return Span(nxt, col, nxt, col + 1)
+    return _token_span(lines, nxt)
+
+
+def _token_span(lines: list[str], i: int) -> Span:
+    """The first character of line `i`'s code."""
+    col = _indent(lines[i])
+    return Span(i, col, i, col + 1)
 
 
 def _span_of(err: BaseException, lines: list[str]) -> Span:

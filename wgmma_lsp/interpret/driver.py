@@ -18,7 +18,7 @@ from wgmma_lsp.interpret.interp import CURRENT_CANCEL, Budget, Cancelled, Interp
 from wgmma_lsp.interpret.values import UNKNOWN, Const, FuncVal, Opaque, ShapeDtypeVal, TupleVal, Value
 from wgmma_lsp.rules.base import Related
 from wgmma_lsp.spans import LineIndex, Span
-from wgmma_lsp.syntax import parse
+from wgmma_lsp.syntax import ORPHAN_PREFIX, parse
 from wgmma_lsp.entry.declared import parse_entry_points
 
 log = logging.getLogger("wgmma_lsp")
@@ -67,7 +67,7 @@ def _run_once(source: str, path: str | None, cancel: threading.Event | None = No
         run_entry_points(interp, source)
         run_discovered(interp)
         if parsed.repaired:
-            run_drivers_of_a_broken_main_block(interp, source)
+            run_drivers_of_a_broken_main_block(interp)
         run_unreached(interp)
         complete = True
     except Cancelled:
@@ -152,7 +152,7 @@ def run_discovered(interp: Interpreter) -> None:
             interp.notes.append((span, msg))
 
 
-def run_drivers_of_a_broken_main_block(interp: Interpreter, source: str) -> None:
+def run_drivers_of_a_broken_main_block(interp: Interpreter) -> None:
     """A file that does not parse, with a `__main__` block, whose drivers (`main()`) nothing
     reached: the block is what is broken (a line of it half typed). Each driver runs as the block
     would run it, in the block's context, so that the file is analysed as it is with the block
@@ -161,26 +161,24 @@ def run_drivers_of_a_broken_main_block(interp: Interpreter, source: str) -> None
     at = next((i for i, text in enumerate(interp.lines.lines) if _MAIN_GUARD.match(text)), None)
     if at is None:
         return
-    # The block's own lines that broke (kept as functions nobody calls, see syntax.py: its
-    # header, or lines indented too deep) run first, as the block would run them; then the
-    # drivers they did not reach.
-    def in_block(f: FuncVal) -> bool:
-        return f.name.startswith("_wgmma_orphan_") and f.node.lineno > at
-
     # Lines of the drivers defined at module level: a broken block inside one (a loop whose
     # header does not parse) is the driver's own code, run as the driver would run it.
     driver_lines = [(n.lineno, n.end_lineno or n.lineno) for n in interp.tree.body
                     if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and is_driver(n.name)]
 
-    def driver(f: FuncVal) -> bool:  # (or the body of one whose `def` line is half typed)
-        if not f.name.startswith("_wgmma_orphan_"):
+    def in_block(f: FuncVal) -> bool:
+        """The block's own lines that broke (see syntax.py: its header, or lines indented too
+        deep): they run first, as the block would run them; then the drivers they did not reach."""
+        return f.name.startswith(ORPHAN_PREFIX) and f.closure is interp.module_env and f.node.lineno > at
+
+    def driver(f: FuncVal) -> bool:
+        if not f.name.startswith(ORPHAN_PREFIX):
             return f.closure is interp.module_env and is_driver(f.name)
         if f.closure is not interp.module_env:
             return any(a < f.node.lineno <= b for a, b in driver_lines)
-        header = _DEF_NAME.match(interp.lines.lines[f.node.lineno - 1])
+        header = _DEF_NAME.match(interp.lines.lines[f.node.lineno - 1])  # a `def main(` half typed
         return header is not None and is_driver(header.group(1))
-    drivers = [f for key, f in interp.defined.items()
-               if (driver(f) or (f.closure is interp.module_env and in_block(f))) and key not in interp.entered]
+    drivers = [f for key, f in interp.defined.items() if (in_block(f) or driver(f)) and key not in interp.entered]
     drivers.sort(key=lambda f: (not in_block(f), f.node.lineno, f.node.col_offset))
     for f in drivers:
         if id(f.node) in interp.entered:
