@@ -14,6 +14,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from wgmma_lsp.bounded import trim
 from wgmma_lsp.interpret import resolve
 
 log = logging.getLogger("wgmma_lsp")
@@ -41,12 +42,6 @@ _imports: dict[ImportKey, str | None] = {}  # key -> canonical name (None: not a
 _docs: dict[str, str | None] = {}
 
 
-def _trim(cache: dict, limit: int) -> None:
-    """Drop the oldest entries beyond `limit` (dicts keep insertion order). Call under _lock."""
-    while len(cache) > limit:
-        cache.pop(next(iter(cache)))
-
-
 def cached(key: ImportKey) -> tuple[bool, str | None]:
     with _lock:
         if key in _imports:
@@ -66,7 +61,7 @@ def store_imports(found: dict[ImportKey, str | None]) -> int:
     """Remember what jedi found (e.g. in another process); returns how many names resolved."""
     with _lock:
         _imports.update(found)
-        _trim(_imports, MAX_IMPORTS)
+        trim(_imports, MAX_IMPORTS)
     return sum(v is not None for v in found.values())
 
 
@@ -115,7 +110,7 @@ def needs_doc(canonical: str) -> bool:
         if canonical in _docs:
             return False
         _docs[canonical] = None
-        _trim(_docs, MAX_DOCS)
+        trim(_docs, MAX_DOCS)
         return True
 
 

@@ -36,6 +36,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
+from wgmma_lsp.bounded import put_newest, trim
 from wgmma_lsp.interpret.origin import ModuleOrigin, active_importer, set_active_importer
 from wgmma_lsp.interpret.values import UNKNOWN, Const, Unknown, UserModuleVal, Value
 from wgmma_lsp.program import lookup
@@ -117,10 +118,7 @@ class Program:
             return None
         t = Text(text, digest_of(text))
         with self._lock:
-            self._disk.pop(path, None)  # (re)inserted last: the oldest read is dropped first
-            self._disk[path] = (key, t)
-            while len(self._disk) > MAX_DISK_TEXTS:
-                self._disk.pop(next(iter(self._disk)))
+            put_newest(self._disk, path, (key, t), MAX_DISK_TEXTS)  # the oldest read dropped first
         return t
 
     def changed(self, path: str) -> set[str]:
@@ -148,8 +146,7 @@ class Program:
     def store(self, summary: Summary) -> None:
         with self._lock:
             self._summaries[(summary.path, summary.digest)] = summary
-            while len(self._summaries) > MAX_SUMMARIES:
-                self._summaries.pop(next(iter(self._summaries)))
+            trim(self._summaries, MAX_SUMMARIES)
 
     @contextmanager
     def session(self, path: str | None, source: str | None = None) -> Iterator["Session"]:
@@ -164,11 +161,7 @@ class Program:
         # part of it (the previous analysis' dependencies stay until the next one finishes).
         if path:
             with self._lock:
-                key = os.path.abspath(path)
-                self._analysed.pop(key, None)
-                self._analysed[key] = dict(session.read)
-                while len(self._analysed) > MAX_DOCUMENTS:
-                    self._analysed.pop(next(iter(self._analysed)))
+                put_newest(self._analysed, os.path.abspath(path), dict(session.read), MAX_DOCUMENTS)
 
 
 @dataclass
