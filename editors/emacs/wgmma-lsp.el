@@ -10,7 +10,7 @@
 
 (with-eval-after-load 'eglot
   (add-to-list 'eglot-server-programs
-               ;; or '("/path/to/venv/bin/python" "-m" "wgmma_lsp")
+               ;; or '("/path/to/venv/bin/python" "-P" "-m" "wgmma_lsp")  ; -P: never import from the workspace
                '((python-mode python-ts-mode) . ("wgmma-lsp"))))
 
 ;; Settings (section "wgmmaLsp", read by the server through workspace/configuration).

@@ -2,7 +2,7 @@
 -- Alternative: copy lsp/wgmma_lsp.lua from this directory into ~/.config/nvim/lsp/ and keep only
 -- the `vim.lsp.enable` line.
 vim.lsp.config('wgmma_lsp', {
-  cmd = { 'wgmma-lsp' }, -- or { '/path/to/venv/bin/python', '-m', 'wgmma_lsp' }
+  cmd = { 'wgmma-lsp' }, -- or { '/path/to/venv/bin/python', '-P', '-m', 'wgmma_lsp' }
   filetypes = { 'python' },
   root_markers = { 'pyproject.toml', 'setup.py', 'setup.cfg', '.git' },
   settings = {

@@ -13,7 +13,7 @@ vim.api.nvim_create_autocmd('FileType', {
     local marker = vim.fs.find(root_markers, { upward = true, path = vim.fs.dirname(fname) })[1]
     vim.lsp.start({
       name = 'wgmma_lsp',
-      cmd = { 'wgmma-lsp' }, -- or { '/path/to/venv/bin/python', '-m', 'wgmma_lsp' }
+      cmd = { 'wgmma-lsp' }, -- or { '/path/to/venv/bin/python', '-P', '-m', 'wgmma_lsp' }
       root_dir = marker and vim.fs.dirname(marker) or vim.fn.getcwd(),
       settings = {
         wgmmaLsp = {

@@ -87,7 +87,7 @@ def _nvim_version(nvim: Path) -> str:
 FAKE_SERVER = REPO / "tests" / "editors" / "nvim" / "fake_server.py"
 
 
-def _sandbox(tmp_path: Path, server: str = "-m wgmma_lsp") -> dict[str, str]:
+def _sandbox(tmp_path: Path, server: str = "-P -m wgmma_lsp") -> dict[str, str]:
     """An environment where `wgmma-lsp` runs this checkout with this interpreter (or, for the
     harness self-test, the fake server), and Neovim reads no user config and writes its
     state/logs under tmp_path."""
@@ -109,7 +109,7 @@ def _sandbox(tmp_path: Path, server: str = "-m wgmma_lsp") -> dict[str, str]:
     return env
 
 
-def _run_harness(nvim: Path, mode: str, tmp_path: Path, server: str = "-m wgmma_lsp",
+def _run_harness(nvim: Path, mode: str, tmp_path: Path, server: str = "-P -m wgmma_lsp",
                  extra_env: dict[str, str] | None = None) -> dict:
     project = tmp_path / "project"
     project.mkdir()
@@ -253,7 +253,7 @@ def _emacs_with_eglot() -> str | None:
 
 
 @pytest.mark.parametrize("server", [
-    pytest.param("-m wgmma_lsp", id="eglot-wgmma-lsp"),
+    pytest.param("-P -m wgmma_lsp", id="eglot-wgmma-lsp"),
     pytest.param(f'"{FAKE_SERVER}"', id="eglot-selftest"),
 ])
 def test_eglot_diagnostics(server: str, tmp_path: Path) -> None:

@@ -136,7 +136,7 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     command: cmd.command,
     args: cmd.args,
     transport: TransportKind.stdio,
-    options: { env: { ...process.env, PYTHONUNBUFFERED: "1" } },
+    options: { env: { ...process.env, PYTHONUNBUFFERED: "1", PYTHONSAFEPATH: "1" } },
   };
   const clientOptions: LanguageClientOptions = {
     documentSelector: [
@@ -210,7 +210,7 @@ interface Probe {
 
 function probeInterpreter(interpreter: string): Promise<Probe> {
   return new Promise((resolve) => {
-    cp.execFile(interpreter, ["-c", PROBE_SCRIPT], { timeout: PROBE_TIMEOUT_MS, windowsHide: true },
+    cp.execFile(interpreter, ["-P", "-c", PROBE_SCRIPT], { timeout: PROBE_TIMEOUT_MS, windowsHide: true },
       (err, stdout, stderr) => {
         if (!err) {
           resolve({ ok: true, version: stdout.trim(), detail: "" });

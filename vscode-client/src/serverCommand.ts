@@ -32,15 +32,15 @@ export function resolveServerCommand(settings: LaunchSettings, pythonExtensionIn
   }
   const setting = (settings.interpreter ?? "").trim();
   if (setting) {
-    return { command: setting, args: ["-m", "wgmma_lsp", ...extra], interpreter: setting, source: "setting" };
+    return { command: setting, args: ["-P", "-m", "wgmma_lsp", ...extra], interpreter: setting, source: "setting" };
   }
   const fromExt = (pythonExtensionInterpreter ?? "").trim();
   if (fromExt) {
-    return { command: fromExt, args: ["-m", "wgmma_lsp", ...extra], interpreter: fromExt, source: "python-extension" };
+    return { command: fromExt, args: ["-P", "-m", "wgmma_lsp", ...extra], interpreter: fromExt, source: "python-extension" };
   }
   return {
     command: DEFAULT_INTERPRETER,
-    args: ["-m", "wgmma_lsp", ...extra],
+    args: ["-P", "-m", "wgmma_lsp", ...extra],
     interpreter: DEFAULT_INTERPRETER,
     source: "default",
   };

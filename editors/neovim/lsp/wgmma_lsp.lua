@@ -8,7 +8,7 @@
 -- wgmma-lsp runs next to your usual Python server (pyright, basedpyright, pylsp, ruff, ...):
 -- it only reports Pallas Mosaic GPU kernel errors, it does not replace them.
 -- If `wgmma-lsp` is not on $PATH (e.g. it lives in a project venv), change `cmd`, for example
--- `cmd = { '/path/to/venv/bin/wgmma-lsp' }` or `{ '/path/to/venv/bin/python', '-m', 'wgmma_lsp' }`.
+-- `cmd = { '/path/to/venv/bin/wgmma-lsp' }` or `{ '/path/to/venv/bin/python', '-P', '-m', 'wgmma_lsp' }`.
 return {
   cmd = { 'wgmma-lsp' },
   filetypes = { 'python' },

@@ -22,7 +22,7 @@ test("serverPath wins over everything", () => {
 test("the interpreter setting wins over the Python extension", () => {
   const cmd = resolveServerCommand({ ...none, interpreter: " /x/python " }, "/y/python");
   assert.equal(cmd.command, "/x/python");
-  assert.deepEqual(cmd.args, ["-m", "wgmma_lsp"]);
+  assert.deepEqual(cmd.args, ["-P", "-m", "wgmma_lsp"]);
   assert.equal(cmd.source, "setting");
 });
 

@@ -1,0 +1,54 @@
+"""The process entry points (`wgmma-lsp`, `python -m wgmma_lsp`): nothing from the workspace is imported.
+
+Editors start the server with the workspace as its working directory, and `python -m` puts that
+directory first on `sys.path`: a workspace holding a `json.py`, `logging.py` or `pygls.py` would be
+imported — executed — by the server's own `import json`. So before anything else is imported the
+launcher takes off `sys.path` what Python put there on the command line's behalf (the working
+directory, `''`, the script's folder) and sets `PYTHONSAFEPATH=1` for every process started from
+this one (jedi's helper, multiprocessing's `spawn` children — which would otherwise run `python -c`
+with `''` on their path, in the same working directory). See docs/security.md.
+
+This module imports only `os` and `sys`, which the interpreter has loaded before any user path is
+consulted. `cli.main` is left as it was, so tests may call it in-process without losing their paths.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def _same_dir(entry: str, directory: str) -> bool:
+    try:
+        return os.path.realpath(entry or os.curdir) == os.path.realpath(directory)
+    except (OSError, ValueError):  # an unreadable or malformed entry is not the directory
+        return False
+
+
+def isolate_sys_path(script_dir: str | None = None) -> list[str]:
+    """Remove the working directory, `''` and `script_dir` from `sys.path`; returns what was removed.
+    Sets `PYTHONSAFEPATH=1` so that child Pythons never add their own (Python >= 3.11)."""
+    os.environ["PYTHONSAFEPATH"] = "1"
+    try:
+        cwd = os.getcwd()
+    except OSError:  # the working directory was removed: nothing of it can be imported anyway
+        cwd = None
+    removed: list[str] = []
+    kept: list[str] = []
+    for entry in sys.path:
+        if entry in ("", os.curdir) or (cwd is not None and _same_dir(entry, cwd)) \
+                or (script_dir is not None and _same_dir(entry, script_dir)):
+            removed.append(entry)
+        else:
+            kept.append(entry)
+    sys.path[:] = kept
+    return removed
+
+
+def main() -> int:
+    """The console script `wgmma-lsp` (and `python -m wgmma_lsp`, through __main__)."""
+    script = sys.argv[0] if sys.argv and sys.argv[0] not in ("", "-c", "-m") else None
+    isolate_sys_path(os.path.dirname(os.path.abspath(script)) if script else None)
+    from wgmma_lsp.cli import main as cli_main  # only now: cli imports argparse, pathlib, ...
+
+    return cli_main()
