@@ -1,4 +1,4 @@
-"""The README's rule table and docs/coverage.md are generated from the rule modules: stale copies fail."""
+"""The rule table (docs/rules.md) and docs/coverage.md are generated from the rule modules: stale copies fail."""
 
 from __future__ import annotations
 
