@@ -4,6 +4,7 @@ invalid request is answered or skipped, and a valid hover right after it is answ
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -135,3 +136,23 @@ def test_end_of_input_exits_cleanly() -> None:
     c.proc.stdin.close()
     assert c.proc.wait(timeout=20) is not None  # not alive and deaf
     c.kill()
+
+
+def test_an_over_large_length_with_a_short_body_does_not_swallow_what_follows(client: RawClient) -> None:
+    """The client claims 100 MB, sends a few bytes and keeps the connection open: its next
+    message is answered as soon as it comes, not after 100 MB more."""
+    client.raw(b"Content-Length: %d\r\n\r\n" % (100 * 2**20)
+               + b'{"jsonrpc": "2.0", "id": 14, "method": "textDocument/hover"}')
+    assert client.response(14, timeout=5)["error"]["code"] == -32600
+    time.sleep(0.7)  # the next message comes in a read of its own
+    client.raw(hover_frame())
+    assert "Ref<smem>" in client.response(HOVER_ID, timeout=5)["result"]["contents"]["value"]
+    check_hover(client)
+
+
+def test_the_next_header_split_between_two_reads_ends_a_refused_body(client: RawClient) -> None:
+    client.raw(b"Content-Length: %d\r\n\r\n{}Content-Le" % (100 * 2**20))
+    time.sleep(0.7)
+    client.raw(hover_frame()[len(b"Content-Le"):])
+    assert "Ref<smem>" in client.response(HOVER_ID, timeout=5)["result"]["contents"]["value"]
+

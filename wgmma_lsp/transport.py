@@ -211,16 +211,21 @@ class FrameReader:
 
     def skip_body(self, length: int) -> None:
         """Drop an over-large body as it comes (never holding more than a chunk of it), up to
-        its declared length or the next header, whichever comes first."""
+        its declared length or the next `Content-Length:`, whichever comes first. The next
+        header is looked for in everything that arrives (at the start of a read, or split
+        between two reads, too): a client that sent a short body after an over-large length
+        is answered as soon as its next message comes, not after `length` more bytes."""
         remaining = length
         while remaining > 0:
             take = min(remaining, len(self.buf))
-            i = bytes(self.buf[:take]).lower().find(_MARKER, 1)
-            if i > 0:
+            i = bytes(self.buf[:take + len(_MARKER)]).lower().find(_MARKER)
+            if 0 <= i < take:
                 del self.buf[:i]
                 return
-            del self.buf[:take]
-            remaining -= take
+            # keep what may be the start of a marker that the next read completes
+            cut = take if take == remaining else max(0, take - (len(_MARKER) - 1))
+            del self.buf[:cut]
+            remaining -= cut
             if remaining:
                 self._fill()
 
