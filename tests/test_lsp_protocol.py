@@ -156,3 +156,16 @@ def test_the_next_header_split_between_two_reads_ends_a_refused_body(client: Raw
     client.raw(hover_frame()[len(b"Content-Le"):])
     assert "Ref<smem>" in client.response(HOVER_ID, timeout=5)["result"]["contents"]["value"]
 
+
+@pytest.mark.parametrize("then", ["nothing", "the next message"])
+def test_a_body_that_arrives_in_two_reads_is_no_framing_error(client: RawClient, then: str) -> None:
+    frame = hover_frame()
+    half = len(frame) - 40
+    before = client.stderr()
+    client.raw(frame[:half])
+    time.sleep(0.7)  # longer than the reader waits before it suspects a wrong Content-Length
+    client.raw(frame[half:] + (hover_frame() if then != "nothing" else b""))
+    assert "Ref<smem>" in client.response(HOVER_ID)["result"]["contents"]["value"]
+    check_hover(client)
+    new = client.stderr()[len(before):]
+    assert "ERROR" not in new and "longer than the message" not in new, new

@@ -183,9 +183,11 @@ class FrameReader:
                 got = False
                 if not self.buf:
                     raise
+            if len(self.buf) >= length:
+                break  # the rest of a correct body (and maybe the next message) came in
             if not got or _MARKER in bytes(self.buf[max(0, before - len(_MARKER)):]).lower() or self.eof:
                 end = _complete_json_end(self.buf)
-                if end is not None:
+                if end is not None and end < length:
                     rest = bytes(self.buf[end:end + 64]).lstrip()
                     if not rest or rest.lower().startswith(_MARKER):
                         body = bytes(self.buf[:end])
