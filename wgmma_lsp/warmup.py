@@ -20,22 +20,12 @@ log = logging.getLogger("wgmma_lsp")
 
 
 def warm_jax_source() -> int:
-    """Read every public `pl.*` / `plgpu.*` name's signature (parses their defining modules once;
-    the same lookups the analysis makes lazily). Returns how many names have one."""
-    from wgmma_lsp.interpret import jax_source
+    """Load the facts of the analysed JAX (interpret/jax_facts.py: from the on-disk cache, or
+    read from every public name's defining module once, the trees then dropped). Returns how
+    many public names have a signature."""
+    from wgmma_lsp.interpret import jax_facts
 
-    found = 0
-    version = jax_source._jax_root_and_version()[1]
-    for prefix, module in jax_source.PUBLIC_MODULES.items():
-        table = jax_source._exports(module, version)
-        for name in sorted(table or ()):
-            if jax_source.signature(f"{prefix}.{name}") is not None:
-                found += 1
-    # Every fact the analysis reads from these trees is now cached (exports and signatures of
-    # every public name): the trees themselves (tens of MB) are not kept. A lookup that still
-    # needs one parses it again (correct, once).
-    jax_source._parse.cache_clear()
-    return found
+    return len(jax_facts.current().signatures)
 
 
 def warm() -> None:

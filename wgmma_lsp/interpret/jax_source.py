@@ -5,7 +5,10 @@ parameters dropped, functions removed. Rather than a table per version, the anal
 installed package: which names `jax.experimental.pallas[.mosaic_gpu]` exports (and which are
 deprecated or removed, from its `_deprecations` table), and the parameters of each exported
 function or class, so that a call the installed JAX rejects can be reported with Python's own
-`TypeError` text. Everything is parsed with `ast` once per (JAX version, path) and cached.
+`TypeError` text. Everything is parsed with `ast`, once per JAX: the facts read here are kept as
+one object (interpret/jax_facts.py), cached on disk, and bundled for when the analysed
+environment (environment.py) has no JAX. The `_read_*` functions and `_exports` read the source;
+the public functions answer from those facts.
 
 What cannot be read reliably (an unknown decorator, a metaclass, a class with its own `__new__`)
 gives no signature: no check, no error.
@@ -16,7 +19,6 @@ from __future__ import annotations
 import ast
 import functools
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 
 #: Canonical prefixes (interpret/resolve.py) of the public modules whose exports are read.
@@ -60,18 +62,55 @@ class Export:
 
 
 def jax_root() -> Path | None:
-    """The installed `jax` package directory, from its distribution metadata."""
+    """The analysed environment's `jax` package directory (None: no JAX there)."""
     return _jax_root_and_version()[0]
 
 
-@functools.lru_cache(maxsize=1)
 def _jax_root_and_version() -> tuple[Path | None, str | None]:
+    from wgmma_lsp.environment import active
+
+    env = active()
+    return env.jax_root, env.jax_version
+
+
+def _facts():
+    from wgmma_lsp.interpret.jax_facts import current
+
+    return current()
+
+
+#: The files read since `start_reading` (jax_facts_cache.py keys its entries on their stamps).
+_files_read: set[Path] = set()
+
+
+def start_reading() -> None:
+    _files_read.clear()
+    _parse.cache_clear()
+
+
+def stop_reading() -> None:
+    _parse.cache_clear()
+
+
+def files_read() -> set[Path]:
+    return set(_files_read)
+
+
+def read_source(dotted_or_relpath: str) -> str | None:
+    """The text of one file of the analysed JAX (`jax._src.core` or `_src/core.py` relative to
+    the package), recorded as read; None when it cannot be read."""
+    root = _jax_root_and_version()[0]
+    if root is None:
+        return None
+    path = (_module_file(root, dotted_or_relpath) if not dotted_or_relpath.endswith(".py")
+            else root / dotted_or_relpath)
+    if path is None:
+        return None
+    _files_read.add(path)
     try:
-        dist = metadata.distribution("jax")
-    except metadata.PackageNotFoundError:
-        return None, None
-    root = Path(str(dist.locate_file("jax")))
-    return (root if (root / "__init__.py").exists() else None), dist.version
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return None
 
 
 def _module_file(root: Path, dotted: str) -> Path | None:
@@ -86,7 +125,8 @@ def _module_file(root: Path, dotted: str) -> Path | None:
 
 
 @functools.lru_cache(maxsize=64)
-def _parse(path: Path, version: str | None) -> ast.Module | None:
+def _parse(path: Path) -> ast.Module | None:
+    _files_read.add(path)
     try:
         return ast.parse(path.read_text(encoding="utf-8"), str(path))
     except (OSError, SyntaxError, ValueError):
@@ -94,17 +134,16 @@ def _parse(path: Path, version: str | None) -> ast.Module | None:
 
 
 def _tree(dotted: str) -> ast.Module | None:
-    root, version = _jax_root_and_version()
+    root = _jax_root_and_version()[0]
     if root is None:
         return None
     path = _module_file(root, dotted)
-    return _parse(path, version) if path is not None else None
+    return _parse(path) if path is not None else None
 
 
 # -- exports ---------------------------------------------------------------------------------
 
-@functools.lru_cache(maxsize=8)
-def _exports(dotted: str, version: str | None) -> dict[str, Export] | None:
+def _exports(dotted: str) -> dict[str, Export] | None:
     tree = _tree(dotted)
     if tree is None:
         return None
@@ -157,11 +196,10 @@ def export(canonical: str) -> Export | None:
     module = PUBLIC_MODULES.get(prefix)
     if module is None or not name or "." in name:
         return None
-    table = _exports(module, _jax_root_and_version()[1])
+    table = _facts().exports.get(module)
     return table.get(name) if table is not None else None
 
 
-@functools.lru_cache(maxsize=2048)  # every `plgpu.x` read asks; the installed JAX is fixed
 def missing_attribute(canonical: str) -> str | None:
     """The AttributeError text the installed JAX gives for `plgpu.name` / `pl.name` when the
     name is not there (removed, or not added yet); None when it exists or cannot be known."""
@@ -169,7 +207,7 @@ def missing_attribute(canonical: str) -> str | None:
     module = PUBLIC_MODULES.get(prefix)
     if module is None or not name or "." in name or name.startswith("__"):
         return None
-    table = _exports(module, _jax_root_and_version()[1])
+    table = _facts().exports.get(module)
     if not table:
         return None
     exp = table.get(name)
@@ -417,10 +455,9 @@ def _signature_in(name: str, tree: ast.Module, module: str, depth: int) -> Signa
     return Signature(node.name, _function_params(node.args), forwards, own)
 
 
-@functools.lru_cache(maxsize=512)
-def _signature_cached(canonical: str, version: str | None) -> Signature | None:
-    exp = export(canonical)
-    if exp is None or exp.module is None or exp.name is None:
+def _read_signature(exp: Export) -> Signature | None:
+    """The parameters of an exported name, read from its defining module."""
+    if exp.module is None or exp.name is None:
         return None
     tree = _tree(exp.module)
     if tree is None:
@@ -429,38 +466,38 @@ def _signature_cached(canonical: str, version: str | None) -> Signature | None:
 
 
 def signature(canonical: str) -> Signature | None:
-    """The parameters of the installed JAX's `plgpu.name` / `pl.name`; None when unknown."""
-    return _signature_cached(canonical, _jax_root_and_version()[1])
+    """The parameters of the analysed JAX's `plgpu.name` / `pl.name`; None when unknown."""
+    return _facts().signatures.get(canonical)
 
 
 # -- other facts -----------------------------------------------------------------------------
 
-@functools.lru_cache(maxsize=4)
-def _source_contains(dotted: str, needle: str, version: str | None) -> bool | None:
-    root = _jax_root_and_version()[0]
-    path = _module_file(root, dotted) if root is not None else None
-    if path is None:
-        return None
-    try:
-        return needle in path.read_text(encoding="utf-8")
-    except OSError:
-        return None
+def _source_contains(dotted: str, needle: str) -> bool | None:
+    text = read_source(dotted)
+    return needle in text if text is not None else None
+
+
+def _read_tracer_memory_space_raises() -> bool | None:
+    return _source_contains("jax._src.core", "The 'memory_space' attribute is not available on")
 
 
 def tracer_memory_space_raises() -> bool | None:
     """Whether a traced value's `.memory_space` raises (JAX 0.12's `Tracer.memory_space`):
     then `plgpu.transpose_ref` on a kernel ref fails."""
-    return _source_contains("jax._src.core", "The 'memory_space' attribute is not available on",
-                            _jax_root_and_version()[1])
+    return _facts().tracer_memory_space_raises
+
+
+def _read_pallas_call_lowers_mosaic_gpu() -> bool | None:
+    return _source_contains("jax._src.pallas.mosaic_gpu.pallas_call_registration",
+                            "register_lowering_rule(")
 
 
 def pallas_call_lowers_mosaic_gpu() -> bool | None:
-    """Whether the installed JAX registers a `pallas_call` lowering for Mosaic GPU
+    """Whether the analysed JAX registers a `pallas_call` lowering for Mosaic GPU
     `CompilerParams` (JAX 0.10 does, in mosaic_gpu/pallas_call_registration.py; 0.12 does not:
     its Mosaic GPU kernels go through `plgpu.kernel`, and `pl.pallas_call` with those params
     fails `assert rule is not None`)."""
-    return _source_contains("jax._src.pallas.mosaic_gpu.pallas_call_registration",
-                            "register_lowering_rule(", _jax_root_and_version()[1])
+    return _facts().pallas_call_lowers_mosaic_gpu
 
 
 # -- Mosaic GPU layout inference (Warpgroup lowering) ------------------------------------------
@@ -469,8 +506,7 @@ _LAYOUT_INFERENCE = "jax.experimental.mosaic.gpu.layout_inference"
 _LAYOUT_FAILURE_PREFIX = "Failed to infer a possible set of layouts. This should only happen if"
 
 
-@functools.lru_cache(maxsize=4)
-def _layout_failure(version: str | None) -> str | None:
+def _read_layout_failure() -> str | None:
     tree = _tree(_LAYOUT_INFERENCE)
     if tree is None:
         return None
@@ -485,7 +521,7 @@ def layout_failure_message() -> str | None:
     """The text of layout inference's generic failure (`ValueError("Failed to infer a possible
     set of layouts. …")`) in the installed JAX: 0.12 appends how to dump the constraint system.
     None when it cannot be read or the file raises more than one such text."""
-    return _layout_failure(_jax_root_and_version()[1])
+    return _facts().layout_failure_message
 
 
 def _is_swizzle_only_case(case: ast.match_case) -> bool:
@@ -502,8 +538,7 @@ def _is_swizzle_only_case(case: ast.match_case) -> bool:
     return name == "SwizzlingMode"
 
 
-@functools.lru_cache(maxsize=4)
-def _swizzle_only(version: str | None) -> bool | None:
+def _read_swizzle_only() -> bool | None:
     tree = _tree(_LAYOUT_INFERENCE)
     if tree is None:
         return None
@@ -519,4 +554,4 @@ def layout_inference_takes_swizzle_only() -> bool | None:
     (`case [mgpu.SwizzlingMode() as s]` in `_extract_smem_transforms_from_custom_transform_attrs`:
     JAX 0.12; 0.10 raises `NotImplementedError("Unsupported transforms [<SwizzlingMode…>]")`
     there). None when the installed source cannot be read."""
-    return _swizzle_only(_jax_root_and_version()[1])
+    return _facts().layout_inference_takes_swizzle_only

@@ -1,4 +1,7 @@
-"""Which JAX the user has, read from package metadata and source text (JAX is never imported).
+"""Which JAX the analysis follows, read from package metadata and source text (never imported).
+
+That is the JAX of the analysed environment (environment.py), or, when it has none, the version
+the bundled facts were generated from (interpret/jax_facts.py).
 
 Models and rules say which JAX versions they mirror (`applies`, `matches`); where the API differs
 between versions, the analyzer follows the installed one. Supported and tested: 0.10 (Python
@@ -15,7 +18,6 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from importlib import metadata
 
 LANE, WARPGROUP = "lane", "warpgroup"
 
@@ -28,13 +30,13 @@ _DEFAULT_FIELD = re.compile(
 Version = tuple[int, int, int]
 
 
-@functools.lru_cache(maxsize=1)
+@functools.lru_cache(maxsize=1)  # cleared by jax_facts.forget when the analysed JAX changes
 def installed() -> Version | None:
-    try:
-        text = metadata.version("jax")
-    except metadata.PackageNotFoundError:
-        return None
-    return parse(text)
+    """The version of the JAX the analysis follows (the bundled facts' without a JAX)."""
+    from wgmma_lsp.interpret.jax_facts import current
+
+    text = current().jax_version
+    return parse(text) if text is not None else None
 
 
 #: The project's `lowering-semantics` setting (wgmma_lsp/config.py), for the analysis running in
@@ -61,25 +63,25 @@ def default_lowering_semantics() -> str | None:
     return installed_default_lowering_semantics()
 
 
-def _installed_source(relpath: str) -> str | None:
-    """The text of a file of the installed jax distribution (read, not imported)."""
-    try:
-        path = metadata.distribution("jax").locate_file(relpath)
-        return path.read_text(encoding="utf-8")  # type: ignore[union-attr]
-    except (metadata.PackageNotFoundError, OSError, ValueError):
-        return None
-
-
-@functools.lru_cache(maxsize=1)
 def installed_default_lowering_semantics() -> str | None:
-    """The lowering semantics `plgpu.CompilerParams()` gets by default in the installed JAX:
-    "lane" or "warpgroup", read from the dataclass field's default; None if unknown."""
-    text = _installed_source("jax/_src/pallas/mosaic_gpu/core.py")
+    """The lowering semantics `plgpu.CompilerParams()` gets by default in the analysed JAX:
+    "lane" or "warpgroup"; None if unknown."""
+    from wgmma_lsp.interpret.jax_facts import current
+
+    return current().default_lowering
+
+
+def read_default_lowering(version_text: str | None) -> str | None:
+    """The default lowering semantics read from the analysed JAX's source (the dataclass
+    field's default), else known from its version."""
+    from wgmma_lsp.interpret.jax_source import read_source
+
+    text = read_source("_src/pallas/mosaic_gpu/core.py")
     if text is not None:
         m = _DEFAULT_FIELD.search(text)
         if m and m.group(1).lower() in (LANE, WARPGROUP):
             return m.group(1).lower()
-    v = installed()
+    v = parse(version_text) if version_text is not None else None
     if v is not None and (0, 10) <= v[:2] < (0, 11):
         return LANE
     if v is not None and v[:2] >= (0, 12):

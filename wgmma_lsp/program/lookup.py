@@ -155,13 +155,12 @@ def module_file(directory: str, parts: list[str]) -> str | None:
 
 @functools.lru_cache(maxsize=1)
 def installed_jax_parent() -> str | None:
-    """The directory holding the installed `jax` package (from its distribution metadata; jax
-    is not imported), or None without jax."""
-    from importlib import metadata
+    """The directory holding the analysed environment's `jax` package (environment.py; jax is
+    not imported), or None without jax."""
+    from wgmma_lsp.environment import active
 
-    try:
-        pkg = metadata.distribution("jax").locate_file("jax")
-    except (metadata.PackageNotFoundError, ValueError):
+    pkg = active().jax_root
+    if pkg is None:
         return None
     pkg_dir = os.path.abspath(str(pkg))
     if not os.path.isfile(os.path.join(pkg_dir, "__init__.py")):

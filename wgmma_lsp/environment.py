@@ -1,0 +1,254 @@
+"""Which Python environment is analysed, and where its JAX is: found the way pyright and ty do.
+
+The JAX whose API facts the analysis follows (interpret/jax_source.py) is the one the project
+runs with, not necessarily the one next to wgmma-lsp (installed with pipx or in a tools venv,
+wgmma-lsp's own environment usually has no JAX at all). In this order:
+
+1. an explicit interpreter or environment: `--python PATH`, the editor's `wgmmaLsp.python`,
+   `[tool.wgmma-lsp] python = "..."` — used as given, with or without JAX;
+2. `VIRTUAL_ENV` (an activated environment);
+3. a `.venv` or `venv` folder in the workspace root or the project root (the folder holding
+   the nearest `pyproject.toml`);
+4. wgmma-lsp's own environment.
+
+The first of 2-4 that holds JAX wins; when none does, the first one found is reported as the
+analysed environment and the facts bundled for the newest supported JAX are used (said once).
+
+Nothing is run or imported to find jax: its site-packages is found from the environment's
+files (`pyvenv.cfg`, `lib/python3.*/site-packages`), its version from `jax-*.dist-info/METADATA`.
+Only an interpreter the user configured explicitly that is not a virtual environment (a system
+or conda Python) is asked for its site-packages, with `python -I -S` (no site, no user code).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+log = logging.getLogger("wgmma_lsp")
+
+VENV_NAMES = (".venv", "venv")
+
+
+@dataclass(frozen=True)
+class JaxEnvironment:
+    """The analysed environment and the JAX found in it (root None: none there)."""
+
+    origin: str  # how it was found: "--python", "VIRTUAL_ENV", ".venv in /proj", ...
+    prefix: Path | None  # the environment's folder (None: wgmma-lsp's own, via importlib.metadata)
+    jax_root: Path | None = None  # the `jax` package folder
+    jax_version: str | None = None  # its distribution version, e.g. "0.12.0.1"
+    searched: tuple[str, ...] = field(default=(), compare=False)  # every candidate looked at
+
+    @property
+    def where(self) -> str:
+        return f"{self.prefix} ({self.origin})" if self.prefix is not None else self.origin
+
+    def describe(self) -> str:
+        """One line for `--show-settings` and the server's log."""
+        if self.jax_root is not None:
+            return f"jax {self.jax_version or '(unknown version)'} at {self.jax_root}, from {self.where}"
+        from wgmma_lsp.interpret.jax_facts import bundled_version
+
+        return (f"no JAX found in {self.where}; using the facts bundled for jax "
+                f"{bundled_version()}")
+
+
+def _site_dirs(prefix: Path) -> list[Path]:
+    """The site-packages folders of an environment, read from its files."""
+    out: list[Path] = []
+    for pattern in ("lib/python3*/site-packages", "lib64/python3*/site-packages",
+                    "lib/python3*/dist-packages", "Lib/site-packages"):
+        out.extend(sorted(prefix.glob(pattern), reverse=True))  # newest Python first
+    cfg = _pyvenv_cfg(prefix)
+    if cfg.get("include-system-site-packages", "").lower() == "true" and cfg.get("home"):
+        base = Path(cfg["home"]).parent  # `home = /usr/bin` -> /usr
+        if base != prefix:
+            out.extend(p for p in _site_dirs(base) if p not in out)
+    return [p for p in out if p.is_dir()]
+
+
+def _pyvenv_cfg(prefix: Path) -> dict[str, str]:
+    try:
+        text = (prefix / "pyvenv.cfg").read_text(encoding="utf-8")
+    except OSError:
+        return {}
+    out = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if sep:
+            out[key.strip().lower()] = value.strip()
+    return out
+
+
+_VERSION_LINE = re.compile(r"^Version:\s*(\S+)", re.MULTILINE)
+_VERSION_PY = re.compile(r"^_version\s*(?::\s*str\s*)?=\s*[\"']([^\"']+)[\"']", re.MULTILINE)
+
+
+def find_jax(site_dirs: Iterable[Path]) -> tuple[Path | None, str | None]:
+    """(the `jax` package folder, its version) in the first folder that holds one."""
+    for d in site_dirs:
+        root = d / "jax"
+        if not (root / "__init__.py").is_file():
+            continue
+        for info in sorted(d.glob("jax-*.dist-info")):
+            try:
+                m = _VERSION_LINE.search((info / "METADATA").read_text(encoding="utf-8"))
+            except OSError:
+                continue
+            if m:
+                return root, m.group(1)
+        try:  # no metadata (a source checkout on the path): jax/version.py says
+            m = _VERSION_PY.search((root / "version.py").read_text(encoding="utf-8"))
+        except OSError:
+            m = None
+        return root, m.group(1) if m else None
+    return None, None
+
+
+def own_jax() -> tuple[Path | None, str | None]:
+    """The JAX of wgmma-lsp's own environment, from its distribution metadata (not imported)."""
+    from importlib import metadata
+
+    try:
+        dist = metadata.distribution("jax")
+    except metadata.PackageNotFoundError:
+        return None, None
+    root = Path(str(dist.locate_file("jax")))
+    return (root if (root / "__init__.py").exists() else None), dist.version
+
+
+def _prefix_of(python: Path) -> Path | None:
+    """The environment an interpreter path (or an environment folder) belongs to, when it is a
+    virtual environment: the folder holding `pyvenv.cfg`. The path's symlinks are not followed
+    (a venv's `bin/python` links to the base interpreter)."""
+    p = Path(os.path.abspath(os.path.expanduser(str(python))))
+    for candidate in (p, p.parent, p.parent.parent):
+        if (candidate / "pyvenv.cfg").is_file():
+            return candidate
+    return None
+
+
+def _ask_interpreter(python: Path) -> list[Path]:
+    """site-packages of an explicitly configured interpreter that is not a venv: `-I -S` runs
+    no site hook and no file of the working directory (which is set to its own folder)."""
+    code = ("import json, sysconfig; "
+            "print(json.dumps([sysconfig.get_path('purelib'), sysconfig.get_path('platlib')]))")
+    try:
+        out = subprocess.run([str(python), "-I", "-S", "-c", code], capture_output=True, text=True,
+                             timeout=10, cwd=str(python.parent), stdin=subprocess.DEVNULL)
+        paths = json.loads(out.stdout)
+    except (OSError, subprocess.SubprocessError, ValueError) as e:
+        log.warning("could not ask %s for its site-packages: %s", python, e)
+        return []
+    return [Path(p) for p in dict.fromkeys(paths) if isinstance(p, str) and Path(p).is_dir()]
+
+
+def explicit(python: str, origin: str, base: Path | None = None) -> JaxEnvironment:
+    """The environment of a configured interpreter or environment folder (relative paths are
+    relative to `base`, e.g. the configuration file's folder)."""
+    path = Path(os.path.expanduser(python))
+    if not path.is_absolute() and base is not None:
+        path = base / path
+    prefix = _prefix_of(path)
+    if prefix is not None:
+        root, version = find_jax(_site_dirs(prefix))
+        return JaxEnvironment(origin, prefix, root, version, (str(prefix),))
+    if path.is_dir():  # a prefix without pyvenv.cfg (conda, a system prefix)
+        root, version = find_jax(_site_dirs(path))
+        return JaxEnvironment(origin, path, root, version, (str(path),))
+    if not path.is_file():
+        log.warning("%s: %s does not exist", origin, path)
+        return JaxEnvironment(origin, path, None, None, (str(path),))
+    root, version = find_jax(_ask_interpreter(path))
+    return JaxEnvironment(origin, path, root, version, (str(path),))
+
+
+def project_root(start: Path) -> Path | None:
+    """The folder holding the nearest `pyproject.toml` above `start` (a file or a folder)."""
+    folder = Path(os.path.abspath(start))
+    if not folder.is_dir():
+        folder = folder.parent
+    for d in (folder, *folder.parents):
+        if (d / "pyproject.toml").is_file():
+            return d
+    return None
+
+
+def _candidates(roots: Sequence[Path]) -> list[tuple[str, Path]]:
+    out: list[tuple[str, Path]] = []
+    venv = os.environ.get("VIRTUAL_ENV")
+    if venv:
+        out.append(("VIRTUAL_ENV", Path(venv)))
+    for root in roots:
+        for name in VENV_NAMES:
+            if (root / name / "pyvenv.cfg").is_file():
+                out.append((f"{name} in {root}", root / name))
+    return out
+
+
+def discover(python: str | None = None, origin: str = "python setting",
+             roots: Sequence[Path] = (), base: Path | None = None) -> JaxEnvironment:
+    """The analysed environment (see the module's doc for the order). `roots`: the workspace
+    folders and project roots whose `.venv`/`venv` count."""
+    if python:
+        return explicit(python, origin, base)
+    seen: list[str] = []
+    first: JaxEnvironment | None = None
+    unique_roots = list(dict.fromkeys(Path(os.path.abspath(r)) for r in roots))
+    for label, prefix in _candidates(unique_roots):
+        if str(prefix) in seen:
+            continue
+        seen.append(str(prefix))
+        root, version = find_jax(_site_dirs(prefix))
+        env = JaxEnvironment(label, prefix, root, version)
+        if root is not None:
+            return JaxEnvironment(label, prefix, root, version, tuple(seen))
+        first = first or env
+    root, version = own_jax()
+    seen.append(f"wgmma-lsp's own environment ({sys.prefix})")
+    if root is not None:
+        return JaxEnvironment("wgmma-lsp's own environment", Path(sys.prefix), root, version,
+                              tuple(seen))
+    if first is not None:
+        return JaxEnvironment(first.origin, first.prefix, None, None, tuple(seen))
+    return JaxEnvironment("wgmma-lsp's own environment", Path(sys.prefix), None, None, tuple(seen))
+
+
+# -- the environment this process analyses -----------------------------------------------------
+
+_active: JaxEnvironment | None = None
+
+
+def active() -> JaxEnvironment:
+    """The analysed environment: the one `activate` chose, else wgmma-lsp's own."""
+    global _active
+    if _active is None:
+        root, version = own_jax()
+        _active = JaxEnvironment("wgmma-lsp's own environment", Path(sys.prefix), root, version,
+                                 (f"wgmma-lsp's own environment ({sys.prefix})",))
+    return _active
+
+
+def activate(env: JaxEnvironment) -> bool:
+    """Analyse with `env`'s JAX from now on (every cached JAX fact is dropped). Returns whether
+    the JAX changed."""
+    global _active
+    old = _active
+    _active = env
+    changed = old is None or (old.jax_root, old.jax_version) != (env.jax_root, env.jax_version)
+    if changed:
+        from wgmma_lsp.interpret import jax_facts
+
+        jax_facts.forget()
+        lookup = sys.modules.get("wgmma_lsp.program.lookup")
+        if lookup is not None:  # it keeps where jax is
+            lookup.installed_jax_parent.cache_clear()
+    return changed

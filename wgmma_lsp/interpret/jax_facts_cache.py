@@ -1,0 +1,112 @@
+"""The on-disk cache of the facts read from an installed JAX (interpret/jax_facts.py).
+
+Reading the facts from JAX's source costs about 0.4 s of CPU, which every `wgmma-lsp check` run
+(a pre-commit hook: every commit) paid again. They are kept in the user cache directory:
+`$WGMMA_LSP_CACHE_DIR`, else `$XDG_CACHE_HOME/wgmma-lsp`, else `~/.cache/wgmma-lsp`, one file per
+(JAX version, `jax` package path, extractor source). An entry holds the mtime and size of every
+file the facts were read from; it counts only while all of them are unchanged. Writes are atomic
+(a temporary file renamed over the entry); an entry that cannot be read or parsed is ignored with
+a log line and rewritten; a cache directory that cannot be written only costs the speed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("wgmma_lsp")
+
+_EXTRACTORS = ("jax_source.py", "jax_facts.py", "jax_version.py")
+
+
+def cache_dir() -> Path:
+    explicit = os.environ.get("WGMMA_LSP_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
+    return base / "wgmma-lsp"
+
+
+def _extractor_digest() -> str:
+    """The source of the code that reads the facts: a changed reader never sees old entries."""
+    h = hashlib.sha256()
+    here = Path(__file__).parent
+    for name in _EXTRACTORS:
+        h.update((here / name).read_bytes())
+    return h.hexdigest()
+
+
+def _key(jax_root: Path, version: str | None) -> dict[str, Any]:
+    from wgmma_lsp.interpret.jax_facts import FORMAT
+
+    return {"format": FORMAT, "jax_version": version, "jax_root": str(jax_root),
+            "extractor": _extractor_digest()}
+
+
+def entry_path(jax_root: Path, version: str | None) -> Path:
+    key = _key(jax_root, version)
+    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:20]
+    return cache_dir() / f"jax-facts-{version or 'unknown'}-{digest}.json"
+
+
+def _stamp(path: Path) -> list[Any] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return [str(path), st.st_mtime_ns, st.st_size]
+
+
+def load(jax_root: Path, version: str | None):
+    """The cached facts of this JAX, or None (no entry, a stale one, or one that is corrupt)."""
+    from wgmma_lsp.interpret.jax_facts import JaxFacts
+
+    path = entry_path(jax_root, version)
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        log.warning("JAX facts cache %s cannot be read (%s): reading JAX's source", path, e)
+        return None
+    try:
+        data = json.loads(raw)
+        if data["key"] != _key(jax_root, version):
+            return None
+        for stamp in data["files"]:
+            if _stamp(Path(stamp[0])) != stamp:
+                return None  # JAX was changed in place (reinstalled, edited): read it again
+        return JaxFacts.from_json(data["facts"])
+    except (ValueError, KeyError, TypeError, IndexError) as e:
+        log.warning("JAX facts cache %s is corrupt and was ignored (%s: %s)", path,
+                    type(e).__name__, e)
+        return None
+
+
+def store(jax_root: Path, version: str | None, facts, files: list[Path]) -> Path | None:
+    """Write the entry atomically; None when the cache directory cannot be written."""
+    path = entry_path(jax_root, version)
+    stamps = [s for s in (_stamp(f) for f in files) if s is not None]
+    data = {"key": _key(jax_root, version), "files": stamps, "facts": facts.to_json()}
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".jax-facts-", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, sort_keys=True)
+        os.replace(tmp, path)
+        return path
+    except OSError as e:
+        log.info("JAX facts not cached in %s: %s", path.parent, e)
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError as cleanup:
+                log.debug("could not remove %s: %s", tmp, cleanup)
+        return None
