@@ -29,12 +29,37 @@ def cmd_check(args: argparse.Namespace) -> int:
     from wgmma_lsp.config import ConfigError
 
     try:
+        env = _activate_environment(args)
         if args.show_settings:
             return _show_settings(args)
+        if env.jax_root is None:  # said once, on stderr: stdout may be a machine format
+            hint = ("install jax there, or pass another --python" if args.python
+                    else "pass --python or set VIRTUAL_ENV")
+            print(f"note: {env.describe()} ({hint})", file=sys.stderr)
         return _check(args)
     except (UsageError, ConfigError) as e:
         print(f"wgmma-lsp: error: {e}", file=sys.stderr)
         return 2
+
+
+def _activate_environment(args: argparse.Namespace):
+    """The environment whose JAX the run follows (environment.py): `--python`, the first
+    path's `[tool.wgmma-lsp] python`, `VIRTUAL_ENV`, a `.venv` in its project root or the
+    working directory, wgmma-lsp's own."""
+    from wgmma_lsp import config, environment
+
+    first = Path(args.paths[0]) if args.paths else Path.cwd()
+    if args.python:
+        env = environment.discover(args.python, "--python")
+    else:
+        cfg = config.find(first)
+        if cfg.python:
+            env = environment.discover(cfg.python, f"python in {cfg.path}", base=cfg.root)
+        else:
+            roots = [r for r in (environment.project_root(first), Path.cwd()) if r is not None]
+            env = environment.discover(roots=roots)
+    environment.activate(env)
+    return env
 
 
 def _file_settings(args: argparse.Namespace):
@@ -59,12 +84,15 @@ def _file_settings(args: argparse.Namespace):
 def _show_settings(args: argparse.Namespace) -> int:
     from wgmma_lsp import config
 
+    from wgmma_lsp.environment import active
+
     settings_for = _file_settings(args)
     for i, p in enumerate(args.paths):
         path = Path(p)
         if i:
             print()
         print(config.describe(path, settings_for(path), config.find(path)))
+        print(f"jax: {active().describe()}")
     return 0
 
 
@@ -164,6 +192,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "does, only what the typing-speed budget allows (the rest gets a note)")
     check.add_argument("--trace", action="store_true",
                        help="also trace the file's entry points with JAX (runs your code)")
+    check.add_argument("--python", metavar="PATH",
+                       help="the interpreter (or environment folder) whose JAX to follow "
+                            "(default: VIRTUAL_ENV, a .venv in the project, wgmma-lsp's own)")
     check.add_argument("--show-settings", action="store_true",
                        help="print the settings that apply to each PATH (configuration file, rules, excludes) and exit")
     check.set_defaults(func=cmd_check)

@@ -16,6 +16,8 @@ or `pyproject.toml` with a `[tool.wgmma-lsp]` table wins; in one folder in that 
                                      # (default: "all" in `wgmma-lsp check`, "budget" in the server)
     trace = ["kernels/matmul.py:matmul(bf16[256,256], bf16[256,512])"]
     docs-base-url = "https://example.org/wgmma-lsp/rules"   # rule links: {url}/{code}
+    python = ".venv/bin/python"      # the environment whose JAX is analysed (environment.py;
+                                     # relative to this file; default: VIRTUAL_ENV, .venv, own)
 
 Every code is checked: an unknown code, key or value is a `ConfigError` naming it (the CLI
 exits 2).
@@ -36,7 +38,8 @@ from wgmma_lsp.settings import _SEVERITIES, Settings
 
 CONFIG_NAMES = ("wgmma-lsp.toml", ".wgmma-lsp.toml", "pyproject.toml")
 KEYS = {"select", "ignore", "severity", "exclude", "extend-exclude", "per-file-ignores",
-        "lowering-semantics", "sweeps", "trace", "respect-gitignore", "docs-base-url"}
+        "lowering-semantics", "sweeps", "trace", "respect-gitignore", "docs-base-url",
+        "python"}
 LOWERING_SEMANTICS = ("lane", "warpgroup")
 
 
@@ -58,6 +61,7 @@ class Config:
     trace: tuple[str, ...] = ()
     respect_gitignore: bool = True
     docs_base_url: str | None = None  # rule links (and SARIF helpUri) point to `{url}/{code}`
+    python: str | None = None  # the analysed environment's interpreter, relative to `root`
     _pfi: tuple[tuple[Any, tuple[str, ...]], ...] = field(default=(), compare=False, repr=False)
 
     @property
@@ -164,6 +168,10 @@ def parse(table: dict[str, Any], path: Path | None) -> Config:
         if not isinstance(url, str) or "://" not in url:
             raise ConfigError(f"{where}: docs-base-url: expected a URL, got {url!r}")
         kw["docs_base_url"] = url.rstrip("/")
+    if "python" in table:
+        if not isinstance(table["python"], str) or not table["python"]:
+            raise ConfigError(f"{where}: python: expected the path of an interpreter or environment")
+        kw["python"] = table["python"]
     if "respect-gitignore" in table:
         if not isinstance(table["respect-gitignore"], bool):
             raise ConfigError(f"{where}: respect-gitignore: expected true or false")
@@ -235,6 +243,14 @@ def _copy(s: Settings) -> Settings:
     return copy.deepcopy(s)
 
 
+def _jax_default() -> str:
+    from wgmma_lsp.interpret.jax_facts import current
+
+    facts = current()
+    bundled = ", from the bundled facts" if facts.source == "bundled" else ""
+    return f"(the JAX default: {facts.default_lowering or 'unknown'}, jax {facts.jax_version}{bundled})"
+
+
 def describe(file: Path, settings: Settings, cfg: Config) -> str:
     """What `check --show-settings FILE` prints."""
     sev = {k: v.name.lower() for k, v in settings.severity.items()}
@@ -249,7 +265,7 @@ def describe(file: Path, settings: Settings, cfg: Config) -> str:
         f"exclude: {', '.join(cfg.exclude) if cfg.exclude is not None else '(defaults)'}",
         f"extend-exclude: {', '.join(cfg.extend_exclude) or '(none)'}",
         f"respect-gitignore: {str(cfg.respect_gitignore).lower()}",
-        f"lowering-semantics: {settings.lowering_semantics or '(the installed JAX default)'}",
+        f"lowering-semantics: {settings.lowering_semantics or _jax_default()}",
         f"sweeps: {settings.sweeps or '(all in check, budget in the server)'}",
         f"trace entries: {', '.join(cfg.trace) or '(none)'}",
         f"docs-base-url: {settings.docs_base_url or '(the bundled rule docs)'}",

@@ -27,7 +27,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.workspace import TextDocument
 
-from wgmma_lsp import __version__, documents, lifetime, transport, warmup
+from wgmma_lsp import __version__, documents, environment_lsp, lifetime, transport, warmup
 from wgmma_lsp import config as project_config
 from wgmma_lsp.analysis import Analysis, analyze
 from wgmma_lsp.interpret.interp import Cancelled
@@ -553,6 +553,9 @@ def create_server() -> WgmmaLanguageServer:
                     opts = opts[key]
             ls.settings = Settings.from_dict(opts)
             ls.editor_settings = opts if isinstance(opts, dict) else {}
+        # Whose JAX the facts are read from (environment.py), before any analysis
+        ls.jax_environment = environment_lsp.EnvironmentState()
+        ls.jax_environment.initialize(ls.settings.python, environment_lsp.workspace_roots(params))
 
     @server.feature(lsp.INITIALIZED)
     @_never_fail(None)
@@ -561,6 +564,7 @@ def create_server() -> WgmmaLanguageServer:
         ls.warmup = asyncio.ensure_future(ls.warm_when_idle())
         program_glue.on_initialized(ls)
         await _load_configuration(ls)
+        _announce_environment(ls)
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
     @_never_fail(None)
@@ -573,6 +577,7 @@ def create_server() -> WgmmaLanguageServer:
         else:
             await _load_configuration(ls)
         _apply_log_level(ls.settings)
+        _announce_environment(ls)
         await ls.refresh_diagnostics(list(ls.workspace.text_documents), force=True)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
@@ -703,6 +708,17 @@ async def _load_configuration(ls: WgmmaLanguageServer) -> None:
         ls.settings = Settings.from_dict(result[0])
         ls.editor_settings = result[0] if isinstance(result[0], dict) else {}
         _apply_log_level(ls.settings)
+
+
+def _announce_environment(ls: WgmmaLanguageServer) -> None:
+    """A changed `wgmmaLsp.python` switches environments; no JAX there is said once."""
+    state = getattr(ls, "jax_environment", None)
+    if state is None:
+        return
+    state.settings_changed(ls.settings.python)
+    message = state.message()
+    if message is not None:
+        ls.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Info, message=message))
 
 
 def _apply_log_level(settings: Settings) -> None:

@@ -28,6 +28,7 @@ class Settings:
     docs_base_url: str | None = None  # if set, rule links point here (`{base}/{code}`) instead of the bundled docs
     lowering_semantics: str | None = None  # "lane"/"warpgroup" for kernels that do not say (config)
     sweeps: str | None = None  # "budget"/"all" (interpret/sweep_budget.py); None: the tool's default
+    python: str | None = None  # the analysed environment's interpreter (environment.py); None: found
 
     def rule_enabled(self, code: str, name: str) -> bool:
         if code in self.off or name in self.off:
@@ -80,6 +81,8 @@ class Settings:
             s.syntax_errors = raw["syntaxErrors"]
         if isinstance(raw.get("logLevel"), str):
             s.log_level = raw["logLevel"].lower()
+        if isinstance(raw.get("python"), str) and raw["python"]:
+            s.python = raw["python"]
         if isinstance(raw.get("docsBaseUrl"), str) and raw["docsBaseUrl"]:
             s.docs_base_url = raw["docsBaseUrl"].rstrip("/")
         return s

@@ -1,0 +1,175 @@
+"""Whose JAX is analysed (wgmma_lsp/environment.py): found like pyright and ty find the
+project's interpreter, by reading files only; and without any JAX, the facts bundled for the
+newest supported JAX still report every lowering fixture, and the run says it used them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from jax_oracle import expectations
+from wgmma_lsp import environment
+from wgmma_lsp.analysis import analyze
+from wgmma_lsp.entry.context import strip_context_note
+from wgmma_lsp.ide.diagnostics import diagnostics
+from wgmma_lsp.ide.model import Severity
+from wgmma_lsp.interpret import jax_facts
+from wgmma_lsp.interpret.jax_version import parse
+
+FIXTURES = Path(__file__).parent / "fixtures"
+LOWERING_KERNEL = sorted((FIXTURES / "lowering_kernel").glob("*.py"))
+LOWERING = sorted((FIXTURES / "lowering").glob("*.py"))
+
+
+def _venv(where: Path, jax_version: str | None = None) -> Path:
+    """A real virtual environment (no pip), optionally with a stand-in `jax` package."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True)
+    if jax_version is not None:
+        site = next(where.glob("lib/python3*/site-packages"))
+        (site / "jax").mkdir()
+        (site / "jax" / "__init__.py").write_text("raise SystemExit('jax was imported')\n")
+        info = site / f"jax-{jax_version}.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: jax\nVersion: {jax_version}\n")
+    return where
+
+
+@pytest.fixture(scope="module")
+def no_jax(tmp_path_factory) -> Path:
+    return _venv(tmp_path_factory.mktemp("env") / "nojax")
+
+
+@pytest.fixture
+def bundled_facts(no_jax: Path):
+    """Analyse in-process as a JAX-less environment would, then restore this process's own."""
+    before = environment.active()
+    environment.activate(environment.discover(str(no_jax / "bin" / "python"), "--python"))
+    try:
+        yield
+    finally:
+        environment.activate(before)
+
+
+def test_a_venv_is_read_not_run(tmp_path: Path) -> None:
+    venv = _venv(tmp_path / "proj" / ".venv", "0.9.7")
+    env = environment.discover(str(venv / "bin" / "python"), "--python")
+    assert (env.prefix, env.jax_version) == (venv, "0.9.7")
+    assert env.jax_root == next(venv.glob("lib/python3*/site-packages")) / "jax"
+
+
+def test_the_order_explicit_then_virtual_env_then_dot_venv(tmp_path: Path, monkeypatch) -> None:
+    project = tmp_path / "proj"
+    dot = _venv(project / ".venv", "0.9.1")
+    active = _venv(tmp_path / "active", "0.9.2")
+    explicit = _venv(tmp_path / "chosen", "0.9.3")
+    monkeypatch.setenv("VIRTUAL_ENV", str(active))
+    assert environment.discover(str(explicit), roots=[project]).jax_version == "0.9.3"
+    assert environment.discover(roots=[project]).jax_version == "0.9.2"
+    monkeypatch.delenv("VIRTUAL_ENV")
+    found = environment.discover(roots=[project])
+    assert (found.jax_version, found.prefix, found.origin) == ("0.9.1", dot, f".venv in {project}")
+
+
+def test_an_environment_without_jax_gives_way_to_one_with_it(tmp_path: Path, monkeypatch) -> None:
+    """A tools venv (pipx) is VIRTUAL_ENV but holds no JAX: the project's .venv does."""
+    project = tmp_path / "proj"
+    _venv(project / ".venv", "0.9.1")
+    monkeypatch.setenv("VIRTUAL_ENV", str(_venv(tmp_path / "tools")))
+    assert environment.discover(roots=[project]).jax_version == "0.9.1"
+
+
+def test_an_explicit_environment_without_jax_is_used_as_given(no_jax: Path) -> None:
+    env = environment.discover(str(no_jax / "bin" / "python"), "--python")
+    assert env.jax_root is None and env.prefix == no_jax
+    assert "bundled for jax" in env.describe()
+
+
+def test_the_project_root_holds_the_nearest_pyproject(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    assert environment.project_root(tmp_path / "src" / "pkg" / "k.py") == tmp_path
+
+
+def _errors(path: Path) -> set[tuple[int, str, str]]:
+    source = path.read_text()
+    return {(d.span.line + 1, d.code, strip_context_note(d.message))
+            for d in diagnostics(analyze(source, str(path))) if d.severity == Severity.ERROR}
+
+
+@pytest.mark.parametrize("path", LOWERING_KERNEL, ids=lambda p: p.stem)
+def test_without_jax_every_lowering_kernel_fixture_is_reported(path: Path, bundled_facts) -> None:
+    """The errors the fixture records for the bundled JAX version (checked against that JAX
+    by tests/test_kernel_lowering.py) are found with the bundled facts alone."""
+    version = parse(jax_facts.bundled_version())
+    assert jax_facts.current().source == "bundled"
+    assert _errors(path) == expectations(path.read_text(), version=version)
+
+
+BUNDLED_JAX_HERE = environment.own_jax()[1] == jax_facts.bundled().jax_version
+
+
+@pytest.mark.skipif(not BUNDLED_JAX_HERE, reason="needs the JAX the facts were bundled from")
+@pytest.mark.parametrize("path", LOWERING + LOWERING_KERNEL, ids=lambda p: p.stem)
+def test_the_bundled_facts_report_what_their_jax_reports(path: Path, no_jax: Path) -> None:
+    real = _errors(path)
+    before = environment.active()
+    environment.activate(environment.discover(str(no_jax), "--python"))
+    try:
+        bundled = _errors(path)
+    finally:
+        environment.activate(before)
+    assert bundled == real
+
+
+def _check(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
+    return subprocess.run([sys.executable, "-I", "-m", "wgmma_lsp", "check", *args],
+                          capture_output=True, text=True, cwd=cwd, env=env, timeout=300)
+
+
+def test_the_cli_without_jax_says_so_once_and_still_reports(no_jax: Path) -> None:
+    out = _check("--python", str(no_jax / "bin" / "python"), "--format", "json",
+                 str(FIXTURES / "lowering_kernel"), cwd=no_jax)
+    notes = [line for line in out.stderr.splitlines() if line.startswith("note:")]
+    assert notes == [f"note: no JAX found in {no_jax} (--python); using the facts bundled for "
+                     f"jax {jax_facts.bundled_version()} (install jax there, or pass another --python)"]
+    version = parse(jax_facts.bundled_version())
+    want = sum(len(expectations(p.read_text(), version=version)) for p in LOWERING_KERNEL)
+    assert want and len(json.loads(out.stdout)) == want
+    assert out.returncode == 1
+
+
+def test_show_settings_names_the_jax_it_follows(no_jax: Path) -> None:
+    out = _check("--python", str(no_jax), "--show-settings", str(FIXTURES / "lowering_kernel"),
+                 cwd=no_jax)
+    assert f"jax: no JAX found in {no_jax} (--python); using the facts bundled for jax " in out.stdout
+    assert "lowering-semantics: (the JAX default: warpgroup, jax " in out.stdout
+    assert "from the bundled facts)" in out.stdout
+
+
+def test_the_server_without_jax_says_so_once_and_still_reports(no_jax: Path) -> None:
+    """`python` in the editor's initializationOptions names a JAX-less environment: one Info
+    window/showMessage says the bundled facts are used, and a lowering error is published."""
+    from raw_lsp import RawClient
+
+    path = next(p for p in LOWERING_KERNEL if expectations(
+        p.read_text(), version=parse(jax_facts.bundled_version())) and "kernel_level" not in p.name)
+    client = RawClient(env={"VIRTUAL_ENV": ""})
+    try:
+        client.initialize({"python": str(no_jax / "bin" / "python")})
+        client.open(path.as_uri(), path.read_text())
+        client.drain(8)
+        shown = [n["params"] for n in client.notifications if n["method"] == "window/showMessage"]
+        assert len(shown) == 1 and shown[0]["type"] == 3  # Info
+        assert f"no JAX found in {no_jax}" in shown[0]["message"]
+        assert "bundled for jax" in shown[0]["message"]
+        published = [d for p in client.diagnostics(path.as_uri()) for d in p["diagnostics"]]
+        assert published, "the lowering error is reported with the bundled facts"
+    finally:
+        client.close()
+    assert "analysed environment: no JAX found" in client.stderr()
