@@ -16,9 +16,13 @@ from wgmma_lsp.interpret.jax_version import installed
 
 LOWERING = Path(__file__).parent / "fixtures" / "lowering"
 CLEAN = [p for p in sorted(LOWERING.glob("*.py")) if not expectations(p.read_text())]
+# `plgpu.kernel` fixtures whose kernels allocate SMEM (pipelines, scratch): lowered by every
+# supported JAX.
+KERNEL_FIXTURES = sorted(p for p in (Path(__file__).parent / "fixtures" / "lowering_kernel").glob("*.py")
+                         if "smem_budget" in p.name)
 
-pytestmark = pytest.mark.skipif(installed() is None or installed()[:2] != (0, 10),
-                                reason="SMEM accounting of JAX 0.10's Mosaic GPU lowering")
+lane_jax = pytest.mark.skipif(installed() is None or installed()[:2] != (0, 10),
+                              reason="JAX 0.10 lowers these pl.pallas_call kernels with Mosaic GPU")
 
 
 def jax_smem_bytes(path: Path) -> set[int]:
@@ -38,6 +42,7 @@ def jax_smem_bytes(path: Path) -> set[int]:
     return out
 
 
+@lane_jax
 @pytest.mark.parametrize("path", CLEAN, ids=lambda p: p.stem)
 def test_smem_total_is_jaxs(path: Path) -> None:
     analysis = analyze(path.read_text(), str(path))
@@ -46,6 +51,21 @@ def test_smem_total_is_jaxs(path: Path) -> None:
     assert ours == jax_smem_bytes(path)
 
 
+def test_pipeline_fixtures_are_among_the_kernel_fixtures() -> None:
+    assert sum("emit_pipeline" in p.name for p in KERNEL_FIXTURES) >= 3
+
+
+@pytest.mark.parametrize("path", KERNEL_FIXTURES, ids=lambda p: p.stem)
+def test_kernel_smem_total_is_jaxs(path: Path) -> None:
+    """`plgpu.kernel` kernels (emit_pipeline buffers x stages, their barriers, the kernel's own
+    scratch): the analyzer's total is exactly JAX's `smem_bytes`, on the installed JAX."""
+    analysis = analyze(path.read_text(), str(path))
+    usages = [u for us in analysis.smem.values() for u in us]
+    assert usages and all(u.complete for u in usages)
+    assert {u.smem_bytes for u in usages} == jax_smem_bytes(path)
+
+
+@lane_jax
 def test_hover_on_the_kernel_call_shows_its_shared_memory() -> None:
     path = LOWERING / "smem_budget_scopes_warpgroup.py"
     source = path.read_text()
@@ -54,3 +74,44 @@ def test_hover_on_the_kernel_call_shows_its_shared_memory() -> None:
     assert info is not None
     assert "Shared memory: 196,640 bytes of 232,448 (sm_90)" in info.markdown
     assert "plgpu.SMEM(float32[128,128]): 65,536 B" in info.markdown
+
+
+LOWER_BOUND = '''
+import os
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+N = int(os.environ["N"])  # not known before the program runs
+
+
+def kernel(o_gmem):
+  def body(big_smem, unsized_smem):
+    o_gmem[...] = big_smem[:128, :128]
+
+  pl.run_scoped(body, plgpu.SMEM((256, 256), jnp.float32), plgpu.SMEM((N, 128), jnp.float32))
+
+
+def f():
+  return plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct((128, 128), jnp.float32))()
+
+# wgmma-lsp: trace f()
+'''
+
+
+def test_a_lower_bound_over_the_limit_is_worded_as_ours_not_jaxs() -> None:
+    """One allocation cannot be sized: the total (262,144 bytes of the other) is only a lower
+    bound of JAX's smem_bytes, so the finding says "at least" and does not print JAX's message
+    with a number JAX would not print; the hover says "at least" too."""
+    analysis = analyze(LOWER_BOUND, "lower_bound.py")
+    findings = [f for f in analysis.findings if f.rule.code == "WG032"]
+    assert len(findings) == 1
+    message = findings[0].message
+    assert message.startswith("This kernel allocates at least 262,144 bytes of shared memory")
+    assert "smem_bytes=" not in message
+    assert findings[0].related and "plgpu.SMEM(float32[256,256])" in findings[0].related[0].message
+    lines = LOWER_BOUND.splitlines()
+    line = next(i for i, ln in enumerate(lines) if "plgpu.kernel(" in ln)
+    info = hover(analysis, line, lines[line].index("kernel("))
+    assert info is not None and "Shared memory: at least 262,144 bytes of 232,448" in info.markdown

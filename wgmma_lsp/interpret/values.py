@@ -245,6 +245,7 @@ class AllocSpec(Value):
     init_span: Span | None = field(default=None, compare=False)  # x in `plgpu.ACC.init(x)`
     transforms: tuple[TransformVal, ...] = ()
     attrs: tuple[tuple[str, bool], ...] = ()  # see RefVal.attrs
+    arrivals: int | None = None  # a barrier's `num_arrivals` (None: unknown or not a barrier)
 
     def describe(self) -> str:
         names = {"acc": "plgpu.ACC", "smem": "plgpu.SMEM", "gmem": "plgpu.GMEM",

@@ -90,8 +90,9 @@ def _barrier(type_name: str):
             return UNKNOWN  # JAX raises here
         n = call.kwargs.get("num_barriers", Const(1))
         shape = as_shape(n) if call.complete else None
+        arrivals = as_int(call.get(0 if type_name == "barrier" else 2, "num_arrivals", Const(1))) if call.complete else None
         return AllocSpec("barrier", ArrayVal(shape, DType(type_name)), span=call.span,
-                         attrs=_bool_attrs(call, ("orders_tensor_core",)))
+                         attrs=_bool_attrs(call, ("orders_tensor_core",)), arrivals=arrivals)
     return fn
 
 

@@ -113,19 +113,25 @@ def _emit_pipeline(call: Call) -> Value:
 
 @model("plgpu.emit_pipeline()")
 def _emit_pipeline_apply(call: Call) -> Value:
-    """`emit_pipeline(body, grid=, in_specs=, out_specs=, init_carry=)(*gmem_refs)`."""
-    smem_budget.unsized(call.interp)  # its SMEM buffers are not counted (a lower bound)
+    """`emit_pipeline(body, grid=, in_specs=, out_specs=, init_carry=)(*gmem_refs)`: the body
+    runs inside the pipeline's `run_scoped` of its SMEM buffers and barrier."""
+    from wgmma_lsp.models.pipeline_smem import emit_pipeline_scope
+
     wrapped = call.wrapped
     assert isinstance(wrapped, Wrapped)
     kw = wrapped.kwargs
-    found = _pipeline_blocks(call, kw)
-    if found is None:
-        return _run_generic(call, wrapped.func)
-    indices, blocks = found
-    carry = kw.get("init_carry")
-    args = [indices, *blocks] + ([] if _is_none(carry) else [carry])  # type: ignore[list-item]
-    result = call.interp.call_traced(wrapped.func, args, call)
-    return Const(None) if _is_none(carry) else _carry_out(carry, result)  # type: ignore[arg-type]
+    scope = smem_budget.enter_pipeline(call.interp, emit_pipeline_scope(call, kw))
+    try:
+        found = _pipeline_blocks(call, kw)
+        if found is None:
+            return _run_generic(call, wrapped.func)
+        indices, blocks = found
+        carry = kw.get("init_carry")
+        args = [indices, *blocks] + ([] if _is_none(carry) else [carry])  # type: ignore[list-item]
+        result = call.interp.call_traced(wrapped.func, args, call)
+        return Const(None) if _is_none(carry) else _carry_out(carry, result)  # type: ignore[arg-type]
+    finally:
+        smem_budget.leave(call.interp, scope)
 
 
 def _carry_out(init: Value, result: Value) -> Value:
@@ -145,7 +151,20 @@ def _emit_pipeline_ws(call: Call) -> Value:
 def _emit_pipeline_ws_apply(call: Call) -> Value:
     """`pipeline(*gmem_refs, allocations=None)`: the compute thread runs the body over SMEM
     blocks; with `compute_context`, through `compute_context(pipeline_callback)`."""
-    smem_budget.unsized(call.interp)  # its SMEM buffers are not counted (a lower bound)
+    from wgmma_lsp.models.pipeline_smem import warp_specialized_scope
+
+    allocations = call.kwargs.get("allocations")
+    if _is_none(allocations):  # the pipeline allocates for itself, in a run_scoped of its own
+        scope = smem_budget.enter_pipeline(call.interp, warp_specialized_scope(call, call.wrapped.kwargs))
+    else:  # `allocations=` from the user's own run_scoped of `get_allocations(...)`
+        scope = None
+    try:
+        return _run_ws(call)
+    finally:
+        smem_budget.leave(call.interp, scope)
+
+
+def _run_ws(call: Call) -> Value:
     wrapped = call.wrapped
     assert isinstance(wrapped, Wrapped)
     kw = wrapped.kwargs

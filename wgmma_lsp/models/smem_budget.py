@@ -1,37 +1,59 @@
-"""The shared memory a Mosaic GPU kernel allocates, as JAX 0.10 counts it.
+"""The shared memory a Mosaic GPU kernel allocates, as the installed JAX counts it.
 
 Mirrors `Resources` and the resource estimators in `jax/_src/pallas/mosaic_gpu/lowering.py`
-(each `run_scoped` allocation is rounded up to `SMEM_ALIGNMENT` = 1024 bytes; allocations of one
-scope add up, nested scopes add to their parent, scopes one after another take the maximum) and
-`_smem_tree_size` / `_launch` in `jax/experimental/mosaic/gpu/core.py` (the scratch bytes, then
-8 bytes per mbarrier, compared with the device limit: 227 KiB = 232,448 bytes on sm_90 when no
-GPU is present).
+(jax 0.10.2 and 0.12.0.1 count alike): each `run_scoped` allocation is rounded up to
+`SMEM_ALIGNMENT` = 1024 bytes; allocations of one scope add up, nested scopes add to their
+parent, scopes one after another take the maximum. Barriers are a `Counter` of barrier kinds
+(`mgpu.Barrier(num_arrivals, num_barriers, orders_tensor_core)`): nesting adds the counts,
+siblings keep the larger count of each kind (`Counter.__or__`), so two sibling scopes with
+different barriers keep both. `_smem_tree_size` / `_launch` in
+`jax/experimental/mosaic/gpu/core.py` then add 8 bytes per mbarrier (and 4 for a TMEM address)
+to the aligned scratch bytes and compare with the device limit: 227 KiB = 232,448 bytes on sm_90
+when no GPU is present.
 
-A `pallas_call` adds its pipeline: `run_scoped` of the `scratch_shapes`, inside it
-`emit_pipeline`'s SMEM buffers (block bytes x `max_concurrent_steps`, clamped to the number of
-sequential grid steps) and one barrier per step when any input is in SMEM.
+Pipelines allocate in a `run_scoped` of their own (jax/_src/pallas/mosaic_gpu/pipeline.py):
+`plgpu.emit_pipeline` one `SMEM((max_concurrent_steps, *block_shape), dtype)` per spec in SMEM
+(memory space unset, DEFAULT or SMEM) and `Barrier(num_arrivals=<SMEM inputs>,
+num_barriers=max_concurrent_steps)` when an input is in SMEM, `max_concurrent_steps` clamped
+to the number of grid steps; `emit_pipeline_warp_specialized` one buffer per spec
+(`max_concurrent_steps` slots, 1 for an output whose index map ignores the grid), an input
+barrier and the consumed barriers. A `pallas_call` runs `emit_pipeline` over its sequential grid
+inside a `run_scoped` of its `scratch_shapes` (lower_pipelined_jaxpr_to_module).
 
 Only allocations on every path are counted (those under an undecided Python branch are not), and
-allocations wgmma-lsp cannot size count as zero: the total is a lower bound of JAX's, so a total
-over the limit is a proven error.
+allocations wgmma-lsp cannot size count as zero: such a total is a lower bound of JAX's
+(`complete=False`), reported in our own words ("at least ..."), never as JAX's message.
+Not modelled: the `reduction_scratch_bytes` (2,048 by default) JAX reserves in a scope that
+reduces an array (`jnp.sum` & co.) — such kernels are not sized exactly.
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.dtypes import itemsize_bits
+from wgmma_lsp.rules.base import Related
 from wgmma_lsp.interpret.values import AllocSpec, ArrayVal, Const, RefVal, TupleVal, Value, Wrapped, as_int
 
 SMEM_ALIGNMENT = 1024
 MBARRIER_BYTES = 8
 MAX_SMEM_BYTES = 227 * 1024  # sm_90 and sm_100, when JAX cannot ask a device
 
+# A kind of barrier, as `Resources.barrier_counts` keys them: (type, num_arrivals,
+# num_barriers, orders_tensor_core); num_arrivals None when unknown.
+BarrierKey = tuple[str, "int | None", int, bool]
+
 
 def align(n: int) -> int:
     return (n + SMEM_ALIGNMENT - 1) // SMEM_ALIGNMENT * SMEM_ALIGNMENT
+
+
+def barrier_bytes(barriers: Counter) -> int:
+    return sum(MBARRIER_BYTES * key[2] * n for key, n in barriers.items())
 
 
 @dataclass
@@ -40,16 +62,40 @@ class Scope:
     scopes it runs one after another."""
 
     own_bytes: int = 0
-    own_barriers: int = 0
+    own_barriers: Counter = field(default_factory=Counter)
     inner_bytes: int = 0
-    inner_barriers: int = 0
+    inner_barriers: Counter = field(default_factory=Counter)
     complete: bool = True
     parts: list[str] = field(default_factory=list)
     inner_parts: list[str] = field(default_factory=list)  # those of the largest inner scope
     tmem: bool = False  # allocates tensor memory: its address takes 4 bytes of SMEM
+    # What allocated the bytes, for related locations: (span, text, bytes).
+    causes: list[tuple[Any, str, int]] = field(default_factory=list)
+    inner_causes: list[tuple[Any, str, int]] = field(default_factory=list)
 
-    def total(self) -> tuple[int, int]:
+    def total(self) -> tuple[int, Counter]:
         return self.own_bytes + self.inner_bytes, self.own_barriers + self.inner_barriers
+
+    def add_buffer(self, array: ArrayVal, what: str, slots: int = 1, span=None) -> None:
+        """One SMEM allocation of `slots` x `array` (aligned as JAX aligns it); `span`: the
+        expression that asked for it (an allocation, a BlockSpec)."""
+        n = _array_bytes(array)
+        if n is None:
+            self.complete = False
+            return
+        size = align(n * slots)
+        self.own_bytes += size
+        self.parts.append(f"{what}: {size:,} B")
+        if span is not None:
+            self.causes.append((span, what, size))
+
+    def add_barrier(self, kind: str, arrivals: int | None, num_barriers: int,
+                    orders_tc: bool = False, what: str = "") -> None:
+        if arrivals is None:
+            self.complete = False
+        self.own_barriers[(kind, arrivals, num_barriers, orders_tc)] += 1
+        if what:
+            self.parts.append(f"{what}: {MBARRIER_BYTES * num_barriers:,} B")
 
 
 def _array_bytes(a: ArrayVal) -> int | None:
@@ -88,22 +134,19 @@ def add_allocation(scope: Scope, spec: Value, multiplier: int = 1, what: str = "
         if shape is None or not all(isinstance(d, int) for d in shape):
             scope.complete = False
             return
-        scope.own_barriers += MBARRIER_BYTES * math.prod(shape)  # type: ignore[arg-type]
+        orders = dict(spec.attrs).get("orders_tensor_core")
+        if orders is None:
+            scope.complete = False
+        scope.add_barrier(spec.kind, spec.arrivals, math.prod(shape), bool(orders))  # type: ignore[arg-type]
         return
     if spec.kind != "smem":
         scope.complete = False
         return
-    n = _array_bytes(spec.inner)
-    if n is None:
-        scope.complete = False
-        return
-    scope.own_bytes += align(n * multiplier)
-    scope.parts.append(f"{what or spec.describe()}: {align(n * multiplier):,} B")
+    scope.add_buffer(spec.inner, what or spec.describe(), multiplier, spec.span)
 
 
 def unsized(interp) -> None:
-    """Something allocates SMEM that is not counted (an `emit_pipeline`'s buffers): the kernel's
-    total becomes a lower bound."""
+    """Something allocates SMEM that is not counted: the kernel's total becomes a lower bound."""
     stack = _stack(interp)
     if stack:
         stack[-1].complete = False
@@ -117,11 +160,23 @@ def enter(interp, allocations: list[Value]) -> Scope | None:
     scope = Scope()
     for spec in allocations:
         add_allocation(scope, spec)
+    return _push(interp, scope)
+
+
+def _push(interp, scope: Scope) -> Scope:
     if not interp.certain:
-        scope.own_bytes = scope.own_barriers = 0
+        scope.own_bytes = 0
+        scope.own_barriers = Counter()
         scope.complete = scope.tmem = False
-    stack.append(scope)
+    _stack(interp).append(scope)
     return scope
+
+
+def enter_pipeline(interp, scope: Scope) -> Scope | None:
+    """A pipeline's own `run_scoped` starts, with the allocations already in `scope`."""
+    if not _stack(interp):
+        return None
+    return _push(interp, scope)
 
 
 def leave(interp, scope: Scope | None) -> None:
@@ -137,8 +192,9 @@ def leave(interp, scope: Scope | None) -> None:
         b, bar = scope.total()
         if b > parent.inner_bytes:
             parent.inner_parts = scope.parts + scope.inner_parts
+            parent.inner_causes = scope.causes + scope.inner_causes
         parent.inner_bytes = max(parent.inner_bytes, b)
-        parent.inner_barriers = max(parent.inner_barriers, bar)
+        parent.inner_barriers = parent.inner_barriers | bar
         parent.complete = parent.complete and scope.complete
         parent.tmem = parent.tmem or scope.tmem
 
@@ -160,16 +216,12 @@ def pallas_call_pipeline(scope: Scope, refs: list[Value], n_buffers: int, params
             if ref.space is None or ref.space == "?":
                 scope.complete = False
             continue
-        n = _array_bytes(ref.inner)
-        if n is None:
-            scope.complete = False
-            continue
-        scope.own_bytes += align(n * steps)
-        scope.parts.append(f"{ref.origin_desc or f'buffer {i}'}: {ref.inner.aval()} x {steps}: {align(n * steps):,} B")
+        scope.add_buffer(ref.inner, f"{ref.origin_desc or f'buffer {i}'}: {ref.inner.aval()} x {steps}", steps,
+                         ref.spec_span or ref.origin)
         if not ref.origin_desc.startswith("pallas_call output"):
             smem_inputs += 1
     if smem_inputs:
-        scope.own_barriers += MBARRIER_BYTES * steps
+        scope.add_barrier("barrier", smem_inputs, steps, what=f"pipeline barriers x {steps}")
 
 
 def _pipeline_steps(params: Value | None, grid: Value | None) -> int | None:
@@ -233,14 +285,30 @@ def finish_kernel(interp, root: Scope, saved: list[Scope] | None, span, blame_li
 
     interp.smem_scopes = saved if saved is not None else []
     b, bar = root.total()
-    total = align(b) + bar + (4 if root.tmem else 0)  # _smem_tree_size: scratch, barriers, TMEM address
+    total = align(b) + barrier_bytes(bar) + (4 if root.tmem else 0)  # _smem_tree_size: scratch, barriers, TMEM address
     usage = KernelSmem(total, root.complete, tuple(root.parts + root.inner_parts))
     if span is not None and getattr(interp, "hover_only", False) is False:
         per_span = interp.smem_usage.setdefault(span, [])
         if usage not in per_span:
             per_span.append(usage)
     if total > MAX_SMEM_BYTES and span is not None:
-        interp.report(smem_budget.RULE,
-                      f"Mosaic GPU kernel exceeds available shared memory: smem_bytes={total} > "
-                      f"max_smem_bytes={MAX_SMEM_BYTES}", span, blame_line,
-                      data={"smem_bytes": total, "parts": list(usage.parts)})
+        causes = sorted(root.causes + root.inner_causes, key=lambda c: -c[2])[:MAX_RELATED]
+        related = [Related(c_span, f"allocates {what}: {size:,} bytes of shared memory")
+                   for c_span, what, size in causes if c_span != span]
+        interp.report(smem_budget.RULE, limit_message(total, root.complete), span, blame_line,
+                      related=related,
+                      data={"smem_bytes": total, "complete": root.complete, "parts": list(usage.parts)})
+
+
+MAX_RELATED = 4  # the largest allocations shown as related locations
+
+
+def limit_message(total: int, complete: bool) -> str:
+    """JAX's own message (core.py `_launch`) when the total is JAX's; our own words when it is
+    only a lower bound (some allocation could not be sized): JAX's number would be larger."""
+    if complete:
+        return (f"Mosaic GPU kernel exceeds available shared memory: smem_bytes={total} > "
+                f"max_smem_bytes={MAX_SMEM_BYTES}")
+    return (f"This kernel allocates at least {total:,} bytes of shared memory, which exceeds the "
+            f"{MAX_SMEM_BYTES:,} bytes available on sm_90 (some allocations could not be sized, so "
+            "JAX's smem_bytes is larger; JAX: \"Mosaic GPU kernel exceeds available shared memory\")")

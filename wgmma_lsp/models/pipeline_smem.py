@@ -1,0 +1,179 @@
+"""The shared memory a pipeline allocates for itself: the `run_scoped` that
+`plgpu.emit_pipeline(...)(*gmem_refs)` and `plgpu.emit_pipeline_warp_specialized(...)(*gmem_refs)`
+open around their body (jax/_src/pallas/mosaic_gpu/pipeline.py, jax 0.10.2 and 0.12.0.1):
+
+- `emit_pipeline`: `max_concurrent_steps` (default 1) is clamped to the number of grid steps
+  when the grid is static; each spec in SMEM (`_in_smem`: memory space unset, DEFAULT or SMEM)
+  gets `SMEM((max_concurrent_steps, *block_shape), gmem_ref.dtype)`; when any input is in SMEM,
+  one `Barrier(num_arrivals=<inputs in SMEM>, num_barriers=max_concurrent_steps)`.
+- `emit_pipeline_warp_specialized` (`_get_scoped_allocs`): `max_concurrent_steps` (default 2)
+  clamped likewise; every spec gets `SMEM((slots, *block_shape), dtype)`, `slots` =
+  `max_concurrent_steps`, or 1 for an output whose index map ignores the grid
+  (`_is_index_invariant`); the produced barrier(s): one `Barrier(num_arrivals=<inputs>,
+  num_barriers=max_concurrent_steps)` (0.12 with `manual_produced_barriers=True`: one
+  `Barrier(num_barriers=max_concurrent_steps)` per input); the consumed barrier(s):
+  `Barrier(num_arrivals=num_compute_wgs, num_barriers=max_concurrent_steps)` — one, or one per
+  input with `manual_consumed_barriers=True` — `ClusterBarrier`s with `collective_axes`.
+
+`_get_block_shape`: the spec's block shape without its `None`/`pl.Squeezed` dimensions, or the
+GMEM ref's shape when the spec has none. Anything not known makes the scope a lower bound.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+
+from wgmma_lsp.interpret.call import Call
+from wgmma_lsp.interpret.values import (
+    ArrayVal, BlockSpecVal, Const, FuncVal, RefVal, TupleVal, Value, as_int, is_unknown, tree_leaves,
+)
+from wgmma_lsp.models.smem_budget import Scope
+
+
+def _flat(v: Value | None) -> list[Value] | None:
+    if v is None:
+        return []
+    return tree_leaves(v, lambda x: not is_unknown(x))
+
+
+def _steps(kw: dict[str, Value], default: int) -> tuple[int | None, int | None]:
+    """(max_concurrent_steps after JAX's clamp, the static number of grid steps or None)."""
+    mcs = as_int(kw.get("max_concurrent_steps", Const(default)))
+    grid = kw.get("grid")
+    if not isinstance(grid, TupleVal):
+        return None, None
+    dims = [as_int(g) for g in grid.items]
+    if any(d is None for d in dims):
+        dynamic = all(d is not None or (isinstance(g, ArrayVal) and g.shape == ())
+                      for d, g in zip(dims, grid.items))
+        return (mcs if dynamic else None), None  # a dynamic grid: no clamp
+    num_steps = math.prod(dims)  # type: ignore[arg-type]
+    if mcs is not None and mcs > num_steps:
+        mcs = num_steps
+    return mcs, num_steps
+
+
+def _specs_and_refs(call: Call, kw: dict[str, Value]) -> tuple[list[Value], list[Value], list[Value]] | None:
+    ins, outs = _flat(kw.get("in_specs")), _flat(kw.get("out_specs"))
+    gmem = _flat(TupleVal(tuple(call.args)))
+    if ins is None or outs is None or gmem is None or not call.complete or len(gmem) != len(ins) + len(outs):
+        return None
+    return ins, outs, gmem
+
+
+def _block(spec: BlockSpecVal, gmem: Value) -> ArrayVal | None:
+    """`_get_block_shape(spec, gmem_ref.shape)` with the GMEM ref's dtype."""
+    from wgmma_lsp.models.pallas import _block_ref
+
+    if not isinstance(gmem, RefVal):
+        return None
+    return _block_ref(gmem.inner, spec, "smem", None, "").inner
+
+
+def _in_smem(spec: BlockSpecVal) -> bool | None:
+    if spec.memory_space in ("default", "smem"):
+        return True
+    if spec.memory_space in (None, "?"):
+        return None
+    return False
+
+
+def _label(i: int, n_in: int) -> str:
+    return f"pipeline input {i}" if i < n_in else f"pipeline output {i - n_in}"
+
+
+def emit_pipeline_scope(call: Call, kw: dict[str, Value]) -> Scope:
+    """The allocations of `emit_pipeline(...)(*gmem_refs)`'s own `run_scoped`."""
+    scope = Scope()
+    mcs, _ = _steps(kw, 1)
+    found = _specs_and_refs(call, kw)
+    if mcs is None or found is None:
+        scope.complete = False
+        return scope
+    ins, outs, gmem = found
+    smem_inputs = 0
+    for i, (spec, ref) in enumerate(zip(ins + outs, gmem)):
+        in_smem = _in_smem(spec) if isinstance(spec, BlockSpecVal) else None
+        if in_smem is None:
+            scope.complete = False
+            continue
+        if not in_smem:
+            continue
+        if i < len(ins):
+            smem_inputs += 1
+        block = _block(spec, ref)  # type: ignore[arg-type]
+        if block is None:
+            scope.complete = False
+            continue
+        scope.add_buffer(block, f"{_label(i, len(ins))}: {block.aval()} x {mcs}", mcs, spec.span)
+    if smem_inputs:
+        scope.add_barrier("barrier", smem_inputs, mcs, what=f"pipeline barriers x {mcs}")
+    return scope
+
+
+def _uses_grid(spec: BlockSpecVal, n_grid: int) -> bool | None:
+    """Whether a spec's index map reads its grid indices (`_uses_arguments`), read from its
+    source: a parameter named in its body; None when not known."""
+    fn = spec.index_map
+    if fn is None or (isinstance(fn, Const) and fn.value is None):
+        return False
+    if not isinstance(fn, FuncVal):
+        return None
+    args = fn.node.args
+    if args.vararg is not None or args.kwarg is not None:
+        return None
+    params = [a.arg for a in args.posonlyargs + args.args][:n_grid]
+    body = fn.node.body if isinstance(fn.node, ast.Lambda) else ast.Module(fn.node.body, [])
+    names = {n.id for n in ast.walk(body) if isinstance(n, ast.Name)}  # type: ignore[arg-type]
+    return any(p in names for p in params)
+
+
+def _bool_kw(kw: dict[str, Value], name: str) -> bool | None:
+    v = kw.get(name, Const(False))
+    if isinstance(v, Const) and (v.value is None or isinstance(v.value, bool)):
+        return bool(v.value)
+    return None
+
+
+def warp_specialized_scope(call: Call, kw: dict[str, Value]) -> Scope:
+    """The allocations of `emit_pipeline_warp_specialized(...)(*gmem_refs)`'s own `run_scoped`."""
+    scope = Scope()
+    mcs, _ = _steps(kw, 2)
+    found = _specs_and_refs(call, kw)
+    grid = kw.get("grid")
+    if mcs is None or found is None or not isinstance(grid, TupleVal):
+        scope.complete = False
+        return scope
+    ins, outs, gmem = found
+    for i, (spec, ref) in enumerate(zip(ins + outs, gmem)):
+        if not isinstance(spec, BlockSpecVal):
+            scope.complete = False
+            continue
+        slots: int | None = mcs
+        if i >= len(ins):
+            uses = _uses_grid(spec, len(grid.items))
+            slots = None if uses is None else (mcs if uses else 1)
+        block = _block(spec, ref)
+        if block is None or slots is None:
+            scope.complete = False
+            continue
+        scope.add_buffer(block, f"{_label(i, len(ins))}: {block.aval()} x {slots}", slots, spec.span)
+    produced, consumed = _bool_kw(kw, "manual_produced_barriers"), _bool_kw(kw, "manual_consumed_barriers")
+    wgs = as_int(kw.get("num_compute_wgs", Const(None)))
+    axes = kw.get("collective_axes", Const(()))
+    if produced is None or consumed is None or wgs is None:
+        scope.complete = False
+        return scope
+    if produced:
+        for _ in ins:
+            scope.add_barrier("barrier", 1, mcs)
+    else:
+        scope.add_barrier("barrier", len(ins), mcs)
+    collective = not (isinstance(axes, Const) and not axes.value) and not (
+        isinstance(axes, TupleVal) and not axes.items)
+    kind = "cluster_barrier" if collective else "barrier"
+    for _ in (ins if consumed else [None]):
+        scope.add_barrier(kind, wgs, mcs)
+    scope.parts.append(f"pipeline barriers x {mcs}: {8 * mcs * (sum(scope.own_barriers.values())):,} B")
+    return scope
