@@ -62,6 +62,28 @@ def test_a_venv_is_read_not_run(tmp_path: Path) -> None:
     assert env.jax_root == next(venv.glob("lib/python3*/site-packages")) / "jax"
 
 
+def test_an_interpreter_that_is_no_venv_is_read_not_run(tmp_path: Path) -> None:
+    """`[tool.wgmma-lsp] python = "tools/python3"` may come from a workspace nobody trusts: the
+    configured file is never executed; its prefix (the folder above `bin/`, through symlinks) is read."""
+    marker = tmp_path / "ran"
+    prefix = tmp_path / "conda"
+    site = prefix / "lib" / "python3.12" / "site-packages"
+    (site / "jax").mkdir(parents=True)
+    (site / "jax" / "__init__.py").write_text("raise SystemExit('jax was imported')\n")
+    (site / "jax-0.9.8.dist-info").mkdir()
+    (site / "jax-0.9.8.dist-info" / "METADATA").write_text("Name: jax\nVersion: 0.9.8\n")
+    (prefix / "bin").mkdir()
+    python = prefix / "bin" / "python3"
+    python.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    python.chmod(0o755)
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "python").symlink_to(python)
+    for configured in (python, tmp_path / "ws" / "python"):
+        env = environment.discover(str(configured), "python setting")
+        assert (env.jax_root, env.jax_version) == (site / "jax", "0.9.8")
+    assert not marker.exists()
+
+
 def test_the_order_explicit_then_virtual_env_then_dot_venv(tmp_path: Path, monkeypatch) -> None:
     project = tmp_path / "proj"
     dot = _venv(project / ".venv", "0.9.1")

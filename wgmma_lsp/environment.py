@@ -16,17 +16,16 @@ analysed environment and the facts bundled for the newest supported JAX are used
 
 Nothing is run or imported to find jax: its site-packages is found from the environment's
 files (`pyvenv.cfg`, `lib/python3.*/site-packages`), its version from `jax-*.dist-info/METADATA`.
-Only an interpreter the user configured explicitly that is not a virtual environment (a system
-or conda Python) is asked for its site-packages, with `python -I -S` (no site, no user code).
+An interpreter that is not a virtual environment (a system, conda or pyenv Python) is never run
+either — the path may come from a workspace's own configuration: its prefix is the folder above
+its `bin/`, symlinks followed.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
-import subprocess
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -65,7 +64,7 @@ def _site_dirs(prefix: Path) -> list[Path]:
     """The site-packages folders of an environment, read from its files."""
     out: list[Path] = []
     for pattern in ("lib/python3*/site-packages", "lib64/python3*/site-packages",
-                    "lib/python3*/dist-packages", "Lib/site-packages"):
+                    "lib/python3*/dist-packages", "lib/python3/dist-packages", "Lib/site-packages"):
         out.extend(sorted(prefix.glob(pattern), reverse=True))  # newest Python first
     cfg = _pyvenv_cfg(prefix)
     if cfg.get("include-system-site-packages", "").lower() == "true" and cfg.get("home"):
@@ -136,19 +135,19 @@ def _prefix_of(python: Path) -> Path | None:
     return None
 
 
-def _ask_interpreter(python: Path) -> list[Path]:
-    """site-packages of an explicitly configured interpreter that is not a venv: `-I -S` runs
-    no site hook and no file of the working directory (which is set to its own folder)."""
-    code = ("import json, sysconfig; "
-            "print(json.dumps([sysconfig.get_path('purelib'), sysconfig.get_path('platlib')]))")
-    try:
-        out = subprocess.run([str(python), "-I", "-S", "-c", code], capture_output=True, text=True,
-                             timeout=10, cwd=str(python.parent), stdin=subprocess.DEVNULL)
-        paths = json.loads(out.stdout)
-    except (OSError, subprocess.SubprocessError, ValueError) as e:
-        log.warning("could not ask %s for its site-packages: %s", python, e)
-        return []
-    return [Path(p) for p in dict.fromkeys(paths) if isinstance(p, str) and Path(p).is_dir()]
+def _interpreter_prefix(python: Path) -> list[Path]:
+    """The prefixes an interpreter that is not a venv installs into, read from the file system
+    (never by running it: the path may come from a workspace's configuration, and static mode runs
+    nothing of the workspace): `<prefix>/bin/python3` -> `<prefix>`, with symlinks followed (a
+    conda or pyenv interpreter), and for a system `/usr` also `/usr/local` (Debian's pip target)."""
+    prefixes = []
+    for p in (python, Path(os.path.realpath(python))):
+        prefix = p.parent.parent
+        if prefix not in prefixes:
+            prefixes.append(prefix)
+        if prefix == Path("/usr") and Path("/usr/local") not in prefixes:
+            prefixes.append(Path("/usr/local"))
+    return prefixes
 
 
 def explicit(python: str, origin: str, base: Path | None = None) -> JaxEnvironment:
@@ -167,7 +166,8 @@ def explicit(python: str, origin: str, base: Path | None = None) -> JaxEnvironme
     if not path.is_file():
         log.warning("%s: %s does not exist", origin, path)
         return JaxEnvironment(origin, path, None, None, (str(path),))
-    root, version = find_jax(_ask_interpreter(path))
+    sites = [d for prefix in _interpreter_prefix(path) for d in _site_dirs(prefix)]
+    root, version = find_jax(dict.fromkeys(sites))
     return JaxEnvironment(origin, path, root, version, (str(path),))
 
 
