@@ -15,6 +15,7 @@ import {
   interpreterMissingMessage,
   notInstalledMessage,
   PROBE_SCRIPT,
+  withProjectPython,
   resolveServerCommand,
   RESTART_KEYS,
   ruleCodesAt,
@@ -114,8 +115,12 @@ function launchSettings() {
   };
 }
 
+/** The Python extension's interpreter: the project's environment, whose JAX the analysis follows. */
+let projectInterpreter: string | undefined;
+
 async function startClient(context: vscode.ExtensionContext): Promise<void> {
-  const cmd = resolveServerCommand(launchSettings(), await pythonExtensionInterpreter());
+  projectInterpreter = await pythonExtensionInterpreter();
+  const cmd = resolveServerCommand(launchSettings(), projectInterpreter);
   lastCommand = cmd;
   lastError = undefined;
   output.appendLine(`[client] server command: ${cmd.command} ${cmd.args.join(" ")} (${cmd.source})`);
@@ -157,7 +162,8 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
             return result;
           }
           return result.map((value, i) =>
-            params.items[i]?.section === SECTION ? gateSettings(value, vscode.workspace.isTrusted) : value);
+            params.items[i]?.section === SECTION
+              ? withProjectPython(gateSettings(value, vscode.workspace.isTrusted), projectInterpreter) : value);
         },
       },
     },
@@ -197,8 +203,9 @@ function setStatus(text: string, tooltip: string) {
 
 /** The `wgmmaLsp` section as plain JSON (what workspace/configuration also returns). */
 function currentSettings(): unknown {
-  return gateSettings(JSON.parse(JSON.stringify(vscode.workspace.getConfiguration(SECTION))),
-    vscode.workspace.isTrusted);
+  return withProjectPython(
+    gateSettings(JSON.parse(JSON.stringify(vscode.workspace.getConfiguration(SECTION))), vscode.workspace.isTrusted),
+    projectInterpreter);
 }
 
 interface Probe {

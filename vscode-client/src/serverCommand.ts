@@ -46,6 +46,19 @@ export function resolveServerCommand(settings: LaunchSettings, pythonExtensionIn
   };
 }
 
+/** The settings sent to the server, with `python` (the analysed environment) defaulting to the
+ * Python extension's interpreter when the user set none. */
+export function withProjectPython(settings: unknown, interpreter: string | undefined): unknown {
+  if (!interpreter || settings === null || typeof settings !== "object") {
+    return settings;
+  }
+  const s = settings as Record<string, unknown>;
+  if (typeof s.python === "string" && s.python.trim()) {
+    return settings;
+  }
+  return { ...s, python: interpreter };
+}
+
 /** Quote one shell word (POSIX sh, or cmd.exe-ish double quotes on Windows). */
 export function shellQuote(word: string, platform: NodeJS.Platform = process.platform): string {
   if (/^[A-Za-z0-9_\-.,:/@=+]+$/.test(word)) {

@@ -10,6 +10,7 @@ import {
   resolveServerCommand,
   ruleCodesAt,
   shellQuote,
+  withProjectPython,
 } from "../../src/serverCommand";
 
 const none = { interpreter: "", serverPath: "", serverArgs: [] as string[] };
@@ -82,4 +83,12 @@ test("package.json contributes every setting the server reads", () => {
 test("a missing interpreter is named, with where it came from", () => {
   const msg = interpreterMissingMessage(resolveServerCommand(none, "/gone/python"));
   assert.match(msg, /The Python interpreter \/gone\/python \(selected in the Python extension\) was not found/);
+});
+
+test("the analysed environment defaults to the Python extension's interpreter", () => {
+  assert.deepEqual(withProjectPython({ logLevel: "info" }, "/proj/.venv/bin/python"),
+    { logLevel: "info", python: "/proj/.venv/bin/python" });
+  assert.deepEqual(withProjectPython({ python: "/explicit/python" }, "/proj/.venv/bin/python"),
+    { python: "/explicit/python" });
+  assert.deepEqual(withProjectPython({ python: "" }, undefined), { python: "" });
 });
