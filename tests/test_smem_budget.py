@@ -115,3 +115,17 @@ def test_a_lower_bound_over_the_limit_is_worded_as_ours_not_jaxs() -> None:
     line = next(i for i, ln in enumerate(lines) if "plgpu.kernel(" in ln)
     info = hover(analysis, line, lines[line].index("kernel("))
     assert info is not None and "Shared memory: at least 262,144 bytes of 232,448" in info.markdown
+
+
+@lane_jax
+def test_hover_on_a_block_without_memory_space_says_it_is_lowered_in_smem() -> None:
+    """A `pallas_call` BlockSpec with no `memory_space`: JAX traces the block as `Ref<default>`
+    and lowers the kernel over the pipeline's SMEM buffer; the hover says both."""
+    path = LOWERING / "wgmma_swizzle_mismatch_default_space_lane.py"
+    source = path.read_text()
+    lines = source.splitlines()
+    line = next(i for i, ln in enumerate(lines) if "plgpu.wgmma(" in ln)
+    info = hover(analyze(source, str(path)), line, lines[line].index("a_ref"))
+    assert info is not None
+    assert "Ref<default>{bfloat16[64,64]}" in info.markdown
+    assert "lowered in SMEM" in info.markdown

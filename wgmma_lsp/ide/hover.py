@@ -109,7 +109,18 @@ def _allocation(v: Value, analysis: Analysis) -> str | None:
         text = text[:77] + "…"
     where = f"line {root.origin.line + 1}" if other is None else f"{_shown_path(other, analysis.path)}:{root.origin.line + 1}"
     out = f"allocated at {where} by {root.origin_desc}" + (f": `{text}`" if text else "")
-    return out + (f"; transforms: {transforms}" if transforms else "")
+    out += f"; transforms: {transforms}" if transforms else ""
+    if root.space == "default" and root.origin_desc.startswith("pallas_call") and _lowers_pallas_call():
+        # models/memory_spaces.py: the lowering runs the kernel over the pipeline's SMEM buffers
+        out += "; lowered in SMEM (the pallas_call pipeline's buffer: no memory_space given)"
+    return out
+
+
+def _lowers_pallas_call() -> bool:
+    """Whether the installed JAX lowers a Mosaic GPU `pl.pallas_call` (0.10 does, 0.12 not)."""
+    from wgmma_lsp.interpret.jax_source import pallas_call_lowers_mosaic_gpu
+
+    return pallas_call_lowers_mosaic_gpu() is not False
 
 
 def api_names_at(analysis: Analysis, line: int, col: int) -> list[str]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.call import Call
+from wgmma_lsp.models.memory_spaces import lowered_space
 from wgmma_lsp.interpret.jax_version import installed
 from wgmma_lsp.interpret.values import RefVal, Value
 from wgmma_lsp.models.wgmma_lowering import MLIR
@@ -33,7 +34,7 @@ def _operand(ref: Value) -> tuple[str, tuple | None, int | None] | None:
     if not isinstance(ref, RefVal):
         return None
     root = ref.root()
-    if root.kind != "plain" or root.space != "smem" or root.shape is None or ref.shape is None:
+    if root.kind != "plain" or lowered_space(root) != "smem" or root.shape is None or ref.shape is None:
         return None
     own = root.transforms
     view = ref.transforms[len(own):]

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret import jax_source
 from wgmma_lsp.interpret.call import Call
+from wgmma_lsp.models.memory_spaces import lowered_space
 from wgmma_lsp.interpret.values import ArrayVal, RefVal, Value
 from wgmma_lsp.rules.base import Related
 
@@ -62,7 +63,7 @@ def operand(v: Value) -> Operand | None:
     if not isinstance(v, RefVal) or v.kind != "plain":
         return None
     root = v.root()
-    if root.space != "smem" or v.dtype is None:
+    if lowered_space(root) != "smem" or v.dtype is None:
         return None
     own = root.transforms
     if any(t.kind not in ("tiling", "swizzle") or not t.params for t in own):
@@ -416,7 +417,7 @@ class WgmmaLowering:
         if not refs or len(index) != 1:
             return False
         for r in refs:
-            if not isinstance(r, RefVal) or r.kind != "plain" or r.base is not None or r.space != "smem" \
+            if not isinstance(r, RefVal) or r.kind != "plain" or r.base is not None or lowered_space(r) != "smem" \
                     or r.transforms or is_trivial_index(index[0], r.shape) is not True:
                 return False
         return True
