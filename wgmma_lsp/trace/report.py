@@ -266,6 +266,9 @@ def _process_diagnostic(outcome: TraceOutcome, lines: list[str]):
         return TIME_LIMIT, _limit_message(outcome, "time", doing), span, note
     if outcome.status == "memory":
         return MEMORY_LIMIT, _limit_message(outcome, "memory", doing), anchor, note
+    if outcome.status == "flood":
+        return (PROCESS_FAILED, "trace mode: the trace process sent more protocol data than "
+                "allowed and was stopped", anchor, note)
     if outcome.status == "failed-to-start":
         return PROCESS_FAILED, f"trace mode: {outcome.stderr.strip()}", Span(0, 0, 0, 0), None
     tail = [ln for ln in outcome.stderr.strip().splitlines() if ln.strip()]

@@ -8,7 +8,7 @@ Protocol. The request is one JSON object on stdin:
 
     {"path": "/abs/kernel.py", "source": "...", "entries": [{"id": 0, "call": "...",
      "expression": "..."}], "lower": true, "memory_mb": 4096, "dump_after": 54.0,
-     "hard_deadline": 70.0, "parent_pid": 1234}
+     "hard_deadline": 70.0, "parent_pid": 1234 | null}
 
 Events are JSON objects, one per line, on the *original* stdout (fd 1 is redirected to stderr
 before user code runs, so a `print` in the user's module cannot corrupt the protocol):
@@ -431,16 +431,11 @@ def watch_parent(hard_deadline: float | None, parent: int | None = None) -> None
     start = time.monotonic()
 
     def parent_gone() -> bool:
-        if os.getppid() != initial:
-            return True
-        if parent:  # the server names itself: it may have died before we looked
-            try:
-                os.kill(parent, 0)
-            except ProcessLookupError:
-                return True
-            except OSError:
-                return False
-        return False
+        # `parent`: the pid of the process that started this one directly (None under the
+        # supervisor, whose init has the worker die with it; in the trace's PID namespace the
+        # server's pid would name some other process): not our parent any more means it died
+        # before we looked
+        return os.getppid() != initial or (parent is not None and initial != parent)
 
     def loop() -> None:
         while True:
