@@ -65,8 +65,8 @@ def caches(server: Any | None = None) -> dict[str, int]:
         "jedi.docs": len(jedi_resolve._docs),
     }
     for name, fn in (("suppressions.parse", suppressions.parse), ("config", config_load),
-                     ("prefilter.package_root", prefilter.package_root),
-                     ("prefilter.module_file", prefilter._module_file)):
+                     ("prefilter.roots_of", prefilter._roots_of),
+                     ("prefilter.find_absolute", prefilter._find_absolute)):
         out[f"lru.{name}"] = fn.cache_info().currsize
     for mod in (dtypes, jax_source, lookup):
         for attr, fn in vars(mod).items():

@@ -32,6 +32,8 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from wgmma_lsp.program import lookup
+
 # Whole names only: `jax._src.lax.pallas_lowerings` is not the API.
 _KEYWORD = rb"(?<![\w])(?:pallas|mosaic_gpu|plgpu|mosaic\.gpu|mosaic\s+import\s+gpu)(?![\w])"
 _KEYWORD_RE = re.compile(_KEYWORD)
@@ -113,28 +115,26 @@ def _has_keyword(data: bytes) -> bool:
 
 
 @functools.lru_cache(maxsize=65536)
-def package_root(folder: str) -> tuple[str, str | None]:
-    """The folder above the outermost package holding `folder`, and that package's name
-    (None: `folder` is not a package)."""
-    top = folder
-    while os.path.isfile(os.path.join(top, "__init__.py")):
-        parent = os.path.dirname(top)
-        if parent == top:
-            break
-        top = parent
-    if top == folder:
-        return top, None
-    return top, os.path.relpath(folder, top).split(os.sep)[0]
+def _roots_of(folder: str) -> tuple[str, ...]:
+    """The program layer's search roots for a module in `folder` (`program/lookup.py`): the
+    prefilter follows exactly the imports the analysis can follow, no more."""
+    return lookup.search_roots(os.path.join(folder, "__init__.py"), ())
 
 
 @functools.lru_cache(maxsize=65536)
-def _module_file(base: str, dotted: str) -> str | None:
-    parts = [p for p in dotted.split(".") if p]
-    target = os.path.join(base, *parts)
-    if parts and os.path.isfile(target + ".py"):
-        return target + ".py"
-    init = os.path.join(target, "__init__.py")
-    return init if os.path.isfile(init) else None
+def _find_absolute(folder: str, dotted: str) -> str | None:
+    return lookup.find_absolute(dotted, _roots_of(folder))
+
+
+@functools.lru_cache(maxsize=65536)
+def _find_relative(folder: str, level: int, dotted: str) -> str | None:
+    return lookup.find_relative(os.path.join(folder, "__init__.py"), level, dotted)
+
+
+def cache_clear() -> None:
+    """Forget the module lookups (files created or removed since)."""
+    for f in (_roots_of, _find_absolute, _find_relative):
+        f.cache_clear()
 
 
 def _key(path: Path | str) -> str:
@@ -178,19 +178,10 @@ class Prefilter:
         return self._imports[key]
 
     def _resolve(self, importer: str, level: int, module: str) -> str | None:
-        """The user's module file an import names, if it is found next to the importer."""
+        """The user's module file an import names, found as the program layer finds it."""
         folder = os.path.dirname(importer)
-        if level:
-            base = folder
-            for _ in range(level - 1):
-                base = os.path.dirname(base)
-            f = _module_file(base, module)
-        else:
-            f = _module_file(folder, module)
-            if f is None:
-                top, package = package_root(folder)
-                if package is not None and module.split(".")[0] == package:
-                    f = _module_file(top, module)  # only the importer's own package
+        f = _find_relative(folder, level, module) if level else (
+            _find_absolute(folder, module) if module else None)
         return f if f is not None and f != importer else None
 
     def _edges(self, key: str) -> list[tuple[str, str, str, str | None]]:
@@ -283,16 +274,20 @@ class Prefilter:
             return sub is not None and bool(self.api_names(sub))
         return False
 
+    def _imports_api_itself(self, key: str) -> bool:
+        data = self._text(key)
+        return _has_keyword(data) and bool(_SPELLED_OUT_RE.search(data) or any(
+            imports_api(imp) for imp in self._imports_of(key)))
+
     def is_relevant(self, path: Path | str) -> bool:
         key = _key(path)
-        data = self._text(key)
-        if _has_keyword(data) and (_SPELLED_OUT_RE.search(data) or any(
-                imports_api(imp) for imp in self._imports_of(key))):
-            return True
-        return bool(self.api_names(key))
+        return self._imports_api_itself(key) or bool(self.api_names(key))
 
     def relevant(self, paths: Iterable[Path | str]) -> set[str]:
-        """The absolute paths, among `paths`, that must be analysed."""
-        paths = list(paths)
-        self._solve([_key(p) for p in paths])
-        return {_key(p) for p in paths if self.is_relevant(p)}
+        """The absolute paths, among `paths`, that must be analysed. A file that imports the API
+        itself needs no walk of its imports (one kernel file: nothing else is read)."""
+        keys = list(dict.fromkeys(_key(p) for p in paths))
+        direct = {k for k in keys if self._imports_api_itself(k)}
+        rest = [k for k in keys if k not in direct]
+        self._solve(rest)
+        return direct | {k for k in rest if self.api_names(k)}
