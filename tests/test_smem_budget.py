@@ -129,3 +129,15 @@ def test_hover_on_a_block_without_memory_space_says_it_is_lowered_in_smem() -> N
     assert info is not None
     assert "Ref<default>{bfloat16[64,64]}" in info.markdown
     assert "lowered in SMEM" in info.markdown
+
+
+@lane_jax
+def test_an_operand_error_relates_to_the_operands_blockspec_not_the_accumulator() -> None:
+    """WG022 on a rhs whose BlockSpec gave it swizzle 64: the related location is that BlockSpec."""
+    path = LOWERING / "wgmma_swizzle_mismatch_default_space_lane.py"
+    source = path.read_text()
+    findings = [f for f in analyze(source, str(path)).findings if f.rule.code == "WG022"]
+    assert len(findings) == 1
+    rhs_spec_line = next(i for i, ln in enumerate(source.splitlines()) if "transforms=RHS" in ln)
+    assert [r.span.line for r in findings[0].related] == [rhs_spec_line]
+    assert "pallas_call input 1" in findings[0].related[0].message

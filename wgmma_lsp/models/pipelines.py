@@ -68,7 +68,8 @@ def smem_block(gmem: Value, spec: Value, call: Call, i: int) -> Value:
     if isinstance(spec, BlockSpecVal) and spec.memory_space == "gmem" and isinstance(gmem, RefVal):
         return gmem
     return RefVal(ref.inner, "smem", "plain", ref.transforms, origin=ref.origin,
-                  origin_desc=ref.origin_desc)
+                  origin_desc=ref.origin_desc, spec_span=getattr(spec, "span", None),
+                  attrs=(("pipeline_slot", True),))  # `.at[slot]` of the pipeline's buffer
 
 
 def _grid_indices(grid: Value) -> tuple[Value, list[Value]]:

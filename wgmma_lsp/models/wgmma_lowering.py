@@ -48,6 +48,7 @@ class Operand:
     own: tuple[str, ...]  # kinds of the buffer's own transforms, in order
     transposed: bool  # viewed through transpose_ref(..., (1, 0))
     has_view: bool  # any `.at[...]` / transpose view on top
+    slot_view: bool = False  # a pipeline block: the body gets `smem_ref.at[slot]` (an indexer)
 
     @property
     def tiled_swizzled(self) -> bool:
@@ -55,7 +56,13 @@ class Operand:
 
     @property
     def untransformed(self) -> bool:
-        return self.own == () and not self.has_view
+        return self.own == () and not self.has_view and not self.slot_view
+
+    @property
+    def indexed_only(self) -> bool:
+        """No transforms of its own, seen through the pipeline's slot indexer only: the Lane
+        lowering consumes the indexer and finds no transforms left (`[]`)."""
+        return self.own == () and self.slot_view and not self.has_view
 
 
 def operand(v: Value) -> Operand | None:
@@ -84,7 +91,19 @@ def operand(v: Value) -> Operand | None:
         return None
     if swz is not None and not isinstance(swz, int):
         return None
-    return Operand(v, tiling, swz, tuple(t.kind for t in own), bool(transposes), bool(view))
+    return Operand(v, tiling, swz, tuple(t.kind for t in own), bool(transposes), bool(view),
+                   root.attr("pipeline_slot") is True)
+
+
+def operand_origin(ref: RefVal) -> list[Related]:
+    """Where an operand's buffer got its memory space and transforms (its BlockSpec or SMEM
+    allocation), as a related location."""
+    root = ref.root()
+    span = root.spec_span or root.origin
+    if span is None:
+        return []
+    own = root.transforms_text() or "no transforms"
+    return [Related(span, f"allocated here ({root.origin_desc or 'operand'}) as {root.aval()}, {own}")]
 
 
 def _known_dims(*dims) -> bool:
@@ -112,7 +131,7 @@ class WgmmaLowering:
 
     # -- reporting -----------------------------------------------------------------------
     def _report(self, rule, message: str, *, kernel_level: bool = False, data: dict | None = None,
-                span=None) -> None:
+                span=None, cause: RefVal | None = None) -> None:
         """Report on the wgmma call; `kernel_level` errors have no kernel frame in JAX's
         traceback, which blames the `pallas_call`/`plgpu.kernel` call instead."""
         from wgmma_lsp.models.wgmma import allocated_here
@@ -124,9 +143,11 @@ class WgmmaLowering:
             if ks is None:
                 return
             blame = ks.line
-            related.append(Related(ks, "JAX raises this while lowering this kernel (Warpgroup semantics: "
-                                       "no line of the kernel is in its traceback)"))
-        related += allocated_here(self.acc)
+            related.append(Related(ks, "JAX raises this while lowering this kernel (no line of the "
+                                       "kernel is in its traceback)"))
+        # The related location is the cause: the operand's allocation or BlockSpec when the
+        # operand is at fault, else the accumulator's.
+        related += operand_origin(cause) if cause is not None else allocated_here(self.acc)
         info = {"semantics": self.sem}
         info.update(data or {})
         self.interp.report(rule, message, span or self.call.span, blame, related=related, data=info)
@@ -163,9 +184,14 @@ class WgmmaLowering:
             op = operand(a)
             if op is None:
                 return
+            if op.indexed_only:
+                self._report(wgmma_operand_transforms.RULE, "WGMMA lhs has unsupported transforms: [].",
+                             span=self.call.span_of(1, "a"), cause=op.ref)
+                return
             if op.untransformed:
                 self._report(wgmma_lhs_untransformed.RULE, wgmma_lhs_untransformed.MESSAGE,
-                             span=self.call.span_of(1, "a"), data=self._fix_data(op, b, "lhs"))
+                             span=self.call.span_of(1, "a"), data=self._fix_data(op, b, "lhs"),
+                             cause=op.ref)
                 return
             if not op.tiled_swizzled:
                 if op.has_view:
@@ -189,9 +215,14 @@ class WgmmaLowering:
         opb = operand(b)
         if opb is None:
             return
+        if opb.indexed_only:
+            self._report(wgmma_operand_transforms.RULE, "WGMMA rhs has unsupported transforms: [].",
+                         span=self.call.span_of(2, "b"), cause=opb.ref)
+            return
         if opb.untransformed:
             self._report(wgmma_rhs_untransformed.RULE, wgmma_rhs_untransformed.MESSAGE,
-                         span=self.call.span_of(2, "b"), data=self._fix_data(opb, a, "rhs"))
+                         span=self.call.span_of(2, "b"), data=self._fix_data(opb, a, "rhs"),
+                         cause=opb.ref)
             return
         if not opb.tiled_swizzled:
             if opb.has_view:
@@ -203,7 +234,7 @@ class WgmmaLowering:
         if lhs_swizzle is not None:
             if opb.swizzle != lhs_swizzle:
                 self._report(wgmma_swizzle_mismatch.RULE, wgmma_swizzle_mismatch.LANE_MESSAGE,
-                             span=self.call.span_of(2, "b"),
+                             span=self.call.span_of(2, "b"), cause=opb.ref,
                              data={"lhs_swizzle": lhs_swizzle, "rhs_swizzle": opb.swizzle})
                 return
             itemsize = ITEMSIZE.get(opb.ref.dtype.name)  # type: ignore[union-attr]
