@@ -8,15 +8,14 @@ spares the files that cannot use Pallas, and the rest are analysed on every core
 from __future__ import annotations
 
 import io
-import multiprocessing
 import os
 import sys
 import time
 import tokenize
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wgmma_lsp.discovery import Found
 from wgmma_lsp.ide.model import Diagnostic, Severity
@@ -24,6 +23,9 @@ from wgmma_lsp.prefilter import Prefilter
 from wgmma_lsp.rules.tool_codes import SYNTAX_ERROR, UNREADABLE_FILE
 from wgmma_lsp.settings import Settings
 from wgmma_lsp.spans import Span
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 
 @dataclass
@@ -231,6 +233,10 @@ def check_files(found: Sequence[Found], settings_for: Callable[[Path], Settings]
 
 def _run_pool(results: list[FileResult], todo: list[tuple[int, Settings]], jobs: int,
               trace: bool, bar: Progress) -> None:
+    # Imported here: a one-file run never starts a pool (multiprocessing costs ~10 ms to import).
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
     # Warm the analysis modules once in this process: forked workers inherit them.
     import wgmma_lsp.ide.diagnostics  # noqa: F401
     import wgmma_lsp.interpret.driver  # noqa: F401

@@ -1,0 +1,109 @@
+"""One-file `wgmma-lsp check` CPU time against `ruff check --select ALL` on the same file.
+
+What a pre-commit hook pays per commit. Each command runs in a fresh process, as a user runs
+it (interpreter start-up and the import of wgmma-lsp included), `--repeat` times; the CPU time
+(user + system, of the process and its children) is the median over the runs. The machine's
+load average is printed with every row: on a shared machine CPU time varies less than wall time,
+but still grows with the load (caches, frequency).
+
+The files: the installed jax's `hopper_matmul_mgpu.py` (a 330-line Mosaic GPU kernel) and
+`examples/seed_errors.py`, or the files named. ruff must be installed in the same environment
+(`pip install ruff`); without it the script says so and prints wgmma-lsp's numbers alone.
+A first, unmeasured run of each command warms the OS cache and writes the bytecode cache
+(`PYTHONDONTWRITEBYTECODE` is unset for the runs: an installed package has its .pyc files).
+
+    .venv/bin/python benchmarks/bench_one_file.py [--repeat 7] [FILE ...]
+
+Prints a verdict against the target (issue 16: within 10x ruff's CPU); never fails, exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+TARGET_RATIO = 10.0
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def default_files() -> list[Path]:
+    import importlib.util
+
+    out = []
+    spec = importlib.util.find_spec("jax")
+    if spec is not None and spec.origin is not None:
+        f = Path(spec.origin).parent / "experimental/pallas/ops/gpu/hopper_matmul_mgpu.py"
+        if f.is_file():
+            out.append(f)
+        else:
+            print(f"not found in the installed jax: {f}", file=sys.stderr)
+    else:
+        print("jax is not installed: hopper_matmul_mgpu.py is not measured", file=sys.stderr)
+    out.append(ROOT / "examples" / "seed_errors.py")
+    return out
+
+
+def run_cpu(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) of one run of `cmd` in a fresh process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=ROOT)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
+
+
+def median_cpu(cmd: list[str], env: dict[str, str], repeat: int) -> tuple[float, float, float]:
+    """Median CPU and wall seconds over `repeat` runs (after one warm-up), and the 1-minute load
+    average at the end."""
+    run_cpu(cmd, env)
+    runs = [run_cpu(cmd, env) for _ in range(repeat)]
+    return (statistics.median(c for c, _ in runs), statistics.median(w for _, w in runs),
+            os.getloadavg()[0])
+
+
+def find_ruff() -> str | None:
+    here = Path(sys.executable).parent / "ruff"
+    return str(here) if here.is_file() else shutil.which("ruff")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("files", nargs="*", type=Path)
+    parser.add_argument("--repeat", type=int, default=7, help="measured runs per command (default 7)")
+    args = parser.parse_args()
+    files = args.files or default_files()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    wgmma = Path(sys.executable).parent / "wgmma-lsp"
+    wgmma_cmd = [str(wgmma)] if wgmma.is_file() else [sys.executable, "-m", "wgmma_lsp"]
+    ruff = find_ruff()
+    if ruff is None:
+        print("ruff is not installed (pip install ruff into this environment): wgmma-lsp alone",
+              file=sys.stderr)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    print(f"python {sys.version.split()[0]}, cores: {cores}, runs per command: {args.repeat} (median)")
+    print(f"{'file':28} {'lines':>5} {'wgmma CPU ms':>12} {'load':>5} {'ruff CPU ms':>11} {'load':>5}"
+          f" {'ratio':>6}  target")
+    for f in files:
+        lines = len(f.read_text(encoding="utf-8", errors="replace").splitlines())
+        ours, _, our_load = median_cpu(wgmma_cmd + ["check", "--no-progress", str(f)], env, args.repeat)
+        row = f"{f.name[:28]:28} {lines:5d} {ours * 1000:12.0f} {our_load:5.1f}"
+        if ruff is not None:
+            theirs, _, their_load = median_cpu(
+                [ruff, "check", "--no-cache", "--select", "ALL", "--quiet", str(f)], env, args.repeat)
+            ratio = ours / theirs if theirs > 0 else float("inf")
+            verdict = f"<= {TARGET_RATIO:.0f}x  [{'PASS' if ratio <= TARGET_RATIO else 'MISS'}]"
+            row += f" {theirs * 1000:11.0f} {their_load:5.1f} {ratio:5.1f}x  {verdict}"
+        print(row)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
