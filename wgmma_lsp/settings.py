@@ -23,6 +23,7 @@ class Settings:
     trace_timeout: float = 60.0
     trace_memory_mb: int = 4096
     trace_interpreter: str | None = None
+    trace_concurrency: int | None = None  # traces at once (trace/containment.py); None: the core count
     log_level: str = "info"
     syntax_errors: bool = False  # the server also publishes syntax errors (WG900)
     docs_base_url: str | None = None  # if set, rule links point here (`{base}/{code}`) instead of the bundled docs
@@ -77,6 +78,9 @@ class Settings:
                 s.trace_memory_mb = trace["memoryMb"]
             if isinstance(trace.get("interpreter"), str) and trace["interpreter"]:
                 s.trace_interpreter = trace["interpreter"]
+            conc = trace.get("concurrency")
+            if isinstance(conc, int) and not isinstance(conc, bool) and conc > 0:
+                s.trace_concurrency = conc
         if isinstance(raw.get("syntaxErrors"), bool):
             s.syntax_errors = raw["syntaxErrors"]
         if isinstance(raw.get("logLevel"), str):

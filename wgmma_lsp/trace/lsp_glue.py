@@ -1,25 +1,30 @@
 """How the language server uses trace mode: runs on save, kills stale runs, feeds hovers and hints.
 
 The server calls these hooks; they never raise and never import user code in-process: every
-trace runs in a worker subprocess (`runner.TraceProcess`), one at a time per document.
+trace runs in a worker subprocess (`runner.TraceProcess`), one at a time per document and at
+most `trace.concurrency` at once (the others wait for a slot, in a thread pool of their own so
+that they never hold the event loop's default executor).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from wgmma_lsp.trace.check import request_for
 from wgmma_lsp.trace.report import (TracedAval, dedupe_against_static, hover_lines_for,
                                     inlay_labels_for, outcome_diagnostics, traced_avals)
-from wgmma_lsp.trace.runner import TraceOutcome, TraceProcess
+from wgmma_lsp.trace.runner import TraceOutcome, TraceProcess, set_concurrency
 
 if TYPE_CHECKING:  # pragma: no cover
     from wgmma_lsp.server import WgmmaLanguageServer
 
 log = logging.getLogger("wgmma_lsp.trace")
+#: Threads that wait for traces (most of them waiting for a slot: cheap).
+_WAITERS = ThreadPoolExecutor(max_workers=64, thread_name_prefix="wgmma-lsp-trace")
 
 
 @dataclass
@@ -65,11 +70,12 @@ async def _trace(ls: "WgmmaLanguageServer", uri: str) -> None:
         if had:
             await _refresh(ls, uri)
         return
+    set_concurrency(ls.settings.trace_concurrency)
     proc = TraceProcess(request)
     st.running[uri] = proc
     loop = asyncio.get_running_loop()
     try:
-        outcome = await loop.run_in_executor(None, proc.wait)
+        outcome = await loop.run_in_executor(_WAITERS, proc.wait)
     finally:
         if st.running.get(uri) is proc:
             del st.running[uri]
@@ -78,7 +84,8 @@ async def _trace(ls: "WgmmaLanguageServer", uri: str) -> None:
     current = ls.workspace.text_documents.get(uri)
     if current is None or current.version != version:
         return  # edited meanwhile: the result is stale
-    log.info("trace of %s: %s in %.1f s", uri, outcome.status, outcome.elapsed)
+    log.info("trace of %s: %s in %.1f s (containment: %s)", uri, outcome.status, outcome.elapsed,
+             outcome.containment)
     st.outcomes[uri] = outcome
     st.avals[uri] = traced_avals(outcome)
     st.lines[uri] = source.splitlines()
