@@ -1,12 +1,15 @@
 """`wgmma-lsp check` over whole installed packages: wall time, CPU time, files read and analysed.
 
-Targets (issue #10): the installed jax package (600+ files) in under 5 s on 2 cores, scipy in
-under 3 s. Each package is checked in a fresh process, as a user runs the command (the import
+Targets: the installed jax package (600+ files) and tokamax (600+ files, installed in the
+Python 3.12 venv: `pip install --no-deps tokamax`, its files are only read) each in under 10 s on
+this 2-core machine (issue 16), scipy in under 3 s (issue #10). Each package is checked in a fresh process, as a user runs the command (the import
 of wgmma-lsp included); CPU time counts that process and its worker processes. On a shared
 machine the wall time depends on the load: the CPU time divided by the cores is what an idle
-machine would take, at best.
+machine would take, at best. The 1-minute load average is printed with every row (before and
+after the run).
 
     .venv/bin/python benchmarks/bench_check.py               # jax and scipy, all cores
+    .venv312/bin/python benchmarks/bench_check.py            # jax 0.12 and tokamax
     .venv/bin/python benchmarks/bench_check.py --jobs 2 PATH # other folders
 
 Prints `[PASS]`/`[MISS]` against the targets; always exits 0.
@@ -24,7 +27,7 @@ import sys
 import time
 from pathlib import Path
 
-TARGETS = {"jax": 5.0, "scipy": 3.0}
+TARGETS = {"jax": 10.0, "tokamax": 10.0, "scipy": 3.0}
 
 _COUNT = (
     "import json, sys\n"
@@ -46,23 +49,26 @@ def package_dir(name: str) -> Path | None:
 def measure(path: Path, jobs: int | None) -> dict:
     counts = json.loads(subprocess.run([sys.executable, "-c", _COUNT, str(path)],
                                        capture_output=True, text=True, check=True).stdout)
+    load_before = os.getloadavg()[0]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     cmd = [sys.executable, "-m", "wgmma_lsp", "check", "--no-progress", str(path)]
     if jobs:
         cmd[4:4] = ["--jobs", str(jobs)]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     last = (proc.stdout.strip().splitlines() or [""])[-1]
     return {"path": str(path), "files": counts[0], "analysed": counts[1], "wall_s": round(wall, 2),
-            "cpu_s": round(cpu, 2), "exit": proc.returncode, "summary": last}
+            "cpu_s": round(cpu, 2), "load_before": round(load_before, 1),
+            "load_after": round(os.getloadavg()[0], 1), "exit": proc.returncode, "summary": last}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("paths", nargs="*", help="folders to check (default: the installed jax and scipy)")
+    parser.add_argument("paths", nargs="*", help="folders to check (default: the installed jax, tokamax and scipy)")
     parser.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -87,7 +93,8 @@ def main() -> int:
         print(json.dumps({"cores": cores, "load": load, "rows": rows}, indent=2))
         return 0
     print(f"cores: {cores}, jobs: {args.jobs or cores}, load average: {load:.1f}")
-    print(f"{'package':10} {'files':>6} {'analysed':>9} {'wall s':>7} {'CPU s':>7} {'CPU/cores':>9}  target")
+    print(f"{'package':10} {'files':>6} {'analysed':>9} {'wall s':>7} {'CPU s':>7} {'CPU/cores':>9}"
+          f" {'load':>11}  target")
     for r in rows:
         target = TARGETS.get(r["name"])
         ideal = r["cpu_s"] / (args.jobs or cores)
@@ -95,7 +102,7 @@ def main() -> int:
             f"< {target:.0f} s  [{'PASS' if r['wall_s'] < target else 'MISS'}]"
             + ("" if r["wall_s"] < target else f" (CPU/cores {'<' if ideal < target else '>='} target)"))
         print(f"{r['name']:10} {r['files']:6d} {r['analysed']:9d} {r['wall_s']:7.2f} {r['cpu_s']:7.2f} "
-              f"{ideal:9.2f}  {verdict}")
+              f"{ideal:9.2f} {r['load_before']:5.1f}-{r['load_after']:<5.1f}  {verdict}")
         print(f"{'':10} exit {r['exit']}: {r['summary']}")
     return 0
 
