@@ -119,7 +119,11 @@ def check_indexing(interp, ref: RefVal, index: Value, node: ast.AST | None) -> b
 
 
 def _indexer_repr(index: Value, shape: tuple[int, ...]) -> str | None:
-    """The NDIndexer JAX prints in `Transforms: (...)` for a store through a plain ref."""
+    """The NDIndexer JAX prints in `Transforms: (...)` for a store through a plain ref. A bare
+    `ref[...]` (or `ref[()]`) adds no indexer (state/primitives.py `get_ref_and_transforms`:
+    an empty index keeps the ref's own transforms, none here): JAX prints `()`."""
+    if (isinstance(index, Const) and index.value is Ellipsis) or (isinstance(index, TupleVal) and not index.items):
+        return "()"
     items = _expanded(index_items(index), len(shape))
     items += [_FULL] * (len(shape) - len(items))
     parts = []
