@@ -194,8 +194,11 @@ def check_files(found: Sequence[Found], settings_for: Callable[[Path], Settings]
                 progress: bool | None = None, prefilter: bool = True) -> list[FileResult]:
     """Check every file; results in the order given. `prefilter=False` analyses every file
     (what the pre-filter skips must make no difference: tests compare the two)."""
+    global _prefilter
     results = [FileResult(f.path) for f in found]
-    cheap = Prefilter()
+    # One prefilter for the run: the import questions of each analysis (`_may_be_api`, also in
+    # forked workers) reuse the files it read and the module graph it solved.
+    cheap = _prefilter = Prefilter()
     todo: list[tuple[int, Settings]] = []
     for i, f in enumerate(found):
         settings = settings_for(f.path)

@@ -110,6 +110,14 @@ def imports_api(imp: Import) -> bool:
     return False
 
 
+@functools.lru_cache(maxsize=8192)
+def _imports_by_content(data: bytes) -> list[Import]:
+    """`imports(data)`, once per content in a process (the same file read by the prefilter of
+    `check_files` and by the import question of each analysis; copies of a file; empty
+    `__init__.py`s). Callers do not modify the list."""
+    return imports(data)
+
+
 def _has_keyword(data: bytes) -> bool:
     return b"pallas" in data or b"mosaic" in data or b"plgpu" in data
 
@@ -123,7 +131,23 @@ def _roots_of(folder: str) -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=65536)
 def _find_absolute(folder: str, dotted: str) -> str | None:
-    return lookup.find_absolute(dotted, _roots_of(folder))
+    """`lookup.find_absolute(dotted, roots)`, each (root, module) looked up on disk once per run
+    (the files of one package share their roots: jax's 600 files ask the same few)."""
+    if not all(p.isidentifier() for p in dotted.split(".")):
+        return None
+    ops = lookup.find_kernel_ops(dotted)
+    if ops is not None:
+        return ops
+    for root in _roots_of(folder):
+        f = _module_in(root, dotted)
+        if f is not None:
+            return f
+    return None
+
+
+@functools.lru_cache(maxsize=65536)
+def _module_in(root: str, dotted: str) -> str | None:
+    return lookup.module_file(root, dotted.split("."))
 
 
 @functools.lru_cache(maxsize=65536)
@@ -133,7 +157,7 @@ def _find_relative(folder: str, level: int, dotted: str) -> str | None:
 
 def cache_clear() -> None:
     """Forget the module lookups (files created or removed since)."""
-    for f in (_roots_of, _find_absolute, _find_relative):
+    for f in (_roots_of, _find_absolute, _module_in, _find_relative):
         f.cache_clear()
 
 
@@ -159,6 +183,7 @@ class Prefilter:
         self._data: dict[str, bytes] = {}
         self._imports: dict[str, list[Import]] = {}
         self._api: dict[str, set[str]] = {}  # module file -> names it binds to the API ("*": all)
+        self._direct: dict[str, bool] = {}  # module file -> imports the API itself
 
     def add(self, path: Path, data: bytes) -> None:
         self._data.setdefault(_key(path), data)
@@ -174,7 +199,7 @@ class Prefilter:
 
     def _imports_of(self, key: str) -> list[Import]:
         if key not in self._imports:
-            self._imports[key] = imports(self._text(key))
+            self._imports[key] = _imports_by_content(self._text(key))
         return self._imports[key]
 
     def _resolve(self, importer: str, level: int, module: str) -> str | None:
@@ -222,10 +247,8 @@ class Prefilter:
             # A module that imports the API itself: its functions and classes may use it, and
             # the program layer follows calls into them (findings reported at the call site).
             data = self._text(key)
-            direct = any(kind == "api" for kind, *_ in edges[key]) or bool(
-                _has_keyword(data) and _SPELLED_OUT_RE.search(data))
             self._api[key] = ({m.decode("ascii", "replace") for m in _DEF_RE.findall(b"\n" + data)}
-                              if direct else set())
+                              if self._imports_api_itself(key) else set())
         changed = True
         while changed:
             changed = False
@@ -275,9 +298,12 @@ class Prefilter:
         return False
 
     def _imports_api_itself(self, key: str) -> bool:
-        data = self._text(key)
-        return _has_keyword(data) and bool(_SPELLED_OUT_RE.search(data) or any(
-            imports_api(imp) for imp in self._imports_of(key)))
+        """Does the module import the API itself, or spell it out (asked once per file)?"""
+        if key not in self._direct:
+            data = self._text(key)
+            self._direct[key] = _has_keyword(data) and bool(_SPELLED_OUT_RE.search(data) or any(
+                imports_api(imp) for imp in self._imports_of(key)))
+        return self._direct[key]
 
     def is_relevant(self, path: Path | str) -> bool:
         key = _key(path)
