@@ -95,9 +95,9 @@ class SeenProcesses:
         descendants; returns the pids killed."""
         killed = []
         for _ in range(20):
-            todo = [p for p, st in self.seen.items() if p != root and start_time(p) == st]
-            todo += [p for p in todo for p in descendants(p)]
-            todo = [p for p in dict.fromkeys(todo) if p != os.getpid()]
+            alive = [p for p, st in self.seen.items() if p != root and start_time(p) == st]
+            below = [child for p in alive for child in descendants(p)]
+            todo = [p for p in dict.fromkeys(alive + below) if p != os.getpid()]
             if not todo:
                 break
             for pid in todo:
