@@ -177,3 +177,18 @@ def warp_specialized_scope(call: Call, kw: dict[str, Value]) -> Scope:
         scope.add_barrier(kind, wgs, mcs)
     scope.parts.append(f"pipeline barriers x {mcs}: {8 * mcs * (sum(scope.own_barriers.values())):,} B")
     return scope
+
+
+def pipeline_slots(call: Call, kw: dict[str, Value], i: int, n_in: int) -> int | None:
+    """The slots of spec `i`'s SMEM buffer (its leading dimension), None when not known."""
+    ws = "wg_axis" in kw or "num_compute_wgs" in kw  # emit_pipeline_warp_specialized's own
+    mcs, _ = _steps(kw, 2 if ws else 1)
+    if mcs is None or not ws or i < n_in:
+        return mcs
+    specs = _flat(kw.get("out_specs"))
+    grid = kw.get("grid")
+    if specs is None or not isinstance(grid, TupleVal) or i - n_in >= len(specs) \
+            or not isinstance(specs[i - n_in], BlockSpecVal):
+        return None
+    uses = _uses_grid(specs[i - n_in], len(grid.items))  # type: ignore[arg-type]
+    return None if uses is None else (mcs if uses else 1)

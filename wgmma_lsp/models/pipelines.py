@@ -57,7 +57,7 @@ def trace_index_map(call: Call, spec: Value, indices: list[Value]) -> None:
         call.interp.call_traced(fn, list(indices), call)
 
 
-def smem_block(gmem: Value, spec: Value, call: Call, i: int) -> Value:
+def smem_block(gmem: Value, spec: Value, call: Call, i: int, slots: int | None = None) -> Value:
     """The SMEM ref a pipeline body sees for one spec: the block of `gmem` (pipeline.py:
     `SMEM((slots, *_get_block_shape(spec, gmem_ref.shape)), gmem_ref.dtype, transforms=...)`,
     then `.at[slot]`). Specs pinned to GMEM (`memory_space=plgpu.GMEM`) give the GMEM ref."""
@@ -69,7 +69,8 @@ def smem_block(gmem: Value, spec: Value, call: Call, i: int) -> Value:
         return gmem
     return RefVal(ref.inner, "smem", "plain", ref.transforms, origin=ref.origin,
                   origin_desc=ref.origin_desc, spec_span=getattr(spec, "span", None),
-                  attrs=(("pipeline_slot", True),))  # `.at[slot]` of the pipeline's buffer
+                  attrs=(("pipeline_slot", True),) + (((f"pipeline_slots={slots}", True),) if slots else ()))
+    # `.at[slot]` of the pipeline's (slots, *block) buffer
 
 
 def _grid_indices(grid: Value) -> tuple[Value, list[Value]]:
@@ -89,10 +90,12 @@ def _pipeline_blocks(call: Call, kw: dict[str, Value]) -> tuple[Value, list[Valu
     if in_specs is None or out_specs is None or gmem is None or not call.complete \
             or len(gmem) != len(in_specs) + len(out_specs):
         return None
+    from wgmma_lsp.models.pipeline_smem import pipeline_slots
+
     blocks = []
     for i, (ref, spec) in enumerate(zip(gmem, in_specs + out_specs)):
         trace_index_map(call, spec, idx_list)
-        blocks.append(smem_block(ref, spec, call, i))
+        blocks.append(smem_block(ref, spec, call, i, pipeline_slots(call, kw, i, len(in_specs))))
     return indices, blocks
 
 

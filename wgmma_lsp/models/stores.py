@@ -140,6 +140,38 @@ def _indexer_repr(index: Value, shape: tuple[int, ...]) -> str | None:
             "validate=False),)")
 
 
+def _pipeline_slots(ref: RefVal) -> int | None:
+    for name, _ in ref.root().attrs:
+        if name.startswith("pipeline_slots="):
+            return int(name.split("=", 1)[1])
+    return None
+
+
+def _report_pipeline_block(interp, ref: RefVal, index: Value, value: ArrayVal, expected, slots: int | None,
+                           span, line: int) -> None:
+    """A store into a pipeline body's block: the body gets `smem_ref.at[slot]`, so JAX's `swap`
+    names the whole `(slots, *block)` buffer and an indexer that starts with the slot (an int32
+    scalar: weakly typed in jax 0.10, not in 0.12)."""
+    from wgmma_lsp.interpret.jax_version import matches
+
+    shape = ref.shape
+    if slots is None or shape is None or expected is None \
+            or not all(isinstance(d, int) for d in (*shape, *expected, *value.shape)):  # type: ignore[union-attr]
+        return
+    if not ((isinstance(index, Const) and index.value is Ellipsis) or (isinstance(index, TupleVal) and not index.items)):
+        return  # a further indexer would merge into the slot's: not modelled
+    full = (slots, *shape)
+    slot = "ShapedArray(int32[])" if matches(">=0.12") else "ShapedArray(int32[], weak_type=True)"
+    dims = ", ".join(f"Slice(start=0, size={d}, stride=1)" for d in shape)
+    transforms = (f"(NDIndexer(indices=({slot}, {dims}), shape={D.format_shape(full)}, "
+                  "int_indexer_shape=(), validate=False),)")
+    interp.report(store_shape.RULE,
+                  f"Invalid shape for `swap`. Ref shape: {D.format_shape(full)}. "
+                  f"Expected shape: {D.format_shape(expected)}. "
+                  f"Value shape: {D.format_shape(value.shape)}. Transforms: {transforms}. ",
+                  span, line)
+
+
 def _implicitly_cast(ref_dtype: T.DType, val_dtype: T.DType) -> bool:
     """`_maybe_implicit_cast`: weak floats into floating refs, any integer into integer refs."""
     return (val_dtype.weak and T.is_floating(ref_dtype) and T.is_floating(val_dtype)) or \
@@ -164,6 +196,10 @@ def check_store(interp, ref: RefVal, index: Value, value: Value, target: ast.Sub
     if eq is False:
         shape = ref.shape
         direct = ref.base is None and not ref.transforms
+        slots = _pipeline_slots(ref)
+        if direct and ref.attr("pipeline_slot") is True:
+            _report_pipeline_block(interp, ref, index, value, expected, slots, span, line)
+            return
         if direct and shape is not None and expected is not None and all(
                 isinstance(d, int) for d in (*shape, *expected, *value.shape)):
             transforms = _indexer_repr(index, shape)  # type: ignore[arg-type]
