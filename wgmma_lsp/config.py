@@ -32,8 +32,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pathspec
-
 from wgmma_lsp.settings import _SEVERITIES, Settings
 
 CONFIG_NAMES = ("wgmma-lsp.toml", ".wgmma-lsp.toml", "pyproject.toml")
@@ -147,6 +145,8 @@ def parse(table: dict[str, Any], path: Path | None) -> Config:
             raise ConfigError(f"{where}: per-file-ignores: expected a table of pattern = [codes]")
         kw["per_file_ignores"] = tuple((pat, _codes(codes, f"{where}: per-file-ignores: {pat}"))
                                        for pat, codes in pfi.items())
+        import pathspec  # only for per-file-ignores (~30 ms to import)
+
         kw["_pfi"] = tuple((pathspec.GitIgnoreSpec.from_lines([pat]), codes)
                            for pat, codes in kw["per_file_ignores"])
     if "lowering-semantics" in table:
