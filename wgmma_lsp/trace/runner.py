@@ -272,7 +272,7 @@ class TraceProcess:
         else:  # no banner: the supervisor never got that far
             outcome.stderr = (banner + "\n" + err.tail.decode("utf-8", errors="replace")).strip()
         outcome.stderr_bytes = err.total
-        if not outcome.containment.startswith("pid-namespace"):
+        if outcome.containment != "pid-namespace":  # /dev/shm was the host's
             clean_shm(shm_before)
         remove_tree(tmpdir)
         outcome.events, outcome.stage = parse_events(out.lines, len(req.entries), req.source)

@@ -16,7 +16,8 @@ The process tree is  server -> supervisor -> init -> worker -> (whatever the use
   (`kill`, `kill(-1)`, `pidfd_send_signal` all stay inside). In the new mount namespace
   `/dev/shm` is a fresh tmpfs (size limited to the memory limit), freed with the namespace.
 - The first line the supervisor writes on stderr, before anything else runs, is
-  `wgmma-lsp-supervisor: containment=pid-namespace` (or `=process-tree (reason)`): the runner
+  `wgmma-lsp-supervisor: containment=pid-namespace` (or `=pid-namespace, shared /dev/shm (why)`,
+  `=process-tree (why)`): the runner
   reads it as the containment of the run (the worker cannot have written it: it does not exist yet).
 - **Without a namespace** (`--no-namespace`, or the kernel refuses): the supervisor is a *child
   subreaper* (`prctl(PR_SET_CHILD_SUBREAPER)`), so a `setsid` process stays in its tree, and the
@@ -94,22 +95,23 @@ def enter_namespaces(shm_mb: int) -> str:
         except OSError as e:
             sys.stderr.write(f"wgmma-lsp: cannot map ids in the trace's user namespace: {e}\n")
             sys.exit(126)
-    private_shm(shm_mb)
-    return "pid-namespace"
+    shm = private_shm(shm_mb)
+    return "pid-namespace" if shm is None else f"pid-namespace, shared /dev/shm ({shm})"
 
 
-def private_shm(shm_mb: int) -> None:
+def private_shm(shm_mb: int) -> str | None:
     """A fresh tmpfs on /dev/shm in the new mount namespace (mounts made private first, so
-    nothing propagates back). On failure /dev/shm stays shared (the runner cleans it up)."""
+    nothing propagates back). None when done, else why not: /dev/shm stays shared and the
+    runner cleans it up."""
     mount = libc().mount
     if mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) != 0:
-        sys.stderr.write(f"wgmma-lsp: /dev/shm not private: {os.strerror(ctypes.get_errno())}\n")
-        return
+        return f"mounts not private: {os.strerror(ctypes.get_errno())}"
     if not os.path.isdir("/dev/shm"):
-        return
+        return "no /dev/shm"
     opts = f"mode=1777,size={max(shm_mb, 16)}m".encode()
     if mount(b"tmpfs", b"/dev/shm", b"tmpfs", MS_NOSUID | MS_NODEV, opts) != 0:
-        sys.stderr.write(f"wgmma-lsp: /dev/shm not private: {os.strerror(ctypes.get_errno())}\n")
+        return f"tmpfs: {os.strerror(ctypes.get_errno())}"
+    return None
 
 
 def descendants(root: int) -> list[int]:
