@@ -327,3 +327,24 @@ def test_at_most_trace_concurrency_traces_run_at_once(tmp_path: Path) -> None:
         set_concurrency(None)
     events = [ln.split()[0] for ln in log.read_text().splitlines()]
     assert events == ["start", "end", "start", "end"]  # never two at once
+
+
+def test_the_schema_keeps_the_first_result_and_drops_avals_outside_the_file_alone() -> None:
+    from wgmma_lsp.trace.protocol import parse_events
+
+    source = "def f(a):\n    return a\n"
+    good_aval = {"span": [1, 4, 1, 12], "primitive": "add", "avals": ["f32[8]"]}
+    lines = [json.dumps(ev).encode() for ev in (
+        {"event": "hello", "jax": "0.10.2", "python": "3.11.9"},
+        {"event": "stage", "stage": "entry", "id": 0},
+        {"event": "entry", "id": 0, "stage": "ok", "lowered": True, "error": None,
+         "avals": [good_aval, {**good_aval, "span": [2, 0, 2, 1]},  # line 3 of a 2-line file
+                   {**good_aval, "span": [1, 0, 1, 400]}]},  # a column far past the line
+        {"event": "entry", "id": 0, "stage": "trace", "lowered": False, "avals": [],
+         "error": {"type": "X", "message": "second", "blame": None, "origin": "none"}},
+        {"event": "done"},
+    )] + [b"not json", b"[1, 2]"]
+    events, stage = parse_events(lines, 1, source)
+    assert [ev["event"] for ev in events] == ["hello", "entry", "done"]
+    assert events[1]["stage"] == "ok" and events[1]["avals"] == [good_aval]
+    assert stage == {"event": "stage", "stage": "entry", "id": 0}
