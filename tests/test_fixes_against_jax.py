@@ -15,7 +15,7 @@ from wgmma_lsp.spans import LineIndex
 FIXTURES = sorted((Path(__file__).parent / "fixtures" / "errors").glob("*.py"))
 LOWERING = sorted((Path(__file__).parent / "fixtures" / "lowering").glob("*.py"))
 # Rules whose documented fixes are code actions (the others explain the fix in their docs).
-RULES_WITH_FIXES = {"WG001", "WG002", "WG003", "WG004", "WG090", "WG092"}
+RULES_WITH_FIXES = {"WG001", "WG002", "WG003", "WG004", "WG057", "WG090", "WG092"}
 # No mechanical edit fixes these: the accumulator has to be introduced (see the rule docs).
 NO_FIX_EXPECTED = {"reftype_functional.py", "reftype_output_ref.py",
                    # no edit turns these values into the accumulator's shape:

@@ -221,4 +221,11 @@ def check_store(interp, ref: RefVal, index: Value, value: Value, target: ast.Sub
     interp.report(store_dtype.RULE,
                   f"Invalid dtype for `swap`. Ref dtype: {ref.dtype.name}. Value dtype: {value.dtype.name}. ",
                   span, line, data={"value_span": span, "ref_dtype": ref.dtype.name,
-                                    "value_dtype": value.dtype.name})
+                                    "value_dtype": value.dtype.name,
+                                    "ref_span": interp.span(target.value), "jnp": _jnp_alias(interp)})
+
+
+def _jnp_alias(interp) -> str | None:
+    from wgmma_lsp.models.wgmma import _jnp_alias as alias
+
+    return alias(interp)
