@@ -69,9 +69,15 @@ def _file_settings(args: argparse.Namespace):
 
     select, ignore = _codes(args.select), _codes(args.ignore)
 
+    by_folder: dict[str, config.Config] = {}  # one run: each folder's configuration looked up once
+
     def settings_for(path: Path) -> Settings:
         s = Settings()
-        config.find(path).apply(s, path)
+        folder = os.path.dirname(os.path.abspath(path))
+        cfg = by_folder.get(folder)
+        if cfg is None:
+            cfg = by_folder[folder] = config.find(path)
+        cfg.apply(s, path)
         if select:
             s.select = list(select)
         s.ignore = list(dict.fromkeys([*s.ignore, *ignore]))
