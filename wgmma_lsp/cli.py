@@ -127,6 +127,16 @@ def _check(args: argparse.Namespace) -> int:
     found = list(python_files(args.paths, excludes=excludes, respect_gitignore=gitignore))
     results = check_files(found, settings_for, trace=args.trace, jobs=args.jobs,
                           progress=False if args.no_progress else None)
+    if args.fix or args.diff:  # apply_fixes.py: the preferred fixes, then the files checked again
+        from wgmma_lsp import apply_fixes
+
+        by_path = {f.path: f for f in found}
+        results, fixed = apply_fixes.run(
+            results, settings_for, lambda paths: check_files(
+                [by_path[p] for p in paths], settings_for, trace=args.trace, jobs=args.jobs,
+                progress=False), diff_only=args.diff)
+        if args.diff:
+            return 1 if fixed else 0
     docs = settings_for(Path(args.paths[0])).docs_base_url if args.paths else None
     out = formats.render(args.format, results, docs)
     if out:
@@ -196,6 +206,12 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--sweeps", choices=["all", "budget"], default=None,
                        help="tuning loops: check every combination (default) or, as the server "
                             "does, only what the typing-speed budget allows (the rest gets a note)")
+    check.add_argument("--fix", action="store_true",
+                       help="apply the preferred quick fix of each diagnostic (each verified by JAX in "
+                            "wgmma-lsp's tests), then report what remains")
+    check.add_argument("--diff", action="store_true",
+                       help="print the fixes --fix would apply as a unified diff; write nothing "
+                            "(exit 1 when there are some)")
     check.add_argument("--trace", action="store_true",
                        help="also trace the file's entry points with JAX (runs your code)")
     check.add_argument("--python", metavar="PATH",
