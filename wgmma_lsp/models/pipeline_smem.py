@@ -192,3 +192,28 @@ def pipeline_slots(call: Call, kw: dict[str, Value], i: int, n_in: int) -> int |
         return None
     uses = _uses_grid(specs[i - n_in], len(grid.items))  # type: ignore[arg-type]
     return None if uses is None else (mcs if uses else 1)
+
+
+def dynamic_scheduling_scope(kw: dict[str, Value]) -> Scope:
+    """`plgpu.dynamic_scheduling_loop`'s own `run_scoped` (helpers.py): a
+    `TryClusterCancelResult(2)` (`SMEM((2, 16), int8)`), `Barrier(num_threads, 2)` and the
+    cancel-used barrier (a `ClusterBarrier` with `cluster_axes`), `num_threads` the size of
+    `thread_axis` (1 without one; not known here otherwise: the barrier kind is then unsure)."""
+    from wgmma_lsp.interpret.dtypes import DType
+
+    scope = Scope()
+    scope.add_buffer(ArrayVal((2, 16), DType("int8")), "dynamic_scheduling_loop TryClusterCancelResult(2)")
+    thread_axis, cluster_axes = kw.get("thread_axis", Const(None)), kw.get("cluster_axes", Const(()))
+    arrivals = 1 if isinstance(thread_axis, Const) and thread_axis.value is None else None
+    if isinstance(cluster_axes, TupleVal):
+        clustered: bool | None = bool(cluster_axes.items)
+    elif isinstance(cluster_axes, Const) and not isinstance(cluster_axes.value, str):
+        clustered = bool(cluster_axes.value)
+    else:
+        clustered = None if not isinstance(cluster_axes, Const) else True
+    if clustered is None:
+        scope.complete = False
+    scope.add_barrier("barrier", arrivals, 2)
+    scope.add_barrier("cluster_barrier" if clustered else "barrier", arrivals, 2,
+                      what="dynamic_scheduling_loop barriers")
+    return scope

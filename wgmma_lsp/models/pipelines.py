@@ -267,12 +267,20 @@ def _loop_with_info(name: str):
                        if n is not None else UNKNOWN)
         carry = wrapped.kwargs.get("init_carry")
         body = call.get(0)
-        if _is_none(carry):
-            call.interp.call_traced(body, [info], call)
-            return Const(None)
-        result = call.interp.call_value(body, Call(call.interp, call.node, [info], {"carry": carry},
-                                                   [None], {}, call.env))
-        return _carry_out(carry, result)  # type: ignore[arg-type]
+        scope = None
+        if name.endswith("dynamic_scheduling_loop"):
+            from wgmma_lsp.models.pipeline_smem import dynamic_scheduling_scope
+
+            scope = smem_budget.enter_pipeline(call.interp, dynamic_scheduling_scope(wrapped.kwargs))
+        try:
+            if _is_none(carry):
+                call.interp.call_traced(body, [info], call)
+                return Const(None)
+            result = call.interp.call_value(body, Call(call.interp, call.node, [info], {"carry": carry},
+                                                       [None], {}, call.env))
+            return _carry_out(carry, result)  # type: ignore[arg-type]
+        finally:
+            smem_budget.leave(call.interp, scope)
 
     make.__doc__ = f"`{name}(grid, *, collective_axes, init_carry=None)` as a decorator."
     apply.__doc__ = "The body is traced once with an NDLoopInfo (and `carry=` when given)."
