@@ -1,0 +1,75 @@
+"""The pre-filter finds the user's modules where the program layer finds them (program/lookup.py),
+and a kernel that imports the API itself costs no walk of its imports."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from wgmma_lsp import prefilter
+from wgmma_lsp.prefilter import Prefilter
+
+REEXPORT = "from jax.experimental.pallas import mosaic_gpu as plgpu\nACC = plgpu.ACC\n"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_lookups():
+    prefilter.cache_clear()  # each test lays out new folders
+    yield
+    prefilter.cache_clear()
+
+
+class CountingPrefilter(Prefilter):
+    """Records which files it read."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.read: list[str] = []
+
+    def _text(self, key: str) -> bytes:
+        if key not in self._data:
+            self.read.append(key)
+        return super()._text(key)
+
+
+def test_a_kernel_that_imports_the_api_is_selected_without_reading_its_imports(tmp_path: Path) -> None:
+    (tmp_path / "helpers.py").write_text("import numpy as np\n")
+    (tmp_path / "config.py").write_text("from helpers import np\n")
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text("from jax.experimental.pallas import mosaic_gpu as plgpu\n"
+                      "from helpers import np\nimport config\n")
+    pf = CountingPrefilter()
+    assert pf.relevant([kernel]) == {str(kernel)}
+    assert pf.read == [str(kernel)]
+
+
+def test_a_module_on_pythonpath_is_followed_as_the_program_layer_follows_it(tmp_path: Path, monkeypatch) -> None:
+    # a shared kernel library outside the checked folder, reached through PYTHONPATH: the
+    # program layer resolves `from shared_defs import ACC` there, so must the pre-filter
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "shared_defs.py").write_text(REEXPORT)
+    project = tmp_path / "project"
+    project.mkdir()
+    user = project / "user.py"
+    user.write_text("from shared_defs import ACC\n")
+    plain = project / "plain.py"
+    plain.write_text("from shared_defs import something_else\n")
+    monkeypatch.setenv("PYTHONPATH", str(lib))
+    from wgmma_lsp.program import lookup
+
+    lookup.environment_roots.cache_clear()
+    try:
+        assert Prefilter().relevant([user, plain]) == {str(user)}
+        monkeypatch.delenv("PYTHONPATH")
+        lookup.environment_roots.cache_clear()
+        prefilter.cache_clear()
+        assert Prefilter().relevant([user, plain]) == set()  # not found: not the user's module
+    finally:
+        lookup.environment_roots.cache_clear()
+
+
+def test_the_same_content_is_parsed_once() -> None:
+    text = b"from jax.experimental.pallas import mosaic_gpu as plgpu\n"
+    assert prefilter._imports_by_content(text) is prefilter._imports_by_content(bytes(text))
