@@ -79,7 +79,8 @@ def main() -> int:
         for name in TARGETS:
             d = package_dir(name)
             if d is None:
-                print(f"{name}: not installed (pip install {name} to measure it)", file=sys.stderr)
+                hint = " --no-deps, on Python >= 3.12 (.venv312)" if name == "tokamax" else ""
+                print(f"{name}: not installed (pip install{hint} {name} to measure it)", file=sys.stderr)
             else:
                 targets.append((name, d))
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
