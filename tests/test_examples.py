@@ -39,7 +39,7 @@ def test_cli_check_and_explain(capsys) -> None:
     assert main(["check", "--format", "json", str(EXAMPLES / "seed_fixed.py")]) == 0
     assert capsys.readouterr().out.strip() == "[]"
     assert main(["explain", "WG002"]) == 0
-    assert "# WG002 accumulator-shape" in capsys.readouterr().out
+    assert "WG002 accumulator-shape\n=====" in capsys.readouterr().out
     assert main(["explain", "accumulator-dtype"]) == 0
     assert main(["explain", "WG999"]) == 2
 

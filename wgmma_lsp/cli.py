@@ -174,7 +174,12 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if rule is None:
         print(f"unknown rule: {args.code} (try `wgmma-lsp explain` for the list)", file=sys.stderr)
         return 2
-    print(rule.doc)
+    if args.format == "markdown":
+        print(rule.doc)
+    else:  # explain_render.py: for a terminal (colour only on a tty without NO_COLOR)
+        from wgmma_lsp.explain_render import render, use_colour
+
+        print(render(rule.doc, colour=use_colour(sys.stdout)))
     return 0
 
 
@@ -222,6 +227,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(func=cmd_check)
     explain = sub.add_parser("explain", help="print a rule's documentation (no code: list rules)")
     explain.add_argument("code", nargs="?")
+    explain.add_argument("--format", choices=["text", "markdown"], default="text",
+                         help="text: rendered for a terminal (default); markdown: the raw documentation")
     explain.set_defaults(func=cmd_explain)
     return parser
 
