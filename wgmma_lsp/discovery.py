@@ -5,6 +5,10 @@ Skipped while walking a folder: version-control folders, virtualenvs (any folder
 replaced by the `exclude` setting and extended by `extend-exclude`), and whatever the
 `.gitignore` files above and inside the walked folders ignore. Files named on the command line
 are always checked, as ruff does.
+
+Symlinks to folders are followed (as ruff does), but each folder is walked once, known by its
+(device, inode): a link back to a folder above (`up -> ..`, `self -> .`) or to one already walked
+is skipped, so a symlink loop cannot make the walk endless.
 """
 
 from __future__ import annotations
@@ -112,6 +116,7 @@ def python_files(paths: Iterable[str | Path], *,
     `excludes(folder)` gives the exclude patterns that apply inside a walked root (from the
     configuration); by default `DEFAULT_EXCLUDE` relative to the root."""
     seen: set[Path] = set()
+    walked: set[tuple[int, int]] = set()  # (st_dev, st_ino) of every folder walked, all roots
     for p in map(Path, paths):
         if not p.is_dir():
             key = p.resolve() if p.exists() else p
@@ -121,7 +126,7 @@ def python_files(paths: Iterable[str | Path], *,
             continue
         rules = excludes(p) if excludes is not None else [exclude_spec(DEFAULT_EXCLUDE, _abs(p))]
         ignores = _ancestor_gitignores(p) if respect_gitignore else []
-        for f in _walk(p, rules, ignores, respect_gitignore):
+        for f in _walk(p, rules, ignores, respect_gitignore, walked):
             key = f.resolve()
             if key not in seen:
                 seen.add(key)
@@ -132,11 +137,27 @@ def _abs(p: Path) -> Path:
     return Path(os.path.abspath(p))
 
 
-def _walk(root: Path, rules: list[_Ignore], ignores: list[_Ignore], respect_gitignore: bool) -> Iterator[Path]:
-    """Files under `root`, named from `root` as given; patterns are matched on absolute paths."""
+def _folder_key(path: Path) -> tuple[int, int] | None:
+    """What identifies a folder however it is reached (through symlinks or not)."""
+    try:
+        st = os.stat(path)  # follows symlinks: the folder itself
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _walk(root: Path, rules: list[_Ignore], ignores: list[_Ignore], respect_gitignore: bool,
+          walked: set[tuple[int, int]] | None = None) -> Iterator[Path]:
+    """Files under `root`, named from `root` as given; patterns are matched on absolute paths.
+    Each folder is walked once (`walked`: the (device, inode) of those already walked)."""
+    walked = set() if walked is None else walked
     stack: list[tuple[Path, Path, list[_Ignore]]] = [(root, _abs(root), ignores)]
     while stack:
         folder, absolute, inherited = stack.pop()
+        key = _folder_key(absolute)
+        if key is None or key in walked:  # gone, or reached again through a symlink (a loop)
+            continue
+        walked.add(key)
         if respect_gitignore:
             g = _gitignore(absolute)
             inherited = inherited + [g] if g is not None else inherited
