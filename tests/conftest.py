@@ -11,6 +11,11 @@ if sys.prefix != sys.base_prefix:
 os.environ.setdefault("WGMMA_LSP_CACHE_DIR", os.path.join(tempfile.gettempdir(),
                                                           f"wgmma-lsp-test-cache-{os.getuid()}"))
 
+# Strict mode (wgmma_lsp/interpret/incomplete.py): an exception in the interpreter or a model
+# propagates instead of becoming a WG904 note, so a crash fails the test that met it. The CLI and
+# servers the tests start inherit it.
+os.environ.setdefault("WGMMA_LSP_STRICT", "1")
+
 # Fixture kernels are data for the differential tests, not tests: a fixture package's own
 # `test_*.py` (its parametrized tests are entry points the analyzer reads) is never collected.
 collect_ignore_glob = ["fixtures/*"]

@@ -21,6 +21,15 @@ class ValueRecord:
     contexts: list[str | None] = field(default_factory=list)  # per value: the context's label
 
 
+@dataclass(frozen=True)
+class Incomplete:
+    """Where and why the analysis stopped short of checking some code (reported as WG904)."""
+
+    span: Span  # in the analysed document: the statement, expression or line it stopped at
+    reason: str  # "budget", "file-budget", "too-deep", "internal-error", "too-large"
+    message: str
+
+
 @dataclass
 class Analysis:
     source: str
@@ -39,6 +48,8 @@ class Analysis:
     smem: dict[Span, list[Any]] = field(default_factory=dict)  # kernel call -> KernelSmem per context
     # Each configuration sweep run: (0-based line of its loop, combinations checked, in all).
     sweeps: list[tuple[int, int, int]] = field(default_factory=list)
+    # What the analysis could not check, and where it stopped (never a silent pass: WG904).
+    incomplete: list[Incomplete] = field(default_factory=list)
 
     @property
     def records(self) -> dict[Span, ValueRecord]:
@@ -55,6 +66,13 @@ class Analysis:
     @classmethod
     def empty(cls, source: str, path: str | None = None, note: str | None = None) -> "Analysis":
         return cls(source=source, path=path, note=note)
+
+    @classmethod
+    def not_analysed(cls, source: str, path: str | None, reason: str, message: str) -> "Analysis":
+        """A document not analysed at all (too large, say): one WG904 on its first line."""
+        first = source.split("\n", 1)[0]
+        return cls(source=source, path=path, note=message,
+                   incomplete=[Incomplete(Span(0, 0, 0, len(first)), reason, message)])
 
 
 def analyze(source: str, path: str | None = None, resolve_with_jedi: bool = False,

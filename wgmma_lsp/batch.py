@@ -35,6 +35,7 @@ class FileResult:
     source: str | None = None  # the decoded text (None: unreadable)
     analysed: bool = False  # False: the pre-filter showed it cannot use Pallas
     crash: str | None = None  # the analysis itself failed (a bug in wgmma-lsp): its traceback
+    incomplete: int = 0  # places the analysis stopped short (WG904), shown or ignored
 
 
 def tool_diagnostic(rule, message: str, span: Span, settings: Settings) -> Diagnostic | None:
@@ -89,8 +90,10 @@ def read(path: Path, settings: Settings) -> tuple[bytes | None, str | None, list
     return data, text, []
 
 
-def check_source(path: str, source: str, settings: Settings, trace: bool = False) -> list[Diagnostic]:
-    """Everything `check` reports for one readable file."""
+def check_source(path: str, source: str, settings: Settings, trace: bool = False,
+                 stops: list | None = None) -> list[Diagnostic]:
+    """Everything `check` reports for one readable file; `stops` gets the places the analysis
+    stopped short at (analysis.Incomplete: WG904, whether shown or ignored)."""
     from wgmma_lsp.analysis import analyze
     from wgmma_lsp.ide.diagnostics import diagnostics, syntax_diagnostics
     from wgmma_lsp.interpret.jax_version import lowering_default
@@ -112,6 +115,8 @@ def check_source(path: str, source: str, settings: Settings, trace: bool = False
         from wgmma_lsp.trace.check import trace_diagnostics
 
         extra.extend(trace_diagnostics(Path(path), source, settings))
+    if stops is not None:
+        stops.extend(analysis.incomplete)
     return diagnostics(analysis, settings, extra=extra)
 
 
@@ -150,15 +155,35 @@ def _may_be_api(path: str, module: str, name: str) -> bool:
     return _prefilter.may_export(os.path.abspath(path), module, name)
 
 
-def _check_job(path: str, source: str, settings: Settings, trace: bool) -> tuple[list[Diagnostic], str | None]:
+def _check_job(path: str, source: str, settings: Settings,
+               trace: bool) -> tuple[list[Diagnostic], str | None, int]:
     """check_source, with a crash of the analysis returned (not raised): the other files are
-    still checked, and the run reports it."""
+    still checked, and the run reports it. Last: the places the analysis stopped short at."""
     try:
-        return check_source(path, source, settings, trace), None
+        stops: list = []
+        found = check_source(path, source, settings, trace, stops)
+        return found, None, len(stops)
     except Exception:  # a bug in wgmma-lsp, not in the user's file
         import traceback
 
-        return [], traceback.format_exc()
+        return [], traceback.format_exc(), 0
+
+
+def incomplete_summary(summary: str, results: Sequence[FileResult]) -> str:
+    """The summary line, saying how many files were not fully analysed (never "All checks
+    passed!" for one of them, whether its WG904 notes are shown or ignored)."""
+    import re
+
+    n = sum(r.incomplete > 0 for r in results)
+    if not n:
+        return summary
+    files = f"{n} file{'s were' if n != 1 else ' was'} not fully analysed (WG904)"
+    if not any(d.severity in (Severity.ERROR, Severity.WARNING) for r in results for d in r.diagnostics):
+        out, hit = re.subn(r"^(All checks passed!|Found \d+ notes? in \d+ files?\.)",
+                           f"No errors found, but {files}.", summary)
+    else:
+        out, hit = re.subn(r"^(Found .*? in \d+ files?)\.", rf"\1; {files}.", summary)
+    return out if hit else f"{summary} {files[0].upper()}{files[1:]}."
 
 
 class Progress:
@@ -223,7 +248,7 @@ def check_files(found: Sequence[Found], settings_for: Callable[[Path], Settings]
         if jobs <= 1 or len(todo) <= 1:
             for i, settings in todo:
                 r = results[i]
-                found_diags, r.crash = _check_job(str(r.path), r.source or "", settings, trace)
+                found_diags, r.crash, r.incomplete = _check_job(str(r.path), r.source or "", settings, trace)
                 r.diagnostics += found_diags
                 r.analysed = True
                 bar.step(r.path)
@@ -256,7 +281,7 @@ def _run_pool(results: list[FileResult], todo: list[tuple[int, Settings]], jobs:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:
                 i = pending.pop(fut)
-                found_diags, results[i].crash = fut.result()
+                found_diags, results[i].crash, results[i].incomplete = fut.result()
                 results[i].diagnostics += found_diags
                 results[i].analysed = True
                 bar.step(results[i].path)

@@ -104,7 +104,7 @@ def _show_settings(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     from wgmma_lsp import config, formats
-    from wgmma_lsp.batch import check_files
+    from wgmma_lsp.batch import check_files, incomplete_summary
     from wgmma_lsp.discovery import DEFAULT_EXCLUDE, exclude_spec, python_files
     from wgmma_lsp.ide.model import Severity
 
@@ -141,7 +141,7 @@ def _check(args: argparse.Namespace) -> int:
     out = formats.render(args.format, results, docs)
     if out:
         print(out)
-    summary = formats.summary(results)
+    summary = incomplete_summary(formats.summary(results), results)  # WG904: not a clean pass
     crashed = [r for r in results if r.crash]
     if crashed:  # never "All checks passed!" when a file was not checked
         summary = (f"{summary} {len(crashed)} file{'s' if len(crashed) != 1 else ''} could not "
@@ -156,7 +156,7 @@ def _check(args: argparse.Namespace) -> int:
               file=sys.stderr)
     if crashed:
         return 2  # the files were not all checked: neither clean nor a verdict on them
-    return 1 if errors else 0
+    return 1 if errors or (args.strict and any(r.incomplete for r in results)) else 0
 
 
 def _split(values: list[str] | None) -> list[str]:
@@ -211,6 +211,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--sweeps", choices=["all", "budget"], default=None,
                        help="tuning loops: check every combination (default) or, as the server "
                             "does, only what the typing-speed budget allows (the rest gets a note)")
+    check.add_argument("--strict", action="store_true",
+                       help="exit 1 when a file was not fully analysed (WG904), as for an error")
     check.add_argument("--fix", action="store_true",
                        help="apply the preferred quick fix of each diagnostic (each verified by JAX in "
                             "wgmma-lsp's tests), then report what remains")

@@ -31,6 +31,7 @@ from wgmma_lsp import __version__, documents, environment_lsp, lifetime, transpo
 from wgmma_lsp import config as project_config
 from wgmma_lsp.analysis import Analysis, analyze
 from wgmma_lsp.interpret.interp import Cancelled
+from wgmma_lsp.interpret.incomplete import internal_error
 from wgmma_lsp.interpret import jedi_resolve
 from wgmma_lsp.interpret.jax_version import lowering_default
 from wgmma_lsp.interpret.sweep_budget import sweep_mode
@@ -452,17 +453,17 @@ def _safe_analyze(source: str, path: str | None,
     try:
         if len(source) > MAX_SOURCE_CHARS:
             log.warning("document too large to analyse (%d characters)", len(source))
-            return Analysis.empty(source, note=f"wgmma-lsp: file too large to analyse "
-                                  f"({len(source)} characters, limit {MAX_SOURCE_CHARS})")
+            return Analysis.not_analysed(source, path, "too-large", f"analysis incomplete: file too large to "
+                                         f"analyse ({len(source):,} characters, limit {MAX_SOURCE_CHARS:,})")
         cfg = _project_config(path)
         with lowering_default(cfg.lowering_semantics if cfg else None), \
                 sweep_mode(cfg.sweeps if cfg else None):
             return analyze(source, path, cancel=cancel)
     except Cancelled:
         return None
-    except Exception:  # the server never dies on analysis bugs
+    except Exception as e:  # the server never dies on analysis bugs, nor hides them (WG904)
         log.exception("analysis failed for %s", path)
-        return None
+        return Analysis.not_analysed(source, path, "internal-error", internal_error(e))
 
 
 def _project_config(path: str | None) -> "project_config.Config | None":

@@ -174,6 +174,9 @@ def _has_error(node: Any) -> bool:
     return False
 
 
+TOO_DEEP = "too deeply nested"  # a statement CPython's parser cannot take (RecursionError)
+
+
 def parse(source: str) -> Parsed:
     """Parse; broken statements are neutralised (blanked, keeping every other line in place).
 
@@ -190,13 +193,14 @@ def parse(source: str) -> Parsed:
         return Parsed(ast.parse(source, type_comments=False))
     except (SyntaxError, ValueError) as e:
         first = _detached(e)
-    except (RecursionError, MemoryError):  # absurdly nested input: nothing to analyse
-        return _nothing("too deeply nested")
+    except (RecursionError, MemoryError):  # nested too deeply somewhere: statement by statement,
+        first = None  # those CPython cannot take are TOO_DEEP, the others analysed
     lines = source.split("\n")
     outside = _line_starts_outside(source, len(lines))
     body, errors = _block(lines, outside, 0, len(lines), 0, 0, first)
     if not errors:  # the statements parse one by one but not together: say so all the same
-        errors.append((_span_of(first, lines), getattr(first, "msg", None) or str(first)))
+        errors.append((_span_of(first, lines), getattr(first, "msg", None) or str(first))
+                      if first is not None else (Span(0, 0, 0, 0), TOO_DEEP))
     errors = sorted(dict.fromkeys(errors), key=lambda e: (e[0].line, e[0].col))  # each once
     return Parsed(ast.Module(body=body, type_ignores=[]), errors[:MAX_REPORTED], True)
 
@@ -394,7 +398,7 @@ def _statement_repaired(lines: list[str], outside: list[bool], c: int, d: int, i
         except (SyntaxError, ValueError) as e:
             err = _detached(e)
         except (RecursionError, MemoryError):
-            return [], [(Span(c, 0, c, len(lines[c])), "too deeply nested")]
+            return [], [(Span(c, 0, c, len(lines[c])), TOO_DEEP)]
         else:
             return _body_of(tree, indent), []
     if depth < MAX_NESTING:
@@ -828,7 +832,7 @@ def _repair(source: str, lines: list[str], first: BaseException,
         blocks = _classify(source, lines)
     except (RecursionError, MemoryError):
         line = _error_line(first, len(lines))
-        return None, [(Span(line, 0, line, 0), "too deeply nested")]
+        return None, [(Span(line, 0, line, 0), TOO_DEEP)]
     broken = {i for i, it in enumerate(blocks.items) if it.broken}
     _mark_line(blocks, broken, _error_line(first, len(lines)))
     tree: ast.Module | None = None
@@ -962,10 +966,6 @@ def _triple_end(source: str, pos: int, quote: str) -> int:
         if (i - k) % 2 == 0:
             return i + 3
         pos = i + 1
-
-
-def _nothing(message: str) -> Parsed:
-    return Parsed(ast.Module(body=[], type_ignores=[]), [(Span(0, 0, 0, 0), message)], True)
 
 
 def _classify(source: str, lines: list[str]) -> _Blocks:

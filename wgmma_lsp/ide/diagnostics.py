@@ -8,6 +8,7 @@ from wgmma_lsp.ide.model import Diagnostic, RelatedInfo, Severity
 from wgmma_lsp.settings import Settings
 
 NOTE_CODE = "WG903"  # tool-level: what the analysis budget left unchecked (a sweep cut short)
+INCOMPLETE_CODE = "WG904"  # tool-level: where the analysis stopped short (never a silent pass)
 
 
 def diagnostics(analysis: Analysis, settings: Settings | None = None,
@@ -59,8 +60,22 @@ def _diagnostics(analysis: Analysis, settings: Settings) -> list[Diagnostic]:
             out.append(Diagnostic(code=NOTE_CODE, name="analysis-budget", message=note, span=span,
                                   severity=settings.severity_for(NOTE_CODE, "analysis-budget",
                                                                  Severity.INFORMATION)))
+    out.extend(incomplete_diagnostics(analysis, settings))
     out.sort(key=lambda d: (d.span.line, d.span.col, d.code))
     return out
+
+
+def incomplete_diagnostics(analysis: Analysis, settings: Settings) -> list[Diagnostic]:
+    """WG904 where the analysis stopped short (interpret/incomplete.py): information."""
+    if not settings.rule_enabled(INCOMPLETE_CODE, "analysis-incomplete"):
+        return []
+    from wgmma_lsp.rules.tool_codes import ANALYSIS_INCOMPLETE as rule
+
+    doc_uri = f"{settings.docs_base_url}/{rule.code}" if settings.docs_base_url else rule.doc_uri
+    return [Diagnostic(code=rule.code, name=rule.name, message=stop.message, span=stop.span,
+                       severity=settings.severity_for(rule.code, rule.name, Severity.INFORMATION),
+                       doc_uri=doc_uri)
+            for stop in analysis.incomplete]
 
 
 def _file_uri(path: str) -> str:

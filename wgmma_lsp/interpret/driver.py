@@ -9,16 +9,18 @@ import ast
 import logging
 import re
 import threading
+from typing import Any
 
 from wgmma_lsp.analysis import Analysis
 from wgmma_lsp.entry.context import Context, contexts_note
 from wgmma_lsp.entry.discover import discover
 from wgmma_lsp.interpret.call import Call
+from wgmma_lsp.interpret.incomplete import Pieces, record
 from wgmma_lsp.interpret.interp import CURRENT_CANCEL, Budget, Cancelled, Interpreter, _informative, is_driver
 from wgmma_lsp.interpret.values import UNKNOWN, Const, FuncVal, Opaque, ShapeDtypeVal, TupleVal, Value
 from wgmma_lsp.rules.base import Related
 from wgmma_lsp.spans import LineIndex, Span
-from wgmma_lsp.syntax import ORPHAN_PREFIX, parse
+from wgmma_lsp.syntax import ORPHAN_PREFIX, TOO_DEEP, parse
 from wgmma_lsp.entry.declared import parse_entry_points
 
 log = logging.getLogger("wgmma_lsp")
@@ -60,26 +62,41 @@ def _run_once(source: str, path: str | None, cancel: threading.Event | None = No
     analysis = Analysis(source=source, path=path, syntax_errors=parsed.errors, lines=lines)
     # Module code runs as imported: `if __name__ == "__main__":` blocks are entry points.
     interp.module_env.vars["__name__"] = Const("__wgmma_lsp_module__")
-    complete = False
+    # In pieces, each with its own step budget (interpret/incomplete.py): a big file's last
+    # function is analysed as its first is, and where a piece stops short says so (WG904).
+    pieces = Pieces(interp)
+    for span, msg in parsed.errors:
+        if msg == TOO_DEEP:  # a statement Python's parser could not take: it is not analysed
+            record(interp, span, "too-deep", "analysis incomplete: this statement is nested too deeply "
+                   "for Python's parser (it cannot be compiled either); it was not analysed")
     try:
-        interp.run_module()
+        for stmt in parsed.tree.body:
+            pieces.run(_line_span(interp, stmt.lineno - 1), "the module's code",
+                       lambda stmt=stmt: interp.exec_block([stmt], interp.module_env))
         interp.memo_enabled = True  # module-level names keep their values from here on
-        run_entry_points(interp, source)
-        run_discovered(interp)
+        run_entry_points(interp, source, pieces)
+        run_discovered(interp, pieces)
         if parsed.repaired:
-            run_drivers_of_a_broken_main_block(interp)
-        run_unreached(interp)
-        complete = True
+            run_drivers_of_a_broken_main_block(interp, pieces)
+        run_unreached(interp, pieces)
     except Cancelled:
         raise
-    except Budget:
-        analysis.note = "analysis stopped early: step budget exhausted"
-        log.info("step budget exhausted for %s", path)
-    except RecursionError:
-        analysis.note = "analysis stopped early: nesting too deep"
+    except Budget:  # (steps are taken in pieces: a safety net)
+        log.warning("analysis incomplete for %s: step budget spent between pieces", path)
+        record(interp, _line_span(interp, 0), "file-budget", "analysis incomplete: the step budget "
+               "of this file ran out; some of its code was not checked")
+    except RecursionError:  # outside any piece (the discovery of entry points, say)
+        log.warning("analysis incomplete for %s: nested too deeply to discover its entry points", path)
+        record(interp, _line_span(interp, 0), "too-deep",
+               "analysis incomplete: this file is nested too deeply to find its entry points; "
+               "some of its code was not checked")
+    complete = not pieces.exhausted
+    if interp.incomplete:
+        analysis.note = interp.incomplete[0].message
     label_contexts(interp)
     analysis.findings = interp.findings
     analysis.notes = list(interp.notes)
+    analysis.incomplete = list(interp.incomplete)
     analysis.smem = dict(interp.smem_usage)
     analysis.sweeps = list(interp.sweep_checked)
     analysis.record_source = (lambda: _records_with_hover_pass(interp)) if complete \
@@ -88,7 +105,7 @@ def _run_once(source: str, path: str | None, cancel: threading.Event | None = No
     return analysis
 
 
-def run_entry_points(interp: Interpreter, source: str) -> None:
+def run_entry_points(interp: Interpreter, source: str, pieces: Pieces) -> None:
     """`# wgmma-lsp: trace f(bf16[64,64], ...)` lines name calls with example arguments.
 
     They are read as data (parsed, never executed): the call is interpreted abstractly."""
@@ -97,62 +114,75 @@ def run_entry_points(interp: Interpreter, source: str) -> None:
             node = ast.parse(entry.expression, mode="eval").body
         except SyntaxError:
             continue
-        if not isinstance(node, ast.Call):
-            continue
-        env = interp.module_env
-        with interp.quiet():
-            func = interp.eval(node.func, env)
-            args = [_as_array(interp.eval(a, env)) for a in node.args]
-            kwargs = {k.arg: _as_array(interp.eval(k.value, env)) for k in node.keywords if k.arg}
-        if isinstance(func, FuncVal) or not isinstance(func, type(UNKNOWN)):
+        if isinstance(node, ast.Call):
             line = entry.line if entry.line is not None else 0
-            interp.context.append(f"entry point `{entry.call}` (line {line + 1})")
-            ctx = Context(f"entry point `{entry.call}`", line, span=_line_span(interp, line), open=False)
-            try:
-                with interp.in_context(ctx):
-                    interp.call_value(func, Call(interp, None, args, kwargs, [None] * len(args), {}, env))
-            finally:
-                interp.context.pop()
+            pieces.run(_line_span(interp, line), f"entry point `{entry.call}`",
+                       lambda node=node, entry=entry, line=line: _run_entry_point(interp, node, entry.call, line))
 
 
-def run_discovered(interp: Interpreter) -> None:
+def _run_entry_point(interp: Interpreter, node: ast.Call, text: str, line: int) -> None:
+    env = interp.module_env
+    with interp.quiet():
+        func = interp.eval(node.func, env)
+        args = [_as_array(interp.eval(a, env)) for a in node.args]
+        kwargs = {k.arg: _as_array(interp.eval(k.value, env)) for k in node.keywords if k.arg}
+    if isinstance(func, FuncVal) or not isinstance(func, type(UNKNOWN)):
+        ctx = Context(f"entry point `{text}`", line, span=_line_span(interp, line), open=False)
+        interp.context.append(f"entry point `{text}` (line {line + 1})")
+        try:
+            with interp.in_context(ctx):
+                interp.call_value(func, Call(interp, None, args, kwargs, [None] * len(args), {}, env))
+        finally:
+            interp.context.pop()
+
+
+def run_discovered(interp: Interpreter, pieces: Pieces) -> None:
     """`__main__` blocks and test functions, each parameter set its own context."""
     for site in discover(interp.tree):
         span = _line_span(interp, site.line)
         if site.kind == "main-block":
             assert isinstance(site.node, ast.If)
-            with interp.in_context(Context(site.name, site.line, span=span)):
-                interp.exec_block(site.node.body, interp.module_env)
+
+            def block(site=site, span: Span = span) -> None:
+                with interp.in_context(Context(site.name, site.line, span=span)):
+                    interp.exec_block(site.node.body, interp.module_env)
+            pieces.run(span, "the __main__ block", block)
             continue
         func = interp.defined.get(id(site.node))
         if func is None:
             continue
-        done = 0
-        for case in site.cases:
-            # Parameter sets share the sweeps' step budget; each test's first set always runs.
-            if done and interp.sweep_steps >= interp.sweep_budget:
-                break
-            start = interp.steps
-            env = interp.module_env
-            with interp.quiet():
-                args = [interp.eval(a, env) for a in case.args]
-                kwargs = {k: interp.eval(v, env) for k, v in case.kwargs}
-            if site.method:
-                args.insert(0, Opaque("self"))
-            ctx = Context(site.name, site.line, tuple(case.label), span=span)
-            with interp.in_context(ctx):
-                interp.call_user(func, Call(interp, None, args, kwargs, [None] * len(args), {}, env))
-            interp.sweep_steps += interp.steps - start
-            done += 1
-        total = len(site.cases) + site.dropped
-        if done < total:
-            msg = (f"checked {done} of {total} parameter sets of this test; the analysis budget "
-                   f"left out the others")
-            log.info("line %d: %s", site.line + 1, msg)
-            interp.notes.append((span, msg))
+        pieces.run(span, f"`{site.name}`",
+                   lambda site=site, func=func, span=span: _run_test(interp, site, func, span))
 
 
-def run_drivers_of_a_broken_main_block(interp: Interpreter) -> None:
+def _run_test(interp: Interpreter, site: Any, func: FuncVal, span: Span) -> None:
+    """A test function, each of its parameter sets in its own context."""
+    done = 0
+    for case in site.cases:
+        # Parameter sets share the sweeps' step budget; each test's first set always runs.
+        if done and interp.sweep_steps >= interp.sweep_budget:
+            break
+        start = interp.steps
+        env = interp.module_env
+        with interp.quiet():
+            args = [interp.eval(a, env) for a in case.args]
+            kwargs = {k: interp.eval(v, env) for k, v in case.kwargs}
+        if site.method:
+            args.insert(0, Opaque("self"))
+        ctx = Context(site.name, site.line, tuple(case.label), span=span)
+        with interp.in_context(ctx):
+            interp.call_user(func, Call(interp, None, args, kwargs, [None] * len(args), {}, env))
+        interp.sweep_steps += interp.steps - start
+        done += 1
+    total = len(site.cases) + site.dropped
+    if done < total:
+        msg = (f"checked {done} of {total} parameter sets of this test; the analysis budget "
+               f"left out the others")
+        log.info("line %d: %s", site.line + 1, msg)
+        interp.notes.append((span, msg))
+
+
+def run_drivers_of_a_broken_main_block(interp: Interpreter, pieces: Pieces) -> None:
     """A file that does not parse, with a `__main__` block, whose drivers (`main()`) nothing
     reached: the block is what is broken (a line of it half typed). Each driver runs as the block
     would run it, in the block's context, so that the file is analysed as it is with the block
@@ -185,9 +215,11 @@ def run_drivers_of_a_broken_main_block(interp: Interpreter) -> None:
             continue
         # (a block of a driver that broke may have sat inside a `try` or under a condition of
         # the driver's: what it does is possible, not proven)
-        with interp.in_context(Context("the __main__ block", at, span=_line_span(interp, at))), \
-                interp.uncertain(f.closure is not interp.module_env):
-            interp.generic_call(f)
+        def drive(f: FuncVal = f) -> None:
+            with interp.in_context(Context("the __main__ block", at, span=_line_span(interp, at))), \
+                    interp.uncertain(f.closure is not interp.module_env):
+                interp.generic_call(f)
+        pieces.run(_line_span(interp, f.node.lineno - 1), "the __main__ block", drive)
 
 
 _DEF_NAME = re.compile(r"(?:async\s+)?def\s+(\w+)")
@@ -252,7 +284,7 @@ def _as_array(v: Value) -> Value:
     return v
 
 
-def run_unreached(interp: Interpreter) -> None:
+def run_unreached(interp: Interpreter, pieces: Pieces) -> None:
     for _ in range(MAX_GENERIC_ROUNDS):
         pending = [f for key, f in interp.defined.items() if key not in interp.entered]
         if not pending:
@@ -264,8 +296,13 @@ def run_unreached(interp: Interpreter) -> None:
                 # does is possible, not proven. Module-level functions, and functions returned to
                 # callers (a factory's kernel), are traced when called.
                 nested = f.closure is not interp.module_env and id(f.node) not in interp.escaped
-                with interp.uncertain(nested):
-                    interp.generic_call(f)
+
+                def analyse(f: FuncVal = f, nested: bool = nested) -> None:
+                    with interp.uncertain(nested):
+                        interp.generic_call(f)
+                pieces.run(_line_span(interp, f.node.lineno - 1), f"`{f.name}`", analyse)
+                if pieces.exhausted:
+                    return
 
 
 def _records_with_hover_pass(interp: Interpreter) -> dict:

@@ -22,6 +22,7 @@ from wgmma_lsp.entry.context import Context, binding_text
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret import dtypes
 from wgmma_lsp.interpret import resolve
+from wgmma_lsp.interpret import incomplete
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.models import jax_api, registry
 from wgmma_lsp.models.arrays import array_binop, array_compare
@@ -74,10 +75,6 @@ class Cancelled(Budget):
 # The cancellation event of the analysis running on this thread (set by the driver), for
 # interpreters made along the way (the user's other modules) that are not given one.
 CURRENT_CANCEL = threading.local()
-
-
-class _Return(Exception):
-    pass
 
 
 @dataclass
@@ -138,6 +135,7 @@ class Interpreter:
         self.certain = True
         self.silent = 0
         self.steps = 0
+        self.step_limit = MAX_STEPS  # Budget past it (interpret/incomplete.py sets it per piece)
         if cancel is None:
             cancel = getattr(CURRENT_CANCEL, "event", None)
         self.cancel = cancel  # set from another thread: stop at the next checkpoint
@@ -152,6 +150,7 @@ class Interpreter:
         self.ctx: Context | None = None
         self.ctx_entered: dict[int, set[Context | None]] = {}
         self.notes: list[tuple[Span, str]] = []
+        self.incomplete: list = []  # analysis.Incomplete: where the analysis stopped short (WG904)
         self.sweep_steps = 0  # steps spent in sweep iterations
         self.sweep_depth = 0
         # Each sweep: (0-based line of its loop, combinations checked, combinations in all).
@@ -413,12 +412,12 @@ class Interpreter:
         """Every CHECK_EVERY steps: stop if cancelled or out of budget."""
         if self.cancel is not None and self.cancel.is_set():
             raise Cancelled()
-        if self.steps > MAX_STEPS:
+        if self.steps > self.step_limit:
             raise Budget()
         if self.cancel is not None:
-            self._check_at = min(MAX_STEPS, self.steps + CHECK_EVERY)
+            self._check_at = min(self.step_limit, self.steps + CHECK_EVERY)
         else:
-            self._check_at = MAX_STEPS
+            self._check_at = self.step_limit
 
     # -- module and functions ---------------------------------------------------------------
     def run_module(self) -> None:
@@ -723,13 +722,8 @@ class Interpreter:
                 return  # a `break`/`continue` left the iteration on this path
             try:
                 self.exec_stmt(stmt, env)
-            except (Budget, RecursionError):
-                raise
-            except Exception:  # a bug in a model must not lose the rest of the file
-                import logging
-
-                logging.getLogger("wgmma_lsp").debug("interpreter error at line %s",
-                                                     getattr(stmt, "lineno", "?"), exc_info=True)
+            except Exception as e:  # a budget goes on up; too deep or a bug: this statement gives up
+                incomplete.statement_failed(self, stmt, env, e)
 
     def exec_stmt(self, s: ast.stmt, env: Env) -> None:
         self.tick()
@@ -1458,7 +1452,10 @@ class Interpreter:
         if self.steps > self._check_at:
             self.checkpoint()
         method = _EVAL.get(type(node))
-        return method(self, node, env) if method is not None else UNKNOWN
+        try:
+            return method(self, node, env) if method is not None else UNKNOWN
+        except RecursionError:  # this expression only: unknown, and a WG904 at it
+            return incomplete.too_deep(self, node)
 
     def eval_Constant(self, n: ast.Constant, env: Env) -> Value:
         return Const(n.value)
@@ -1636,11 +1633,7 @@ class Interpreter:
         return result
 
     def eval_BinOp(self, n: ast.BinOp, env: Env) -> Value:
-        left = self.eval(n.left, env)
-        right = self.eval(n.right, env)
-        v = self.binop(n.op, left, right, n)
-        self.record(n, v)
-        return v
+        return incomplete.eval_binop_chain(self, n, env)  # `a + b + ...`: a loop, not recursion
 
     def binop(self, op: ast.operator, left: Value, right: Value, node: ast.AST) -> Value:
         if isinstance(left, Const) and isinstance(right, Const):

@@ -50,5 +50,17 @@ ANALYSIS_BUDGET = Rule(
     doc_file=_DOCS / "analysis_budget.md",
 )
 
+ANALYSIS_INCOMPLETE = Rule(
+    code="WG904",
+    name="analysis-incomplete",
+    summary="Information: the analysis stopped short here (a step budget, nesting too deep, a file "
+            "too large, an internal error), so the code from here was not fully checked.",
+    template="analysis incomplete: {why}",
+    exception="",
+    jax_source="(wgmma-lsp)",
+    stage="tool",
+    doc_file=_DOCS / "analysis_incomplete.md",
+)
+
 TOOL_RULES: dict[str, Rule] = {r.code: r for r in (SYNTAX_ERROR, UNREADABLE_FILE, UNUSED_SUPPRESSION,
-                                                   ANALYSIS_BUDGET)}
+                                                   ANALYSIS_BUDGET, ANALYSIS_INCOMPLETE)}
