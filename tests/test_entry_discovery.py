@@ -260,8 +260,8 @@ if __name__ == "__main__":
     lines = src.splitlines()
     y_line = lines.index("  y = x * 2")
     text = hover(analysis, y_line, 2).markdown
-    assert "`bfloat16[64,32]` (with n=64, from the __main__ block at line 18)" in text
-    assert "`bfloat16[128,32]` (with n=128, from the __main__ block at line 18)" in text
+    assert "`bfloat16[64,32]` (with n=64, from the \\_\\_main\\_\\_ block at line 18)" in text
+    assert "`bfloat16[128,32]` (with n=128, from the \\_\\_main\\_\\_ block at line 18)" in text
     hints = {h.line: h for h in inlay_hints(analysis, Span(0, 0, len(lines), 0))}
     assert hints[y_line].label == ": bfloat16[64,32] | bfloat16[128,32]"
     assert "with n=128" in hints[y_line].tooltip

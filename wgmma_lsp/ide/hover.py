@@ -5,6 +5,7 @@ On a diagnostic, the hover also explains the rule and lists its fixes.
 
 from __future__ import annotations
 
+import re
 from typing import Callable
 
 from wgmma_lsp.analysis import Analysis, ValueRecord
@@ -16,6 +17,33 @@ from wgmma_lsp.interpret.values import (
 )
 from wgmma_lsp.settings import Settings
 from wgmma_lsp.spans import Span
+
+def escape(text: str) -> str:
+    """Text shown literally in Markdown (CommonMark, as VS Code renders hovers): backslashes,
+    backticks, `*`, `<`, a `_` that could open or close emphasis (`__main__`; not the one inside
+    `sm_90`), `~~`, brackets where they could make a link, a `#` starting the text."""
+    out = []
+    link = "](" in text
+    for i, c in enumerate(text):
+        before, after = text[i - 1] if i else " ", text[i + 1] if i + 1 < len(text) else " "
+        if c in "\\`*<" or (c == "_" and not (before.isalnum() and after.isalnum())) \
+                or (c == "~" and "~" in (before, after)) or (c in "[]" and link) or (c == "#" and i == 0):
+            out.append("\\")
+        out.append(c)
+    return "".join(out)
+
+
+_CODE_SPAN = re.compile(r"(`+)[^`]+?\1")
+
+
+def escape_prose(text: str) -> str:
+    """Authored text whose `code spans` are meant as code: everything outside them escaped."""
+    out, pos = [], 0
+    for m in _CODE_SPAN.finditer(text):
+        out += [escape(text[pos:m.start()]), m.group(0)]
+        pos = m.end()
+    return "".join(out + [escape(text[pos:])])
+
 
 _KIND_ORDER = {"name": 0, "store": 0, "attr": 1, "subscript": 2, "call": 3, "expr": 4, "def": 0}
 
@@ -108,12 +136,20 @@ def _allocation(v: Value, analysis: Analysis) -> str | None:
     if len(text) > 80:
         text = text[:77] + "…"
     where = f"line {root.origin.line + 1}" if other is None else f"{_shown_path(other, analysis.path)}:{root.origin.line + 1}"
-    out = f"allocated at {where} by {root.origin_desc}" + (f": `{text}`" if text else "")
-    out += f"; transforms: {transforms}" if transforms else ""
+    out = f"allocated at {escape(where)} by {escape(root.origin_desc)}" + (f": {_code(text)}" if text else "")
+    out += f"; transforms: {escape(transforms)}" if transforms else ""
     if root.space == "default" and root.origin_desc.startswith("pallas_call") and _lowers_pallas_call():
         # models/memory_spaces.py: the lowering runs the kernel over the pipeline's SMEM buffers
         out += "; lowered in SMEM (the pallas_call pipeline's buffer: no memory_space given)"
     return out
+
+
+def _code(text: str) -> str:
+    """A Markdown code span holding `text` exactly (a fence longer than any run of backticks in it)."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def _lowers_pallas_call() -> bool:
@@ -141,9 +177,9 @@ def _kernel_smem(analysis: Analysis, line: int, col: int) -> tuple[Span, str] | 
     if not hits:
         return None
     s, usages = min(hits, key=lambda h: (h[0].end_line - h[0].line, h[0].end_col - h[0].col))
-    texts = sorted({u.describe() for u in usages})
+    texts = sorted({escape_prose(u.describe()) for u in usages})
     body = texts[0] if len(texts) == 1 else "\n".join(f"- {t}" for t in texts)
-    parts = sorted({p for u in usages for p in u.parts})
+    parts = sorted({escape_prose(p) for u in usages for p in u.parts})
     detail = ("\n\n" + "\n".join(f"- {p}" for p in parts)) if parts and len(parts) <= 12 else ""
     return s, f"{body}{detail}"
 
@@ -174,10 +210,10 @@ def hover(analysis: Analysis, line: int, col: int, settings: Settings | None = N
     if rec is not None:
         if shown:
             span = rec.span
-            label = f"**{rec.name}**: " if rec.name else ""
+            label = f"**{escape(rec.name)}**: " if rec.name else ""
 
             def item(s: str) -> str:
-                return f"`{s}` ({contexts[s]})" if s in contexts else f"`{s}`"
+                return f"{_code(s)} ({escape_prose(contexts[s])})" if s in contexts else _code(s)
             if len(shown) == 1:
                 parts.append(f"{label}{item(shown[0])}")
             else:
@@ -200,11 +236,11 @@ def hover(analysis: Analysis, line: int, col: int, settings: Settings | None = N
             from wgmma_lsp.rules.registry import find_rule
 
             rule = find_rule(d.code)
-            text = [f"---\n**{d.code} {d.name}** — {d.message}"]
+            text = [f"---\n**{d.code} {escape(d.name)}** — {escape(d.message)}"]
             if rule is not None:
-                text.append(rule.summary)
+                text.append(escape_prose(rule.summary))
             if d.fixes:
-                text.append("Fixes: " + "; ".join(f"*{f.title}*" for f in d.fixes))
+                text.append("Fixes: " + "; ".join(f"*{escape_prose(f.title)}*" for f in d.fixes))
             if d.doc_uri:
                 text.append(f"[Documentation]({d.doc_uri})")
             parts.append("\n\n".join(text))
