@@ -32,6 +32,7 @@ from wgmma_lsp import config as project_config
 from wgmma_lsp.analysis import Analysis, analyze
 from wgmma_lsp.interpret.interp import Cancelled
 from wgmma_lsp.interpret.incomplete import internal_error
+from wgmma_lsp.lifecycle import Lifecycle
 from wgmma_lsp.interpret import jedi_resolve
 from wgmma_lsp.interpret.jax_version import lowering_default
 from wgmma_lsp.interpret.sweep_budget import sweep_mode
@@ -107,6 +108,10 @@ class WgmmaProtocol(LanguageServerProtocol):
             self._request_futures.pop(msg_id, None)
         else:
             future.add_done_callback(lambda _f, key=msg_id: self._request_futures.pop(key, None))
+
+    def admit(self, message: dict) -> bool:
+        """Before pygls sees a message: the specification's lifecycle rules (lifecycle.py)."""
+        return self._server.lifecycle.admit(message, self._send_data)
 
     @lsp_method(lsp.SHUTDOWN)
     def lsp_shutdown(self, *args: Any) -> Any:
@@ -185,6 +190,9 @@ class WgmmaLanguageServer(LanguageServer):
         self.pull_diagnostics = False
         self.extra_diagnostics: dict[str, list[Diagnostic]] = {}  # e.g. trace mode's, by uri
         self.warmup: "asyncio.Future[None] | None" = None
+        self.lifecycle = Lifecycle(known=lambda method: method in self.protocol.fm.builtin_features
+                                   or method in self.protocol.fm.features)
+        self.exit_code = 0  # `exit` without `shutdown`: 1
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve over stdio with our own reader (`transport.py`): framing errors resynchronise,
@@ -197,8 +205,10 @@ class WgmmaLanguageServer(LanguageServer):
             log.info("stopping: %s", reason)
         except BrokenPipeError:
             log.error("the connection to the client is lost: stopping")
-        except (KeyboardInterrupt, SystemExit):
+        except KeyboardInterrupt:
             pass
+        except SystemExit as stop:  # pygls' `exit` handler: 0 after `shutdown`, else 1
+            self.exit_code = stop.code if isinstance(stop.code, int) else 1
         finally:
             self.close_pools()
             self.shutdown()
@@ -740,7 +750,10 @@ def serve_stdio() -> None:
     configure_gc()
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("pygls").setLevel(logging.WARNING)
-    create_server().start_io()
+    server = create_server()
+    server.start_io()
+    if server.exit_code:
+        sys.exit(server.exit_code)
 
 
 __all__ = ["create_server", "serve_stdio"]

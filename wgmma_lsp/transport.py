@@ -342,6 +342,9 @@ class Dispatcher:
             else:
                 self.send(error_response(_id_of(message), INVALID_REQUEST, f"Invalid request: {reason}"))
             return
+        admit = getattr(self.protocol, "admit", None)  # the lifecycle's rules (lifecycle.py)
+        if admit is not None and not admit(message):
+            return
         try:
             structured = self.protocol.structure_message(message)
             self.protocol.handle_message(structured)
