@@ -67,3 +67,28 @@ async def test_suppression_comments_in_the_editor(client: LanguageClient, tmp_pa
     assert silence and silence[0].edit is not None
     (edit,) = silence[0].edit.changes[uri]
     assert edit.new_text == "  # wgmma-lsp: ignore[WG001]" and edit.range.start.line == 22
+
+
+async def test_hover_honours_the_project_configuration(client: LanguageClient, tmp_path: Path) -> None:
+    """A rule ignored in `[tool.wgmma-lsp]` is neither published nor shown in a hover."""
+    (tmp_path / "pyproject.toml").write_text("[tool.wgmma-lsp]\nignore = ['WG003']\n")
+    (tmp_path / "k.py").write_text(BAD)
+    await client.initialize_session(lsp.InitializeParams(
+        capabilities=lsp.ClientCapabilities(), root_uri=tmp_path.as_uri()))
+    uri = (tmp_path / "k.py").as_uri()
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
+        lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=BAD)))
+    diags = await diagnostics(client, uri, 2)
+    assert sorted(d.code for d in diags) == ["WG001", "WG002"]
+    line = next(i for i, ln in enumerate(BAD.splitlines()) if "error: acc_ref is not a WGMMA" in ln)
+    col = BAD.splitlines()[line].index("acc_ref")
+
+    async def hover_at(l: int, c: int) -> str:
+        got = await client.text_document_hover_async(lsp.HoverParams(
+            text_document=lsp.TextDocumentIdentifier(uri), position=lsp.Position(l, c)))
+        assert got is not None and isinstance(got.contents, lsp.MarkupContent)
+        return got.contents.value
+
+    assert "Ref<smem>" in (value := await hover_at(line, col)) and "WG003" not in value
+    wg001 = next(d for d in diags if d.code == "WG001")
+    assert "WG001" in await hover_at(wg001.range.start.line, wg001.range.start.character)

@@ -371,7 +371,9 @@ class WgmmaLanguageServer(LanguageServer):
 
     def settings_for(self, uri: str) -> Settings:
         """The settings for one document: its project configuration (pyproject.toml
-        `[tool.wgmma-lsp]` or wgmma-lsp.toml, found from its folder) with the editor's on top."""
+        `[tool.wgmma-lsp]` or wgmma-lsp.toml, found from its folder) with the editor's on top.
+        Publish, pull, hover and code actions all read these: the diagnostics cached on an
+        analysis (one per document version) are keyed by them, so the four share one entry."""
         path = _uri_path(uri)
         if path is None:
             return self.settings
@@ -636,7 +638,8 @@ def create_server() -> WgmmaLanguageServer:
         if analysis is None or doc is None:
             return None
         line, col = server_pos(doc, params.position)
-        info = ide_hover.hover(analysis, line, col, ls.settings, api_doc=jedi_resolve.api_doc)
+        info = ide_hover.hover(analysis, line, col, ls.settings_for(params.text_document.uri),
+                               api_doc=jedi_resolve.api_doc)
         for name in ide_hover.api_names_at(analysis, line, col):
             if jedi_resolve.api_doc(name) is None:  # look it up for the next hover
                 asyncio.ensure_future(ls.warm_api_doc(name))
