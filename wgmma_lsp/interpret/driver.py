@@ -15,6 +15,7 @@ from wgmma_lsp.analysis import Analysis
 from wgmma_lsp.entry.context import Context, contexts_note
 from wgmma_lsp.entry.discover import discover
 from wgmma_lsp.interpret.call import Call
+from wgmma_lsp.interpret.kernel_reach import kernels_of
 from wgmma_lsp.interpret.incomplete import Pieces, record
 from wgmma_lsp.interpret.interp import CURRENT_CANCEL, Budget, Cancelled, Interpreter, _informative, is_driver
 from wgmma_lsp.interpret.values import UNKNOWN, Const, FuncVal, Opaque, ShapeDtypeVal, TupleVal, Value
@@ -82,11 +83,11 @@ def _run_once(source: str, path: str | None, cancel: threading.Event | None = No
     except Cancelled:
         raise
     except Budget:  # (steps are taken in pieces: a safety net)
-        log.warning("analysis incomplete for %s: step budget spent between pieces", path)
+        log.info("analysis incomplete for %s: step budget spent between pieces", path)
         record(interp, _line_span(interp, 0), "file-budget", "analysis incomplete: the step budget "
                "of this file ran out; some of its code was not checked")
     except RecursionError:  # outside any piece (the discovery of entry points, say)
-        log.warning("analysis incomplete for %s: nested too deeply to discover its entry points", path)
+        log.info("analysis incomplete for %s: nested too deeply to discover its entry points", path)
         record(interp, _line_span(interp, 0), "too-deep",
                "analysis incomplete: this file is nested too deeply to find its entry points; "
                "some of its code was not checked")
@@ -99,6 +100,7 @@ def _run_once(source: str, path: str | None, cancel: threading.Event | None = No
     analysis.incomplete = list(interp.incomplete)
     analysis.smem = dict(interp.smem_usage)
     analysis.sweeps = list(interp.sweep_checked)
+    analysis.kernels = kernels_of(interp)  # which kernels had concrete shapes (kernel_reach.py)
     analysis.record_source = (lambda: _records_with_hover_pass(interp)) if complete \
         else interp.finish_records
     analysis.unresolved_imports = interp.unresolved

@@ -112,7 +112,7 @@ def statement_failed(interp: "Interpreter", stmt: ast.stmt, env: "Env", exc: Exc
             exc.at = interp.span(stmt)  # type: ignore[attr-defined]
         raise exc
     if isinstance(exc, RecursionError):
-        log.warning("analysis incomplete at %s: nested too deeply to analyse", _where(interp, stmt))
+        log.info("analysis incomplete at %s: nested too deeply to analyse", _where(interp, stmt))
         record(interp, _document_span(interp, stmt), "too-deep", TOO_DEEP)
     else:
         if strict():
@@ -162,7 +162,7 @@ def too_deep(interp: "Interpreter", node: ast.expr) -> "Value":
     # (on the expression's line: how deep the stack was when it ran out varies from run to run)
     span = line_span(interp, node.lineno - 1) if interp.where is None else interp.entry_span
     if record(interp, span, "too-deep", TOO_DEEP):
-        log.warning("analysis incomplete at %s: nested too deeply to analyse", _where(interp, node))
+        log.info("analysis incomplete at %s: nested too deeply to analyse", _where(interp, node))
     return UNKNOWN
 
 
@@ -217,7 +217,7 @@ class Pieces:
             if limit >= self.total:
                 self._out_of_file_budget(at, what)
             else:
-                log.warning("analysis incomplete: step budget of %s spent in %s (at %s:%s)",
+                log.info("analysis incomplete: step budget of %s spent in %s (at %s:%s)",
                             f"{piece_steps():,}", what, interp.path or "<document>",
                             at.line + 1 if at is not None else "?")
                 record(interp, at, "budget",
@@ -225,7 +225,7 @@ class Pieces:
                        f"ran out here; what follows in it was not checked")
         except RecursionError:
             saved.restore()
-            log.warning("analysis incomplete: %s is nested too deeply to analyse", what)
+            log.info("analysis incomplete: %s is nested too deeply to analyse", what)
             record(interp, span, "too-deep", TOO_DEEP)
         except Exception as e:
             if strict():
@@ -238,7 +238,7 @@ class Pieces:
 
     def _out_of_file_budget(self, span: Span | None, what: str) -> None:
         self.exhausted = True
-        log.warning("analysis incomplete: the step budget of %s (%s steps) ran out in %s",
+        log.info("analysis incomplete: the step budget of %s (%s steps) ran out in %s",
                     self.interp.path or "<document>", f"{self.total:,}", what)
         record(self.interp, span, "file-budget",
                f"analysis incomplete: the step budget of this file ({self.total:,} steps) ran out "
