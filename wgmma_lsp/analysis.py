@@ -50,6 +50,8 @@ class Analysis:
     sweeps: list[tuple[int, int, int]] = field(default_factory=list)
     # What the analysis could not check, and where it stopped (never a silent pass: WG904).
     incomplete: list[Incomplete] = field(default_factory=list)
+    # Each kernel launched, and whether it was checked with concrete shapes (kernel_reach.py).
+    kernels: list[Any] = field(default_factory=list)
 
     @property
     def records(self) -> dict[Span, ValueRecord]:

@@ -36,6 +36,8 @@ class FileResult:
     analysed: bool = False  # False: the pre-filter showed it cannot use Pallas
     crash: str | None = None  # the analysis itself failed (a bug in wgmma-lsp): its traceback
     incomplete: int = 0  # places the analysis stopped short (WG904), shown or ignored
+    kernels: int = 0  # kernels the analysis saw launched (interpret/kernel_reach.py)
+    without_shapes: int = 0  # of them, checked only with nothing known about their arguments
 
 
 def tool_diagnostic(rule, message: str, span: Span, settings: Settings) -> Diagnostic | None:
@@ -91,7 +93,7 @@ def read(path: Path, settings: Settings) -> tuple[bytes | None, str | None, list
 
 
 def check_source(path: str, source: str, settings: Settings, trace: bool = False,
-                 stops: list | None = None) -> list[Diagnostic]:
+                 stops: list | None = None, kernels: list | None = None) -> list[Diagnostic]:
     """Everything `check` reports for one readable file; `stops` gets the places the analysis
     stopped short at (analysis.Incomplete: WG904, whether shown or ignored)."""
     from wgmma_lsp.analysis import analyze
@@ -117,6 +119,8 @@ def check_source(path: str, source: str, settings: Settings, trace: bool = False
         extra.extend(trace_diagnostics(Path(path), source, settings))
     if stops is not None:
         stops.extend(analysis.incomplete)
+    if kernels is not None:  # kernel_reach.KernelReach: which had concrete shapes
+        kernels.extend(analysis.kernels)
     return diagnostics(analysis, settings, extra=extra)
 
 
@@ -156,17 +160,35 @@ def _may_be_api(path: str, module: str, name: str) -> bool:
 
 
 def _check_job(path: str, source: str, settings: Settings,
-               trace: bool) -> tuple[list[Diagnostic], str | None, int]:
+               trace: bool) -> tuple[list[Diagnostic], str | None, int, tuple[int, int]]:
     """check_source, with a crash of the analysis returned (not raised): the other files are
     still checked, and the run reports it. Last: the places the analysis stopped short at."""
     try:
         stops: list = []
-        found = check_source(path, source, settings, trace, stops)
-        return found, None, len(stops)
+        kernels: list = []
+        found = check_source(path, source, settings, trace, stops, kernels)
+        return found, None, len(stops), (len(kernels), sum(not k.concrete for k in kernels))
     except Exception:  # a bug in wgmma-lsp, not in the user's file
         import traceback
 
-        return [], traceback.format_exc(), 0
+        return [], traceback.format_exc(), 0, (0, 0)
+
+
+def kernels_summary(summary: str, results: Sequence[FileResult]) -> str:
+    """The summary line, saying how many kernels were checked and how many only with nothing
+    known about their arguments (no `__main__` driver, test or trace comment reached them)."""
+    kernels = sum(r.kernels for r in results)
+    without = sum(r.without_shapes for r in results)
+    if not without:
+        return summary
+    how = "add a '# wgmma-lsp: trace ...' comment for more checks, see docs/trace-mode.md"
+    if summary == "All checks passed!":
+        return (f"All checks passed! (checked {kernels} kernel{'s' if kernels != 1 else ''}; "
+                f"{without} without concrete shapes: {how})")
+    note = f"{without} kernel{'s' if without != 1 else ''} checked without concrete shapes: {how}"
+    if summary.endswith("."):
+        return f"{summary[:-1]}; {note}."
+    return f"{summary} ({note})"
 
 
 def incomplete_summary(summary: str, results: Sequence[FileResult]) -> str:
@@ -248,7 +270,8 @@ def check_files(found: Sequence[Found], settings_for: Callable[[Path], Settings]
         if jobs <= 1 or len(todo) <= 1:
             for i, settings in todo:
                 r = results[i]
-                found_diags, r.crash, r.incomplete = _check_job(str(r.path), r.source or "", settings, trace)
+                found_diags, r.crash, r.incomplete, (r.kernels, r.without_shapes) = _check_job(
+                    str(r.path), r.source or "", settings, trace)
                 r.diagnostics += found_diags
                 r.analysed = True
                 bar.step(r.path)
@@ -281,7 +304,8 @@ def _run_pool(results: list[FileResult], todo: list[tuple[int, Settings]], jobs:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:
                 i = pending.pop(fut)
-                found_diags, results[i].crash, results[i].incomplete = fut.result()
+                r = results[i]
+                found_diags, r.crash, r.incomplete, (r.kernels, r.without_shapes) = fut.result()
                 results[i].diagnostics += found_diags
                 results[i].analysed = True
                 bar.step(results[i].path)

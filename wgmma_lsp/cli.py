@@ -104,7 +104,7 @@ def _show_settings(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     from wgmma_lsp import config, formats
-    from wgmma_lsp.batch import check_files, incomplete_summary
+    from wgmma_lsp.batch import check_files, incomplete_summary, kernels_summary
     from wgmma_lsp.discovery import DEFAULT_EXCLUDE, exclude_spec, python_files
     from wgmma_lsp.ide.model import Severity
 
@@ -142,6 +142,7 @@ def _check(args: argparse.Namespace) -> int:
     if out:
         print(out)
     summary = incomplete_summary(formats.summary(results), results)  # WG904: not a clean pass
+    summary = kernels_summary(summary, results)  # kernels checked with nothing known
     crashed = [r for r in results if r.crash]
     if crashed:  # never "All checks passed!" when a file was not checked
         summary = (f"{summary} {len(crashed)} file{'s' if len(crashed) != 1 else ''} could not "

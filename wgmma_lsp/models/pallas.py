@@ -10,6 +10,7 @@ from typing import Callable
 
 from wgmma_lsp.interpret.jax_source import pallas_call_lowers_mosaic_gpu
 from wgmma_lsp.interpret.call import Call
+from wgmma_lsp.interpret import kernel_reach
 from wgmma_lsp.interpret.values import (
     UNKNOWN, AllocSpec, ApiVal, ArrayVal, BlockSpecVal, Const, DSliceVal, FuncVal, RefVal,
     ShapeDtypeVal, TransformVal, TupleVal, Value, Wrapped, as_int, as_shape, is_unknown, DictVal,
@@ -347,6 +348,7 @@ def _pallas_call_apply(call: Call) -> Value:
 
     wrapped = call.wrapped
     assert isinstance(wrapped, Wrapped)
+    kernel_reach.launched(call.interp, wrapped.func)
     kw = wrapped.kwargs
     check_pallas_call_lowering(call, wrapped)
     outs = _leaves(kw.get("out_shape", UNKNOWN))
@@ -389,6 +391,7 @@ def _run_kernel(call: Call, wrapped: Wrapped, refs: list[Value], what: str,
     semantics, counting the shared memory it allocates (`smem_setup` adds what the call itself
     allocates around the body)."""
     interp, kw = call.interp, wrapped.kwargs
+    kernel_reach.ran(interp, wrapped.func, refs)
     interp.context.append(f"{what} at line {call.line + 1}")
     semantics = lowering_semantics(kw.get("compiler_params"))
     if what == "pallas_call" and pallas_call_lowers_mosaic_gpu() is False:
@@ -518,6 +521,7 @@ def _kernel_apply(call: Call) -> Value:
     """`plgpu.kernel(body, out_shape=...)(*args)`: body(*in_refs, *out_refs, *scratch) in GMEM."""
     wrapped = call.wrapped
     assert isinstance(wrapped, Wrapped)
+    kernel_reach.launched(call.interp, wrapped.func)
     kw = wrapped.kwargs
     out_type = kw.get("out_shape", UNKNOWN)
     outs = list(out_type.items) if isinstance(out_type, TupleVal) else [out_type]

@@ -1,0 +1,81 @@
+"""`wgmma-lsp check` says what it could not check: kernels analysed with nothing known about
+their arguments (a library-style file: no `__main__` driver, no test, no trace comment)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from wgmma_lsp.analysis import analyze
+from wgmma_lsp.entry.declared import parse_entry_points
+from wgmma_lsp.interpret.kernel_reach import trace_comment
+
+WGMMA_LSP = Path(sys.executable).with_name("wgmma-lsp")
+SEED = (Path(__file__).parent.parent / "examples" / "seed_errors.py").read_text()
+LIBRARY = "\n".join(line for line in SEED.splitlines() if "wgmma-lsp: trace" not in line) + "\n"
+
+CLEAN_LIBRARY = '''\
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+def copy_kernel(x_ref, o_ref):
+  o_ref[...] = x_ref[...]
+
+
+def copy(x):
+  return pl.pallas_call(copy_kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+'''
+
+
+def check(*paths: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([str(WGMMA_LSP), "check", "--no-progress", *map(str, paths)],
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_a_library_style_file_is_not_a_bare_pass(tmp_path: Path) -> None:
+    f = tmp_path / "lib.py"
+    f.write_text(CLEAN_LIBRARY)
+    proc = check(f)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.splitlines()[-1] == (
+        "All checks passed! (checked 1 kernel; 1 without concrete shapes: add a "
+        "'# wgmma-lsp: trace ...' comment for more checks, see docs/trace-mode.md)")
+
+
+def test_a_trace_comment_makes_it_a_plain_pass(tmp_path: Path) -> None:
+    f = tmp_path / "lib.py"
+    f.write_text(CLEAN_LIBRARY + "\n# wgmma-lsp: trace copy(f32[128,128])\n")
+    proc = check(f)
+    assert (proc.returncode, proc.stdout.splitlines()[-1]) == (0, "All checks passed!")
+
+
+def test_findings_and_kernels_without_shapes_are_both_counted(tmp_path: Path) -> None:
+    f = tmp_path / "lib.py"
+    f.write_text(LIBRARY)
+    proc = check(f)
+    assert proc.returncode == 1
+    assert proc.stdout.splitlines()[-1].startswith(
+        "Found 3 errors in 1 file; 3 kernels checked without concrete shapes: ")
+
+
+def test_kernels_reached_by_trace_comments_are_concrete() -> None:
+    kernels = analyze(SEED, "seed.py").kernels
+    assert [k.name for k in kernels] == ["scaled_matmul_kernel", "transposed_update_kernel",
+                                         "smem_accumulator_kernel"]
+    assert all(k.concrete for k in kernels)
+    assert not any(k.concrete for k in analyze(LIBRARY, "lib.py").kernels)
+
+
+def test_the_suggested_trace_comment_parses_and_once_filled_gives_concrete_shapes() -> None:
+    kernel = analyze(LIBRARY, "lib.py").kernels[0]
+    assert kernel.entry is not None and kernel.entry.name == "scaled_matmul"
+    comment = trace_comment(kernel.entry)
+    assert comment == "# wgmma-lsp: trace scaled_matmul(a=..., b=...)"
+    assert [e.call for e in parse_entry_points(comment)] == ["scaled_matmul(a=..., b=...)"]
+    filled = comment.replace("a=...", "a=bf16[64,64]").replace("b=...", "b=bf16[64,128]")
+    again = analyze(LIBRARY + filled + "\n", "lib.py").kernels
+    assert [k.concrete for k in again] == [True, False, False]
