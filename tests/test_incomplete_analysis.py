@@ -258,3 +258,11 @@ def test_the_server_says_a_document_is_too_large_to_analyse() -> None:
     (d,) = diagnostics(analysis)
     assert (d.code, d.span.line, d.severity) == ("WG904", 0, Severity.INFORMATION)
     assert f"limit {MAX_SOURCE_CHARS:,}" in d.message and "too large" in d.message
+
+
+def test_wg904_is_a_documented_tool_code(tmp_path: Path, capsys) -> None:
+    assert main(["explain", "WG904"]) == 0
+    assert "WG904 analysis-incomplete" in capsys.readouterr().out.splitlines()[0]
+    (tmp_path / "a.py").write_text("x = 1\n")
+    assert main(["check", "--no-progress", "--ignore", "WG904", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.strip() == "All checks passed!"  # a file analysed whole

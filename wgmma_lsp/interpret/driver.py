@@ -16,7 +16,7 @@ from wgmma_lsp.entry.context import Context, contexts_note
 from wgmma_lsp.entry.discover import discover
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.kernel_reach import kernels_of
-from wgmma_lsp.interpret.incomplete import Pieces, record
+from wgmma_lsp.interpret.incomplete import Pieces, record, strict
 from wgmma_lsp.interpret.interp import CURRENT_CANCEL, Budget, Cancelled, Interpreter, _informative, is_driver
 from wgmma_lsp.interpret.values import UNKNOWN, Const, FuncVal, Opaque, ShapeDtypeVal, TupleVal, Value
 from wgmma_lsp.rules.base import Related
@@ -317,6 +317,10 @@ def _records_with_hover_pass(interp: Interpreter) -> dict:
         hover_pass(interp)
     except (Budget, RecursionError):
         log.info("hover pass stopped early for %s", interp.path)
+    except Exception as e:  # hovers only (diagnostics are out): said, not hidden; raised in strict mode
+        if strict():
+            raise
+        log.warning("hover pass stopped by an internal error for %s: %s: %s", interp.path, type(e).__name__, e)
     finally:
         CURRENT_CANCEL.event = previous
     return interp.finish_records()
