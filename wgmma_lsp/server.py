@@ -210,8 +210,15 @@ class WgmmaLanguageServer(LanguageServer):
         except SystemExit as stop:  # pygls' `exit` handler: 0 after `shutdown`, else 1
             self.exit_code = stop.code if isinstance(stop.code, int) else 1
         finally:
+            self.cancel_all()
             self.close_pools()
             self.shutdown()
+
+    def cancel_all(self) -> None:
+        """Stopping: every analysis is abandoned at its next checkpoint, none waited for."""
+        for entry in self.entries.values():
+            entry.cancel.set()
+        self.pool.shutdown(wait=False, cancel_futures=True)
 
     async def warm_when_idle(self) -> None:
         """Warm up (parso's grammar, JAX's API facts, a frozen heap) once the documents opened
@@ -755,8 +762,22 @@ def serve_stdio() -> None:
     logging.getLogger("pygls").setLevel(logging.WARNING)
     server = create_server()
     server.start_io()
-    if server.exit_code:
-        sys.exit(server.exit_code)
+    _exit_promptly(server.pool, server.exit_code)
+
+
+def _exit_promptly(pool: ThreadPoolExecutor, code: int, grace: float = 0.5) -> None:
+    """End the process: an analysis thread that has not reached a checkpoint within `grace`
+    seconds is not waited for (Python would join it at exit: seconds on a big file)."""
+    for thread in list(getattr(pool, "_threads", ())):
+        thread.join(grace)
+        grace = 0.05
+    if any(t.is_alive() for t in getattr(pool, "_threads", ())):
+        log.info("exiting without waiting for an analysis still running")
+        logging.shutdown()
+        sys.stdout.flush()
+        os._exit(code)
+    if code:
+        sys.exit(code)
 
 
 __all__ = ["create_server", "serve_stdio"]

@@ -27,6 +27,7 @@ import logging
 import os
 import re
 import select
+import signal
 import threading
 from typing import Any, BinaryIO, Callable
 
@@ -370,4 +371,9 @@ async def serve(protocol: Any, stdin: BinaryIO, send: Callable[[dict], None]) ->
     thread = threading.Thread(target=dispatcher.run, args=(stdin, done), name="wgmma-lsp-reader",
                               daemon=True)
     thread.start()
+    for signum in (signal.SIGINT, signal.SIGTERM):  # stop as at end of input: promptly
+        try:
+            loop.add_signal_handler(signum, _resolve, done, signal.Signals(signum).name)
+        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no such API
+            log.debug("no handler for %s", signum, exc_info=True)
     return await done
