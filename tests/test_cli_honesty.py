@@ -79,3 +79,24 @@ def test_the_suggested_trace_comment_parses_and_once_filled_gives_concrete_shape
     filled = comment.replace("a=...", "a=bf16[64,64]").replace("b=...", "b=bf16[64,128]")
     again = analyze(LIBRARY + filled + "\n", "lib.py").kernels
     assert [k.concrete for k in again] == [True, False, False]
+
+
+# --- check --trace with nothing to trace ------------------------------------------------------
+
+def test_trace_with_no_entry_points_says_nothing_was_traced(tmp_path: Path) -> None:
+    f = tmp_path / "lib.py"
+    f.write_text("import jax\nfrom jax.experimental import pallas as pl\n")
+    proc = subprocess.run([str(WGMMA_LSP), "check", "--trace", "--no-progress", str(f)],
+                          capture_output=True, text=True, timeout=60)
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith(f"--trace: nothing was traced in 1 of 1 analysed file ({f}): "
+                               "no entry points declared. Declare one with a comment such as "
+                               "'# wgmma-lsp: trace ")
+    assert "All checks passed" not in proc.stdout
+    assert lines[-1] == "No errors found by the static checks; nothing was traced (no entry points)."
+
+
+def test_check_without_trace_does_not_mention_tracing(tmp_path: Path) -> None:
+    f = tmp_path / "lib.py"
+    f.write_text("import jax\nfrom jax.experimental import pallas as pl\n")
+    assert check(f).stdout.splitlines() == ["All checks passed!"]

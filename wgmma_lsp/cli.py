@@ -143,6 +143,9 @@ def _check(args: argparse.Namespace) -> int:
         print(out)
     summary = incomplete_summary(formats.summary(results), results)  # WG904: not a clean pass
     summary = kernels_summary(summary, results)  # kernels checked with nothing known
+    if args.trace:  # --trace with nothing to trace is not a pass of the trace part
+        summary = _untraced(summary, results, sys.stderr if args.format in ("json", "sarif", "github")
+                            else sys.stdout)
     crashed = [r for r in results if r.crash]
     if crashed:  # never "All checks passed!" when a file was not checked
         summary = (f"{summary} {len(crashed)} file{'s' if len(crashed) != 1 else ''} could not "
@@ -158,6 +161,27 @@ def _check(args: argparse.Namespace) -> int:
     if crashed:
         return 2  # the files were not all checked: neither clean nor a verdict on them
     return 1 if errors or (args.strict and any(r.incomplete for r in results)) else 0
+
+
+def _untraced(summary: str, results: list, out) -> str:
+    """Say which analysed files `--trace` traced nothing in (no entry point declared), and how
+    to declare one; a run that traced nothing at all is no "All checks passed!"."""
+    from wgmma_lsp.entry.declared import all_entry_points
+
+    analysed = [r for r in results if r.analysed and r.source is not None and not r.crash]
+    untraced = [r for r in analysed if not all_entry_points(r.source, r.path)]
+    if not untraced:
+        return summary
+    names = ", ".join(str(r.path) for r in untraced[:3]) + (", ..." if len(untraced) > 3 else "")
+    print(f"--trace: nothing was traced in {len(untraced)} of {len(analysed)} analysed "
+          f"file{'s' if len(analysed) != 1 else ''} ({names}): no entry points declared. Declare one "
+          f"with a comment such as '# wgmma-lsp: trace matmul(bf16[256,256], bf16[256,512])', or in "
+          f"pyproject.toml ([tool.wgmma-lsp] trace = [\"path.py:matmul(...)\"]); see docs/trace-mode.md",
+          file=out)
+    if len(untraced) == len(analysed) and summary.startswith("All checks passed!"):
+        return "No errors found by the static checks; nothing was traced (no entry points)." + \
+            summary[len("All checks passed!"):]
+    return summary
 
 
 def _split(values: list[str] | None) -> list[str]:
