@@ -41,7 +41,7 @@ def test_lowering_fixture(path: Path) -> None:
     source = path.read_text()
     expected = expectations(source)
     static = {(d.span.line + 1, d.code, strip_context_note(d.message)) for d in diagnostics(analyze(source, str(path)))}
-    assert static == expected
+    assert static == expected | expectations(source, "W")  # W: deprecation warnings (WG095)
     verdicts = trace_file(path, lower=True)
     got = {(v.line, v.message or f"(empty {v.exc_type})") for v in verdicts if v.message is not None}
     assert got == jax_expectations(source)

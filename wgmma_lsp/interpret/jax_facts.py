@@ -42,6 +42,8 @@ class JaxFacts:
     pallas_call_lowers_mosaic_gpu: bool | None = None
     layout_failure_message: str | None = None
     layout_inference_takes_swizzle_only: bool | None = None
+    # "plgpu.kernel" -> {"out_shape": [JAX's deprecation message, alias or None]}: jax_deprecations.py
+    deprecated_params: dict[str, dict[str, list]] = field(default_factory=dict)
     source: str = "jax"  # "jax" (read from an installed JAX) or "bundled"
 
     def to_json(self) -> dict[str, Any]:
@@ -56,6 +58,7 @@ class JaxFacts:
             "pallas_call_lowers_mosaic_gpu": self.pallas_call_lowers_mosaic_gpu,
             "layout_failure_message": self.layout_failure_message,
             "layout_inference_takes_swizzle_only": self.layout_inference_takes_swizzle_only,
+            "deprecated_params": self.deprecated_params,
         }
 
     @classmethod
@@ -72,6 +75,8 @@ class JaxFacts:
             pallas_call_lowers_mosaic_gpu=_opt(data["pallas_call_lowers_mosaic_gpu"], bool),
             layout_failure_message=_opt(data["layout_failure_message"], str),
             layout_inference_takes_swizzle_only=_opt(data["layout_inference_takes_swizzle_only"], bool),
+            deprecated_params={str(api): {str(p): [str(m), _opt(r, str)] for p, (m, r) in ps.items()}
+                               for api, ps in data.get("deprecated_params", {}).items()},
             source=source,
         )
 
@@ -106,7 +111,7 @@ def _sig(d: dict[str, Any]) -> Signature:
 
 def extract() -> tuple[JaxFacts, list[Path]]:
     """The facts of the analysed environment's JAX read from its source, with the files read."""
-    from wgmma_lsp.interpret import jax_source, jax_version
+    from wgmma_lsp.interpret import jax_deprecations, jax_source, jax_version
 
     jax_source.start_reading()
     try:
@@ -131,6 +136,7 @@ def extract() -> tuple[JaxFacts, list[Path]]:
             pallas_call_lowers_mosaic_gpu=jax_source._read_pallas_call_lowers_mosaic_gpu(),
             layout_failure_message=jax_source._read_layout_failure(),
             layout_inference_takes_swizzle_only=jax_source._read_swizzle_only(),
+            deprecated_params=jax_deprecations.read(exports, jax_deprecations.find_function),
         )
         return facts, sorted(jax_source.files_read())
     finally:

@@ -465,6 +465,12 @@ def _read_signature(exp: Export) -> Signature | None:
     return _signature_in(exp.name, tree, exp.module, 0)
 
 
+def deprecated_params(canonical: str) -> dict[str, list] | None:
+    """The parameters of `plgpu.name` / `pl.name` the analysed JAX deprecates: name ->
+    [JAX's message, the parameter it aliases or None] (interpret/jax_deprecations.py)."""
+    return _facts().deprecated_params.get(canonical)
+
+
 def signature(canonical: str) -> Signature | None:
     """The parameters of the analysed JAX's `plgpu.name` / `pl.name`; None when unknown."""
     return _facts().signatures.get(canonical)

@@ -82,7 +82,47 @@ def call_binds(call: Call, api: str) -> bool:
     if err is not None:
         _report(call, api, err)
         return False
+    deprecated = jax_source.deprecated_params(api)
+    if deprecated:
+        _report_deprecated(call, api, deprecated)
     return True
+
+
+def _report_deprecated(call: Call, api: str, deprecated: dict) -> None:
+    """WG095: the parameters the installed JAX deprecates that this call passes (by keyword, or
+    positionally), once per message (JAX warns once per call), with JAX's message
+    (interpret/jax_deprecations.py)."""
+    from wgmma_lsp.rules import api_deprecated
+
+    node = call.node
+    if not isinstance(node, ast.Call):
+        return
+    given = [k.arg for k in node.keywords if k.arg is not None]
+    sig = jax_source.signature(api)
+    positional = [p.name for p in sig.params if p.kind in ("posonly", "pos")] if sig else []
+    if sig is not None and sig.binds_self:
+        positional = positional[1:]
+    # message -> [(param, alias, span of the argument, where the fix edits, keyword or positional)]
+    by_message: dict[str, list] = {}
+    for k in node.keywords:
+        if k.arg in deprecated:
+            message, alias = deprecated[k.arg]
+            s = call.interp.span(k)
+            by_message.setdefault(message, []).append(
+                (k.arg, alias, s, Span(s.line, s.col, s.line, s.col + len(k.arg)), "keyword"))
+    for i, a in enumerate(node.args):
+        if isinstance(a, ast.Starred):
+            break
+        if i < len(positional) and positional[i] in deprecated:
+            message, alias = deprecated[positional[i]]
+            s = call.interp.span(a)
+            last = i == len(node.args) - 1
+            by_message.setdefault(message, []).append(
+                (positional[i], alias, s, Span(s.line, s.col, s.line, s.col) if last else None, "positional"))
+    for message, uses in by_message.items():
+        call.interp.report(api_deprecated.RULE, message, uses[0][2], call.line,
+                           data={"api": api, "given": given,
+                                 "uses": [(p, alias, edit, kind) for p, alias, _, edit, kind in uses]})
 
 
 def forwarded_keywords_bind(call: Call, api: str, blame_line: int | None = None) -> bool:
