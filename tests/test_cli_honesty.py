@@ -100,3 +100,45 @@ def test_check_without_trace_does_not_mention_tracing(tmp_path: Path) -> None:
     f = tmp_path / "lib.py"
     f.write_text("import jax\nfrom jax.experimental import pallas as pl\n")
     assert check(f).stdout.splitlines() == ["All checks passed!"]
+
+
+# --- the editor's code action -----------------------------------------------------------------
+
+def _apply(source: str, edit) -> str:
+    lines = source.splitlines(keepends=True)
+    at = edit.span.line
+    return "".join(lines[:at]) + edit.new_text + "".join(lines[at:])
+
+
+def test_the_code_action_on_a_kernel_def_line_inserts_a_trace_comment_that_works() -> None:
+    from wgmma_lsp.ide.code_actions import code_actions
+    from wgmma_lsp.settings import Settings
+    from wgmma_lsp.spans import Span
+
+    analysis = analyze(LIBRARY, "lib.py")
+    kernel = analysis.kernels[0]  # scaled_matmul_kernel, launched by scaled_matmul(a, b)
+    on_def = Span(kernel.span.line, 0, kernel.span.line, 0)
+    actions = [(d, f) for d, f in code_actions(analysis, Settings(), on_def)
+               if f.title == "Add a wgmma-lsp trace comment"]
+    assert len(actions) == 1 and actions[0][0].code == "WG906"
+    (edit,) = actions[0][1].edits
+    edited = _apply(LIBRARY, edit)
+    entries = parse_entry_points(edited)
+    assert [e.call for e in entries] == ["scaled_matmul(a=..., b=...)"]
+    assert edited.splitlines()[entries[0].line + 1].startswith("def scaled_matmul(a, b):")
+    filled = edited.replace("scaled_matmul(a=..., b=...)", "scaled_matmul(a=bf16[64,64], b=bf16[64,128])")
+    assert [k.concrete for k in analyze(filled, "lib.py").kernels] == [True, False, False]
+    # once declared, it is not offered again for that function
+    assert not [f for _, f in code_actions(analyze(edited, "lib.py"), Settings(), on_def)
+                if f.title == "Add a wgmma-lsp trace comment"]
+
+
+def test_no_trace_comment_action_for_a_kernel_with_shapes() -> None:
+    from wgmma_lsp.ide.code_actions import code_actions
+    from wgmma_lsp.settings import Settings
+    from wgmma_lsp.spans import Span
+
+    analysis = analyze(SEED, "seed.py")
+    line = analysis.kernels[0].span.line
+    assert not [f for _, f in code_actions(analysis, Settings(), Span(line, 0, line, 0))
+                if f.title == "Add a wgmma-lsp trace comment"]

@@ -62,5 +62,19 @@ ANALYSIS_INCOMPLETE = Rule(
     doc_file=_DOCS / "analysis_incomplete.md",
 )
 
+KERNEL_WITHOUT_SHAPES = Rule(
+    code="WG906",
+    name="kernel-without-shapes",
+    summary="Information: a kernel was only checked with nothing known about its arguments (no "
+            "`__main__` driver, test or trace comment reaches it); the code action adds a trace comment.",
+    template="kernel `{kernel}` was checked without concrete shapes: nothing known about the "
+             "arguments of `{entry}`",
+    exception="",
+    jax_source="(wgmma-lsp)",
+    stage="tool",
+    doc_file=_DOCS / "kernel_without_shapes.md",
+)
+
 TOOL_RULES: dict[str, Rule] = {r.code: r for r in (SYNTAX_ERROR, UNREADABLE_FILE, UNUSED_SUPPRESSION,
-                                                   ANALYSIS_BUDGET, ANALYSIS_INCOMPLETE)}
+                                                   ANALYSIS_BUDGET, ANALYSIS_INCOMPLETE,
+                                                   KERNEL_WITHOUT_SHAPES)}
