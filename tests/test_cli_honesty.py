@@ -142,3 +142,25 @@ def test_no_trace_comment_action_for_a_kernel_with_shapes() -> None:
     line = analysis.kernels[0].span.line
     assert not [f for _, f in code_actions(analysis, Settings(), Span(line, 0, line, 0))
                 if f.title == "Add a wgmma-lsp trace comment"]
+
+
+# --- a sweep cut by the analysis budget -------------------------------------------------------
+
+def test_a_sweep_cut_by_the_budget_shows_in_the_summary(tmp_path: Path, monkeypatch, capsys) -> None:
+    """`check` checks every combination by default; `--sweeps budget` cuts, and the summary
+    says so even when the WG903 note itself is ignored."""
+    from test_sweep_modes import PLAIN, source
+
+    from wgmma_lsp.cli import main
+    from wgmma_lsp.interpret import sweep_budget
+
+    monkeypatch.setattr(sweep_budget, "STEPS_PER_LINE", 0)  # only the first combination runs
+    monkeypatch.setattr(sweep_budget, "MIN_STEPS", 1)
+    f = tmp_path / "k.py"
+    f.write_text(source(loop_body=PLAIN))
+    assert main(["check", "--jobs", "1", "--sweeps", "budget", "--ignore", "WG903", str(f)]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith("No errors found, but 1 sweep checked in part: the analysis budget left "
+                           "combinations out (WG903; `--sweeps all` checks every combination of a loop)")
+    assert main(["check", "--jobs", "1", str(f)]) == 1
+    assert "checked in part" not in capsys.readouterr().out

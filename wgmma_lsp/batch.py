@@ -38,6 +38,7 @@ class FileResult:
     incomplete: int = 0  # places the analysis stopped short (WG904), shown or ignored
     kernels: int = 0  # kernels the analysis saw launched (interpret/kernel_reach.py)
     without_shapes: int = 0  # of them, checked only with nothing known about their arguments
+    budget_cut: int = 0  # sweeps / test parameter sets the analysis budget cut (WG903), shown or not
 
 
 def tool_diagnostic(rule, message: str, span: Span, settings: Settings) -> Diagnostic | None:
@@ -121,6 +122,7 @@ def check_source(path: str, source: str, settings: Settings, trace: bool = False
         stops.extend(analysis.incomplete)
     if kernels is not None:  # kernel_reach.KernelReach: which had concrete shapes
         kernels.extend(analysis.kernels)
+        kernels.extend(None for _ in analysis.notes)  # WG903: a sweep cut by the budget
     return diagnostics(analysis, settings, extra=extra)
 
 
@@ -160,18 +162,20 @@ def _may_be_api(path: str, module: str, name: str) -> bool:
 
 
 def _check_job(path: str, source: str, settings: Settings,
-               trace: bool) -> tuple[list[Diagnostic], str | None, int, tuple[int, int]]:
+               trace: bool) -> tuple[list[Diagnostic], str | None, int, tuple[int, int, int]]:
     """check_source, with a crash of the analysis returned (not raised): the other files are
     still checked, and the run reports it. Last: the places the analysis stopped short at."""
     try:
         stops: list = []
         kernels: list = []
         found = check_source(path, source, settings, trace, stops, kernels)
-        return found, None, len(stops), (len(kernels), sum(not k.concrete for k in kernels))
+        cut = sum(k is None for k in kernels)
+        kernels = [k for k in kernels if k is not None]
+        return found, None, len(stops), (len(kernels), sum(not k.concrete for k in kernels), cut)
     except Exception:  # a bug in wgmma-lsp, not in the user's file
         import traceback
 
-        return [], traceback.format_exc(), 0, (0, 0)
+        return [], traceback.format_exc(), 0, (0, 0, 0)
 
 
 def kernels_summary(summary: str, results: Sequence[FileResult]) -> str:
@@ -179,6 +183,16 @@ def kernels_summary(summary: str, results: Sequence[FileResult]) -> str:
     known about their arguments (no `__main__` driver, test or trace comment reached them)."""
     kernels = sum(r.kernels for r in results)
     without = sum(r.without_shapes for r in results)
+    cut = sum(r.budget_cut for r in results)
+    if cut:  # --sweeps budget, or test parameter sets past the cap: not every case was checked
+        what = (f"{cut} sweep{'s' if cut != 1 else ''} checked in part: the analysis budget left "
+                f"combinations out (WG903; `--sweeps all` checks every combination of a loop)")
+        if summary == "All checks passed!":
+            summary = f"No errors found, but {what}."
+        elif summary.endswith("."):
+            summary = f"{summary[:-1]}; {what}."
+        else:
+            summary = f"{summary} ({what})"
     if not without:
         return summary
     how = "add a '# wgmma-lsp: trace ...' comment for more checks, see docs/trace-mode.md"
@@ -270,7 +284,7 @@ def check_files(found: Sequence[Found], settings_for: Callable[[Path], Settings]
         if jobs <= 1 or len(todo) <= 1:
             for i, settings in todo:
                 r = results[i]
-                found_diags, r.crash, r.incomplete, (r.kernels, r.without_shapes) = _check_job(
+                found_diags, r.crash, r.incomplete, (r.kernels, r.without_shapes, r.budget_cut) = _check_job(
                     str(r.path), r.source or "", settings, trace)
                 r.diagnostics += found_diags
                 r.analysed = True
@@ -305,7 +319,7 @@ def _run_pool(results: list[FileResult], todo: list[tuple[int, Settings]], jobs:
             for fut in done:
                 i = pending.pop(fut)
                 r = results[i]
-                found_diags, r.crash, r.incomplete, (r.kernels, r.without_shapes) = fut.result()
+                found_diags, r.crash, r.incomplete, (r.kernels, r.without_shapes, r.budget_cut) = fut.result()
                 results[i].diagnostics += found_diags
                 results[i].analysed = True
                 bar.step(results[i].path)
