@@ -145,3 +145,13 @@ def test_insertions_at_one_point_collide_but_neighbours_do_not() -> None:
     assert not apply_fixes._collide(TextEdit(Span(0, 0, 0, 4), "a"), TextEdit(Span(0, 4, 0, 8), "b"))
     assert apply_fixes.apply_edits("abcdefgh\n", [TextEdit(Span(0, 0, 0, 4), "A"),
                                                   TextEdit(Span(0, 4, 0, 8), "B")]) == "AB\n"
+
+
+def test_fix_keeps_a_machine_format_on_stdout(tmp_path: Path, capsys) -> None:
+    import json
+
+    f = tmp_path / "seed.py"
+    f.write_text(SEED.read_text())
+    rc, out, err = run(["check", "--fix", "--format", "json", "--jobs", "1", str(f)], capsys)
+    assert (rc, json.loads(out)) == (0, [])
+    assert "Fixed 3 diagnostics in 1 file." in err

@@ -169,7 +169,7 @@ def unified_diff(f: FileFixes) -> str:
     name = str(f.path)
     return "".join(difflib.unified_diff(f.original.splitlines(keepends=True),
                                         f.fixed.splitlines(keepends=True),
-                                        fromfile=f"a/{name}", tofile=f"b/{name}"))
+                                        fromfile=f"a/{name.lstrip('/')}", tofile=f"b/{name.lstrip('/')}"))
 
 
 def write(f: FileFixes) -> None:
@@ -201,9 +201,11 @@ def report(fixes: Sequence[FileFixes], wrote: bool) -> str:
 
 
 def run(results: list[FileResult], settings_for: Callable[[Path], Settings],
-        recheck: Callable[[list[Path]], list[FileResult]], diff_only: bool) -> tuple[list[FileResult], int]:
+        recheck: Callable[[list[Path]], list[FileResult]], diff_only: bool,
+        machine: bool = False) -> tuple[list[FileResult], int]:
     """`--fix` (write, then the files checked again: `recheck`) or `--diff` (print the diffs,
-    write nothing). Returns the results to report and the number of fixes."""
+    write nothing). Returns the results to report and the number of fixes. With a `machine`
+    output format the list of fixes goes to stderr (stdout is the format's)."""
     fixes = fix_results(results, settings_for)
     changed = [f for f in fixes if f.changed]
     if diff_only:
@@ -217,6 +219,6 @@ def run(results: list[FileResult], settings_for: Callable[[Path], Settings],
         write(f)
     text = report(changed, wrote=True)
     if text:
-        print(text)
+        print(text, file=sys.stderr if machine else sys.stdout)
     again = {r.path: r for r in recheck([f.path for f in changed])} if changed else {}
     return [again.get(r.path, r) for r in results], sum(len(f.applied) for f in changed)

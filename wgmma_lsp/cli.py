@@ -134,7 +134,8 @@ def _check(args: argparse.Namespace) -> int:
         results, fixed = apply_fixes.run(
             results, settings_for, lambda paths: check_files(
                 [by_path[p] for p in paths], settings_for, trace=args.trace, jobs=args.jobs,
-                progress=False), diff_only=args.diff)
+                progress=False), diff_only=args.diff,
+            machine=args.format in ("json", "sarif", "github"))
         if args.diff:
             return 1 if fixed else 0
     docs = settings_for(Path(args.paths[0])).docs_base_url if args.paths else None
