@@ -8,6 +8,7 @@ older version is dropped, and requests wait for the version they were asked abou
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import gc
 import functools
 import logging
@@ -32,6 +33,7 @@ from wgmma_lsp import config as project_config
 from wgmma_lsp.analysis import Analysis, analyze
 from wgmma_lsp.interpret.interp import Cancelled
 from wgmma_lsp.interpret.incomplete import internal_error
+from wgmma_lsp.finished import STALE_NOTE, FinishedAnalyses, LineMap
 from wgmma_lsp.lifecycle import Lifecycle
 from wgmma_lsp.interpret import jedi_resolve
 from wgmma_lsp.interpret.jax_version import lowering_default
@@ -193,6 +195,7 @@ class WgmmaLanguageServer(LanguageServer):
         self.lifecycle = Lifecycle(known=lambda method: method in self.protocol.fm.builtin_features
                                    or method in self.protocol.fm.features)
         self.exit_code = 0  # `exit` without `shutdown`: 1
+        self.finished = FinishedAnalyses()  # for hover and code actions while a newer one runs
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve over stdio with our own reader (`transport.py`): framing errors resynchronise,
@@ -291,6 +294,8 @@ class WgmmaLanguageServer(LanguageServer):
         job = loop.run_in_executor(self.pool, _safe_analyze, source, path, cancel)
         self._running[uri] = job
         result = await asyncio.shield(job)
+        if result is not None:
+            self.finished.store(uri, generation, result)
         if cancel.is_set():
             raise asyncio.CancelledError()
         if result is not None and result.unresolved_imports and path:
@@ -376,6 +381,21 @@ class WgmmaLanguageServer(LanguageServer):
                 return result
         return None
 
+    async def answerable(self, uri: str) -> tuple[Analysis | None, LineMap | None]:
+        """The analysis to answer a hover or code action from: the current version's if it is
+        done, else the last finished one (with a map of its lines to the current text; None:
+        it is of the current version), else the current version's once done."""
+        doc = self._open_document(uri)
+        if doc is None:
+            return None, None
+        task = self.schedule(doc)  # the newest version is analysed meanwhile
+        last = self.finished.get(uri)
+        if task.done() or last is None:
+            return await self.analysis_for(uri), None
+        if last.generation == self.generation(uri):
+            return last.analysis, None
+        return last.analysis, LineMap(last.analysis.source.splitlines(), doc.source.splitlines())
+
     def settings_for(self, uri: str) -> Settings:
         """The settings for one document: its project configuration (pyproject.toml
         `[tool.wgmma-lsp]` or wgmma-lsp.toml, found from its folder) with the editor's on top.
@@ -422,6 +442,7 @@ class WgmmaLanguageServer(LanguageServer):
     def invalidate(self, uri: str) -> None:
         """The document's inputs changed (another module it imports, say) though its text did
         not: its analysis is abandoned and computed again when next asked for."""
+        self.finished.forget(uri)  # not answered from, unmarked, as if it were current
         entry = self.entries.pop(uri, None)
         if entry is not None:
             entry.cancel.set()
@@ -436,6 +457,7 @@ class WgmmaLanguageServer(LanguageServer):
             if not entry.task.done():
                 entry.task.cancel()
         self._published.pop(uri, None)
+        self.finished.forget(uri)
         self._running.pop(uri, None)
         self.extra_diagnostics.pop(uri, None)
 
@@ -640,11 +662,21 @@ def create_server() -> WgmmaLanguageServer:
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
     @_never_fail(None)
     async def hover(ls: WgmmaLanguageServer, params: lsp.HoverParams) -> lsp.Hover | None:
-        analysis = await ls.analysis_for(params.text_document.uri)
+        analysis, stale = await ls.answerable(params.text_document.uri)
         doc = ls._open_document(params.text_document.uri)
         if analysis is None or doc is None:
             return None
         line, col = server_pos(doc, params.position)
+        if stale is not None:  # answered from an earlier version: only where its line is the same
+            new_line, line = line, stale.to_old(line)
+            if line is None:
+                return None
+            info = ide_hover.hover(analysis, line, col, ls.settings_for(params.text_document.uri))
+            span = stale.span_to_new(info.span) if info is not None else None
+            return None if info is None else lsp.Hover(
+                contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown,
+                                           value=f"{info.markdown}\n\n{STALE_NOTE}"),
+                range=to_range(span, doc) if span is not None and span.line == new_line else None)
         info = ide_hover.hover(analysis, line, col, ls.settings_for(params.text_document.uri),
                                api_doc=jedi_resolve.api_doc)
         for name in ide_hover.api_names_at(analysis, line, col):
@@ -662,16 +694,25 @@ def create_server() -> WgmmaLanguageServer:
     @_never_fail(list)
     async def code_action(ls: WgmmaLanguageServer, params: lsp.CodeActionParams):
         uri = params.text_document.uri
-        analysis = await ls.analysis_for(uri)
+        analysis, stale = await ls.answerable(uri)
         doc = ls._open_document(uri)
         if analysis is None or doc is None:
             return None
         start = server_pos(doc, params.range.start)
         end = server_pos(doc, params.range.end)
+        wanted: Span | None = Span(*start, *end)
+        if stale is not None and (wanted := stale.span_to_old(wanted)) is None:
+            return []  # the lines asked about changed since the last finished analysis
+        same = (lambda span: span) if stale is None else stale.span_to_new
         actions = []
-        for diag, fix in ide_actions.code_actions(analysis, ls.settings_for(uri), Span(*start, *end)):
-            edits = [lsp.TextEdit(range=to_range(e.span, doc), new_text=e.new_text)
-                     for e in fix.edits]
+        for diag, fix in ide_actions.code_actions(analysis, ls.settings_for(uri), wanted):
+            spans = [same(e.span) for e in fix.edits]
+            if stale is not None and (same(diag.span) is None or None in spans):
+                continue  # an edit on a line that changed since: not offered
+            if stale is not None:
+                diag = dataclasses.replace(diag, span=same(diag.span), related=[])
+            edits = [lsp.TextEdit(range=to_range(span, doc), new_text=e.new_text)
+                     for span, e in zip(spans, fix.edits)]
             actions.append(lsp.CodeAction(
                 title=fix.title, kind=lsp.CodeActionKind.QuickFix, is_preferred=fix.preferred,
                 diagnostics=[to_lsp_diagnostic(diag, uri, doc)],
