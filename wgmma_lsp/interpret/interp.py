@@ -22,7 +22,7 @@ from wgmma_lsp.entry.context import Context, binding_text
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret import dtypes
 from wgmma_lsp.interpret import resolve
-from wgmma_lsp.interpret import incomplete
+from wgmma_lsp.interpret import const_fold, incomplete
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.models import jax_api, registry
 from wgmma_lsp.models.arrays import array_binop, array_compare
@@ -85,13 +85,6 @@ class Frame:
     maybe_returned: bool = False  # returned (or raised) on some path already: the rest may not run
 
 
-_BINOPS: dict[type, Callable[[Any, Any], Any]] = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
-    ast.Div: operator.truediv, ast.LShift: operator.lshift, ast.RShift: operator.rshift,
-    ast.BitAnd: operator.and_, ast.BitOr: operator.or_, ast.BitXor: operator.xor,
-    ast.MatMult: operator.matmul,
-}
 _CMPOPS: dict[type, Callable[[Any, Any], Any]] = {
     ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
     ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
@@ -1636,13 +1629,11 @@ class Interpreter:
         return incomplete.eval_binop_chain(self, n, env)  # `a + b + ...`: a loop, not recursion
 
     def binop(self, op: ast.operator, left: Value, right: Value, node: ast.AST) -> Value:
-        if isinstance(left, Const) and isinstance(right, Const):
-            fn = _BINOPS.get(type(op))
-            if fn is not None:
-                try:
-                    return Const(fn(left.value, right.value))
-                except Exception:
-                    return UNKNOWN
+        if isinstance(left, Const) and isinstance(right, Const) and type(op) in const_fold.BINOPS:
+            try:
+                return Const(const_fold.fold(op, left.value, right.value))
+            except Exception:  # what CPython raises here (1 / 0, 'a' - 1), or too big: not a value
+                return UNKNOWN
         ld, rd = _int_dim(left), _int_dim(right)
         if ld is not None and rd is not None:
             if isinstance(op, ast.Add):
