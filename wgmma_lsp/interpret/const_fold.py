@@ -55,3 +55,10 @@ def fold(op: ast.operator, a: Any, b: Any) -> Any:
     if too_big(op, a, b):
         raise TooBig(f"{type(op).__name__} of {type(a).__name__} and {type(b).__name__}")
     return fn(a, b)
+
+
+def guarded_pow(base: Any, exp: Any, mod: Any = None) -> Any:
+    """The builtin `pow`, refusing what `base ** exp` refuses (three-argument `pow` is cheap)."""
+    if mod is None and too_big(ast.Pow(), base, exp):
+        raise TooBig("pow")
+    return pow(base, exp) if mod is None else pow(base, exp, mod)

@@ -13,6 +13,8 @@ from wgmma_lsp.interpret.values import (
 )
 from wgmma_lsp.models.registry import CONSTANTS, model
 
+from wgmma_lsp.interpret import const_fold  # noqa: E402 - beside the table it serves
+
 BUILTINS = {"range", "len", "int", "float", "bool", "min", "max", "tuple", "list", "zip",
             "enumerate", "abs", "sum", "print", "isinstance", "property", "staticmethod",
             "classmethod", "divmod", "reversed", "sorted", "str", "repr", "all", "any", "dict",
@@ -45,7 +47,7 @@ def _pure(fn):  # a builtin on constants, evaluated for real
 
 
 for _name, _fn in {"abs": abs, "float": float, "bool": bool, "divmod": divmod,
-                   "round": round, "pow": pow, "str": str, "repr": repr,
+                   "round": round, "pow": const_fold.guarded_pow, "str": str, "repr": repr,
                    "math.ceil": math.ceil, "math.floor": math.floor,
                    "math.lcm": math.lcm, "math.log2": math.log2, "math.sqrt": math.sqrt,
                    "math.isqrt": math.isqrt, "math.exp": math.exp, "math.log": math.log,
