@@ -36,6 +36,8 @@ def test_stopping_during_an_analysis_exits_promptly(how: str) -> None:
             client.proc.send_signal(getattr(signal, how))
         client.proc.wait(timeout=30)
         took = time.monotonic() - start
-        assert took < 2.0, f"{how}: the server took {took:.1f} s to exit"
+        # ~0.6 s on an idle machine; 5.7-6.6 s when the analysis was waited for. Generous: the
+        # machine the tests run on may be busy.
+        assert took < 3.0, f"{how}: the server took {took:.1f} s to exit"
     finally:
         client.kill()
