@@ -141,3 +141,34 @@ def test_an_operand_error_relates_to_the_operands_blockspec_not_the_accumulator(
     rhs_spec_line = next(i for i, ln in enumerate(source.splitlines()) if "transforms=RHS" in ln)
     assert [r.span.line for r in findings[0].related] == [rhs_spec_line]
     assert "pallas_call input 1" in findings[0].related[0].message
+
+
+def test_shipped_kernels_smem_totals_against_jaxs_lowering(tmp_path: Path) -> None:
+    """The kernels shipped in the installed jax, at the harness's configs (tests/shipped_harness.py),
+    lowered by JAX with the SMEM bound at 0: each `smem_bytes` JAX reports is one of the
+    analyzer's totals for that file, or above a total the analyzer marks as a lower bound (an
+    allocation it cannot size: warp-specialized pipelines with `allocations=`, reductions'
+    scratch). Where the analyzer sizes everything it must be exact."""
+    from jax.experimental.mosaic.gpu import core as mgpu_core
+    from shipped_harness import ENTRIES, shipped_kernel_files, trace_entries, with_harness
+
+    exact = []
+    for path in shipped_kernel_files():
+        if path.name not in ENTRIES:
+            continue
+        out = tmp_path / path.name
+        out.write_text(with_harness(path.read_text(), path.name))
+        saved, mgpu_core._SMEM_SIZE_BOUND = mgpu_core._SMEM_SIZE_BOUND, 0
+        try:
+            verdicts = trace_entries(out, lower=True)
+        finally:
+            mgpu_core._SMEM_SIZE_BOUND = saved
+        jax_bytes = {int(m.group(1)) for v in verdicts
+                     if (m := re.search(r"smem_bytes=(\d+) > max_smem_bytes=0", v.message or ""))}
+        usages = [u for us in analyze(out.read_text(), str(out)).smem.values() for u in us]
+        for j in jax_bytes:
+            if j in {u.smem_bytes for u in usages}:
+                exact.append(path.name)
+            else:
+                assert any(not u.complete and u.smem_bytes < j for u in usages), (path.name, j, usages)
+    assert len(exact) >= 4, exact
