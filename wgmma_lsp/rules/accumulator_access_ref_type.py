@@ -9,6 +9,7 @@ from wgmma_lsp.rules.wgmma_accumulator_ref_type import allocate_as_acc
 RULE = Rule(
     code="WG004",
     name="accumulator-access-ref-type",
+    apis=("plgpu.wgmma_accumulator_load", "plgpu.wgmma_accumulator_store"),
     summary="plgpu.wgmma_accumulator_load and the accumulator store need a WGMMA accumulator ref.",
     template="acc must be a WGMMAAccumulatorAbstractRef, got {acc.aval=}",
     exception="TypeError",

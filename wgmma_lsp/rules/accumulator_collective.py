@@ -10,6 +10,7 @@ MESSAGE = ("WGMMA accumulators can only be allocated non-collectively. Hint: rem
 RULE = Rule(
     code="WG029",
     name="accumulator-collective",
+    apis=("plgpu.ACC", "pl.run_scoped"),
     summary="plgpu.ACC lives in each warpgroup's registers: allocate it without collective_axes.",
     template=MESSAGE,
     exception="ValueError",

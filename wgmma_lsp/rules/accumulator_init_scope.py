@@ -34,6 +34,7 @@ def fixes(finding: Finding, source: str) -> list[Fix]:
 RULE = Rule(
     code="WG007",
     name="accumulator-init-scope",
+    apis=("plgpu.ACC", "pl.run_scoped"),
     summary="plgpu.ACC.init(x) is only valid in pl.run_state, not in pl.run_scoped.",
     template=MESSAGE,
     exception="ValueError",

@@ -7,6 +7,7 @@ from wgmma_lsp.rules.base import Rule, doc_path
 RULE = Rule(
     code="WG010",
     name="accumulator-tile-shape",
+    apis=("plgpu.ACC", "plgpu.wgmma"),
     summary="A WGMMA accumulator's shape (M, N) needs M % 64 == 0 and N % 8 == 0.",
     template="WGMMA requires m and n to be multiples of 64 and 8, got {m} and {n}",
     exception="ValueError",

@@ -10,6 +10,7 @@ MESSAGE = "WGMMA accumulator only supports indexing transforms"
 RULE = Rule(
     code="WG034",
     name="accumulator-transforms",
+    apis=("plgpu.wgmma",),
     summary="A WGMMA accumulator may only be sliced (acc_ref.at[...]), never transposed or reshaped.",
     template=MESSAGE,
     exception="ValueError",

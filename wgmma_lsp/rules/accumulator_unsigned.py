@@ -7,6 +7,7 @@ from wgmma_lsp.rules.base import Rule, doc_path
 RULE = Rule(
     code="WG028",
     name="accumulator-unsigned",
+    apis=("plgpu.ACC",),
     summary="WGMMA accumulators are never unsigned: int8 WGMMA accumulates in (signed) int32.",
     template="Invalid WGMMA accumulator dtype for s8/i8 WGMMA. Expected signed integer, but got {aval.dtype}.",
     exception="ValueError",

@@ -7,6 +7,7 @@ from wgmma_lsp.rules.base import Rule, doc_path
 RULE = Rule(
     code="WG052",
     name="barrier-num-arrivals",
+    apis=("plgpu.Barrier", "plgpu.ClusterBarrier"),
     summary="plgpu.Barrier / plgpu.ClusterBarrier need num_arrivals >= 1.",
     template="Num arrivals must be at least 1, but got {n}",
     exception="ValueError",

@@ -36,6 +36,10 @@ class Rule:
     # Lowering semantics the rule is claimed for ("lane", "warpgroup"); () for trace-time
     # rules, which do not depend on it.
     semantics: tuple[str, ...] = ()
+    # The public API calls whose arguments this rule checks (canonical names: "plgpu.wgmma",
+    # "pl.run_scoped"): their hover and signature help list the rule's summary as a constraint
+    # of the call (ide/api_help.py), met or not at the call under the cursor.
+    apis: tuple[str, ...] = ()
 
     @property
     def doc(self) -> str:

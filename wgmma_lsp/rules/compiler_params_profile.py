@@ -9,6 +9,7 @@ MESSAGE = "Either both profile_space and profile_dir must be set, or neither."
 RULE = Rule(
     code="WG055",
     name="compiler-params-profile",
+    apis=("plgpu.CompilerParams",),
     summary="plgpu.CompilerParams: profile_space and profile_dir go together.",
     template=MESSAGE,
     exception="ValueError",

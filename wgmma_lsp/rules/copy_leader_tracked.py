@@ -9,6 +9,7 @@ MESSAGE = "`collective_axes` must be specified when `leader_tracked` is set"
 RULE = Rule(
     code="WG051",
     name="copy-leader-tracked",
+    apis=("plgpu.copy_gmem_to_smem",),
     summary="copy_gmem_to_smem(leader_tracked=...) is a collective copy: it needs collective_axes=.",
     template=MESSAGE,
     exception="ValueError",

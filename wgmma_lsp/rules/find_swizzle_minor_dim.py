@@ -7,6 +7,7 @@ from wgmma_lsp.rules.base import Rule, doc_path
 RULE = Rule(
     code="WG054",
     name="find-swizzle-minor-dim",
+    apis=("plgpu.find_swizzle",),
     summary="plgpu.find_swizzle needs the minor dimension to be a multiple of 128 bits (16 bytes).",
     template="No valid out swizzle{what}: minor dimension has {minor_dim_bits} bits, which is not a "
              "multiple of 128 (16 bytes)",

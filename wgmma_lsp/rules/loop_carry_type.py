@@ -10,6 +10,7 @@ FIRST_LINE = "scan body function carry input and carry output must have equal ty
 RULE = Rule(
     code="WG094",
     name="loop-carry-type",
+    apis=("lax.fori_loop",),
     summary="A lax.fori_loop body must return its carry with the types it was given.",
     template=FIRST_LINE + "\n\nThe input carry component loop_carry{path} has type {in_aval} but the "
              "corresponding output carry component has type {out_aval}, so {what} do not match.\n\n"

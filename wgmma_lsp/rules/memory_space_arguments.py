@@ -31,6 +31,7 @@ def fixes(finding: Finding, source: str) -> list[Fix]:
 RULE = Rule(
     code="WG015",
     name="memory-space-arguments",
+    apis=("plgpu.SMEM", "plgpu.GMEM"),
     summary="packed=, collective= and layout= are TMEM-only arguments.",
     template=MESSAGE,
     exception="ValueError",

@@ -9,6 +9,7 @@ MESSAGE = "MMA barrier must have orders_tensor_core set to True."
 RULE = Rule(
     code="WG065",
     name="mma-barrier-orders-tensor-core",
+    apis=("plgpu.tcgen05_mma", "plgpu.tcgen05_commit_arrive"),
     summary="Barriers that tcgen05_mma / tcgen05_commit_arrive arrive on need orders_tensor_core=True.",
     template=MESSAGE,
     exception="ValueError",

@@ -64,6 +64,7 @@ def to_kernel(finding: Finding, source: str) -> list[Fix]:
 RULE = Rule(
     code="WG093",
     name="pallas-call-mosaic-gpu",
+    apis=("pl.pallas_call",),
     summary="This JAX (0.12+) lowers no pl.pallas_call with Mosaic GPU compiler params: use plgpu.kernel.",
     template="assert rule is not None",  # JAX's bare assert; MESSAGE explains it
     table_message="bare `AssertionError` (`assert rule is not None` in `pallas_call.py`), JAX 0.12",

@@ -7,6 +7,7 @@ from wgmma_lsp.rules.base import Rule, doc_path
 RULE = Rule(
     code="WG062",
     name="pipeline-delay-release",
+    apis=("plgpu.emit_pipeline",),
     summary="plgpu.emit_pipeline: max_concurrent_steps must exceed the inputs' delay_release.",
     template="max_concurrent_steps must be greater than all delay_release values, but "
              "max_concurrent_steps={max_concurrent_steps} and delay_release_levels={delay_release_levels}.",

@@ -7,6 +7,8 @@ from wgmma_lsp.rules.base import Rule, doc_path
 RULE = Rule(
     code="WG050",
     name="ref-memory-space",
+    apis=("plgpu.copy_gmem_to_smem", "plgpu.copy_smem_to_gmem", "plgpu.barrier_arrive",
+          "plgpu.barrier_wait"),
     summary="TMA copies and barrier operations need their refs in GMEM or SMEM, as the operation says.",
     template="{name} must be a {memory_space.name.upper()} reference, got {aval}",
     exception="ValueError",

@@ -10,6 +10,7 @@ NOT_THREAD_MESSAGE = "Only thread-collective allocations are supported in run_sc
 RULE = Rule(
     code="WG030",
     name="run-scoped-collective",
+    apis=("pl.run_scoped",),
     summary="run_scoped's collective_axes must be the kernel's thread axis (and are required for "
             "SMEM and barriers in multi-threaded kernels).",
     template="Only thread-collective allocations are supported in run_scoped. / Only thread-collective "

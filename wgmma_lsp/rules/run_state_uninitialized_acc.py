@@ -7,6 +7,7 @@ from wgmma_lsp.rules.base import Rule, doc_path
 RULE = Rule(
     code="WG076",
     name="run-state-uninitialized-acc",
+    apis=("pl.run_state", "plgpu.ACC"),
     summary="pl.run_state(f)(...) needs initial values: plgpu.ACC.init(x), not plgpu.ACC(shape).",
     # JAX raises a bare `NotImplementedError` (no message): this is the failing statement.
     template="raise NotImplementedError",

@@ -7,6 +7,7 @@ from wgmma_lsp.rules.base import Rule, doc_path
 RULE = Rule(
     code="WG032",
     name="smem-budget",
+    apis=("pl.run_scoped", "plgpu.kernel", "pl.pallas_call"),
     summary="All SMEM a kernel allocates (scratch, run_scoped, pipeline buffers x stages, barriers) "
             "must fit 227 KiB (232,448 bytes) on sm_90.",
     template="Mosaic GPU kernel exceeds available shared memory: smem_bytes={smem_bytes} > max_smem_bytes={max_smem_bytes}",

@@ -7,6 +7,7 @@ from wgmma_lsp.rules.base import Rule, doc_path
 RULE = Rule(
     code="WG063",
     name="swizzle-trailing-dim",
+    apis=("plgpu.SwizzleTransform",),
     summary="SwizzleTransform(S) needs the minor dimension of the tiled buffer to be exactly S bytes.",
     template="Swizzle {self.swizzle} requires the trailing dimension to be of size {swizzle_elems}, "
              "but got shape: {x.shape}",

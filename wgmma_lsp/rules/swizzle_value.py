@@ -7,6 +7,7 @@ from wgmma_lsp.rules.base import Rule, doc_path
 RULE = Rule(
     code="WG053",
     name="swizzle-value",
+    apis=("plgpu.SwizzleTransform",),
     summary="plgpu.SwizzleTransform accepts 32, 64 and 128 (bytes) only; find_swizzle may return 16.",
     template="Swizzle {self.swizzle} is not supported. Only 32, 64 and 128 are accepted.",
     exception="ValueError",

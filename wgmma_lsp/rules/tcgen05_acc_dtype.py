@@ -7,6 +7,7 @@ from wgmma_lsp.rules.base import Rule, doc_path
 RULE = Rule(
     code="WG080",
     name="tcgen05-acc-dtype",
+    apis=("plgpu.tcgen05_mma",),
     summary="Lane: the TMEM accumulator dtype a tcgen05 MMA allows for its operands.",
     template="MMA with element type {element_type} only supports accumulators of type f32, but got: {d.dtype}",
     exception="ValueError",

@@ -7,6 +7,7 @@ from wgmma_lsp.rules.base import Rule, doc_path
 RULE = Rule(
     code="WG068",
     name="tcgen05-collective-tmem",
+    apis=("plgpu.tcgen05_mma",),
     summary="tcgen05_mma(collective_axis=...) needs its TMEM operands allocated with collective=True.",
     template="Accumulator Ref must be collective if collective_axis is set.",
     table_message="`Accumulator Ref must be collective if collective_axis is set.` (or `LHS Ref …`)",

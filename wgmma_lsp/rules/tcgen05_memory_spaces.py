@@ -18,6 +18,7 @@ def fixes(finding: Finding, source: str) -> list[Fix]:
 RULE = Rule(
     code="WG017",
     name="tcgen05-memory-spaces",
+    apis=("plgpu.tcgen05_mma",),
     summary="tcgen05_mma: the accumulator in TMEM, the lhs in SMEM or TMEM, the rhs in SMEM.",
     template="Accumulator must be a TMEM Ref. / LHS must be a TMEM/SMEM Ref. / RHS must be an SMEM Ref.",
     exception="ValueError",

@@ -7,6 +7,7 @@ from wgmma_lsp.rules.base import Rule, doc_path
 RULE = Rule(
     code="WG081",
     name="tcgen05-n",
+    apis=("plgpu.tcgen05_mma",),
     summary="Lane: tcgen05 MMA N a multiple of 8, and above 256 only 512.",
     template="The only supported N > 256, is 512, but got N={n}",
     exception="NotImplementedError",

@@ -7,6 +7,7 @@ from wgmma_lsp.rules.base import Rule, doc_path
 RULE = Rule(
     code="WG078",
     name="tcgen05-operand-transforms",
+    apis=("plgpu.tcgen05_mma",),
     summary="Lane: tcgen05_mma SMEM operands tiled (8, swizzle // itemsize) and swizzled alike.",
     template="MMA lhs tiling does not fit swizzle. lhs_tiling={lhs_tiling} expected={(8, swizzle_elems)}",
     exception="ValueError",

@@ -7,6 +7,7 @@ from wgmma_lsp.rules.base import Rule, doc_path
 RULE = Rule(
     code="WG079",
     name="tcgen05-same-dtype",
+    apis=("plgpu.tcgen05_mma",),
     summary="Lane: tcgen05_mma operands of different element types.",
     template="MMA requires A and B to have the same element type, got: {element_type2} and {element_type}",
     exception="ValueError",

@@ -9,6 +9,7 @@ MESSAGE = "a_scale and b_scale must both be present or absent."
 RULE = Rule(
     code="WG069",
     name="tcgen05-scales-pair",
+    apis=("plgpu.tcgen05_mma",),
     summary="tcgen05_mma: a_scale and b_scale go together.",
     template=MESSAGE,
     exception="ValueError",

@@ -7,6 +7,7 @@ from wgmma_lsp.rules.base import Rule, doc_path
 RULE = Rule(
     code="WG016",
     name="tcgen05-shapes",
+    apis=("plgpu.tcgen05_mma",),
     summary="plgpu.tcgen05_mma needs acc (M, N), lhs (M, K) and rhs (K, N).",
     template="Accumulator and LHS have incompatible shapes. ... / Accumulator and RHS have incompatible shapes. ... / LHS and RHS have incompatible shapes. LHS: {a.shape}. RHS: {b.shape}.",
     exception="ValueError",

@@ -7,6 +7,7 @@ from wgmma_lsp.rules.base import Rule, doc_path
 RULE = Rule(
     code="WG082",
     name="tiled-slice",
+    apis=("plgpu.TilingTransform",),
     summary="Slices of a tiled ref's tiled dimensions must start and end on tile boundaries, stride 1.",
     template="Expected slice start ({start}) and slice size ({size}) to be divisible by the tile size ({tile})",
     table_message="`Expected slice start ({start}) and slice size ({size}) to be divisible by the tile "

@@ -7,6 +7,7 @@ from wgmma_lsp.rules.base import Rule, doc_path
 RULE = Rule(
     code="WG064",
     name="tiling-divides",
+    apis=("plgpu.TilingTransform",),
     summary="TilingTransform((r, c)) needs the buffer's last dimensions to be multiples of (r, c).",
     # JAX raises a bare `AssertionError` (no message): this is the failing assert.
     template="assert all((d % t == 0 for d, t in zip(tiled_dims, self.tiling)))",

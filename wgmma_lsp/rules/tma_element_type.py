@@ -7,6 +7,7 @@ from wgmma_lsp.rules.base import Rule, doc_path
 RULE = Rule(
     code="WG071",
     name="tma-element-type",
+    apis=("plgpu.copy_gmem_to_smem", "plgpu.copy_smem_to_gmem"),
     summary="Lane: a TMA copy between refs of different element types.",
     template="Expected same element type, got {element_type} and {dst_ref_ty.element_type}",
     exception="ValueError",

@@ -7,6 +7,7 @@ from wgmma_lsp.rules.base import Rule, doc_path
 RULE = Rule(
     code="WG073",
     name="tma-gmem-strides",
+    apis=("plgpu.copy_gmem_to_smem", "plgpu.copy_smem_to_gmem"),
     summary="TMA needs every GMEM stride but the last to be a multiple of 16 bytes.",
     template="async_copy requires all GMEM strides except the last one to be a multiple of 16 bytes",
     exception="ValueError",

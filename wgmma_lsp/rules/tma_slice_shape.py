@@ -7,6 +7,7 @@ from wgmma_lsp.rules.base import Rule, doc_path
 RULE = Rule(
     code="WG072",
     name="tma-slice-shape",
+    apis=("plgpu.copy_gmem_to_smem", "plgpu.copy_smem_to_gmem"),
     summary="A TMA copy whose SMEM buffer does not have the GMEM slice's shape.",
     template="Expected the SMEM reference to have the same shape as the transformed slice: {tuple(smem_ref_ty.shape)} != {tuple(slice_shape[len(squeezed_dims):])}",
     exception="ValueError",

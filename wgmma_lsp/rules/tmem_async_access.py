@@ -7,6 +7,7 @@ from wgmma_lsp.rules.base import Rule, doc_path
 RULE = Rule(
     code="WG066",
     name="tmem-async-access",
+    apis=("plgpu.async_load_tmem", "plgpu.async_store_tmem"),
     summary="plgpu.async_load_tmem / async_store_tmem take TMEM refs only.",
     template="Async load only supports TMEM refs",
     table_message="`Async load only supports TMEM refs` / `Async store only supports TMEM refs`",

@@ -7,6 +7,7 @@ from wgmma_lsp.rules.base import Rule, doc_path
 RULE = Rule(
     code="WG083",
     name="tmem-columns",
+    apis=("plgpu.TMEM", "plgpu.kernel"),
     summary="All TMEM live at once, rounded up to a power of two, must fit in 512 columns.",
     template="After rounding up, got {ncols} columns, exceeding the limit of 512",
     exception="ValueError",

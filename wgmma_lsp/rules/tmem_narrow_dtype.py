@@ -22,6 +22,7 @@ def fixes(finding: Finding, source: str) -> list[Fix]:
 RULE = Rule(
     code="WG013",
     name="tmem-narrow-dtype",
+    apis=("plgpu.TMEM",),
     summary="A TMEM ref narrower than 32 bits needs packed= or an explicit layout.",
     template=MESSAGE,
     exception="ValueError",

@@ -7,6 +7,7 @@ from wgmma_lsp.rules.base import Rule, doc_path
 RULE = Rule(
     code="WG014",
     name="tmem-rows",
+    apis=("plgpu.TMEM",),
     summary="TMEM refs have 128 rows (or 64, half the lanes).",
     template="Unsupported shape: {shape}. TMEM references must have either 128 or 64 rows, but got {shape[0]}.",
     exception="ValueError",

@@ -9,6 +9,7 @@ MESSAGE = "transforms are not supported for TMEM"
 RULE = Rule(
     code="WG012",
     name="tmem-transforms",
+    apis=("plgpu.TMEM",),
     summary="TMEM refs cannot carry tiling/swizzle transforms.",
     template=MESSAGE,
     exception="ValueError",

@@ -9,6 +9,7 @@ MESSAGE = "Can't transpose a TMEM reference."
 RULE = Rule(
     code="WG067",
     name="tmem-transpose",
+    apis=("plgpu.transpose_ref",),
     summary="TMEM refs cannot be transposed with plgpu.transpose_ref.",
     template=MESSAGE,
     exception="ValueError",

@@ -21,6 +21,7 @@ def use_ref_transpose(finding: Finding, source: str) -> list[Fix]:
 RULE = Rule(
     code="WG092",
     name="transpose-ref-traced",
+    apis=("plgpu.transpose_ref",),
     summary="plgpu.transpose_ref fails on kernel refs in this JAX (0.12+): use ref.transpose(perm).",
     template="The 'memory_space' attribute is not available on traced array with shape {aval}. "
              "Use `jax.typeof(x).memory_space` instead.",

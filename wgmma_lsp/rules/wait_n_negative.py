@@ -8,6 +8,7 @@ from wgmma_lsp.rules.base import doc_path
 RULE = Rule(
     code="WG009",
     name="wait-n-negative",
+    apis=("plgpu.wgmma_accumulator_load",),
     summary="wait_n counts in-flight WGMMAs to allow: it must be >= 0 (or None).",
     template="wait_n must be non-negative, got {wait_n=}",
     exception="ValueError",

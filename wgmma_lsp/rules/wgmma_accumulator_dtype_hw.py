@@ -29,6 +29,7 @@ def fixes(finding: Finding, source: str) -> list[Fix]:
 RULE = Rule(
     code="WG011",
     name="wgmma-accumulator-dtype-hw",
+    apis=("plgpu.wgmma", "plgpu.ACC"),
     summary="bf16/f32 WGMMA accumulates in f32 only; f16/fp8 WGMMA in f32 or f16; int8 in s32.",
     template="WGMMA with element type {element_type} only supports accumulators of type {types}, but got: {acc_dtype}",
     exception="ValueError",

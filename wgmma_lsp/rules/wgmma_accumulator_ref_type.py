@@ -35,6 +35,7 @@ def allocate_as_acc(finding: Finding, source: str) -> list[Fix]:
 RULE = Rule(
     code="WG003",
     name="wgmma-accumulator-ref-type",
+    apis=("plgpu.wgmma",),
     summary="plgpu.wgmma needs a WGMMA accumulator ref (plgpu.ACC) as its first argument.",
     template="Expected WGMMAAbstractAccumulatorRef got {acc_aval}",
     exception="TypeError",

@@ -11,6 +11,7 @@ VERIFIER = ("'mosaic_gpu.wgmma' op operand #1 must be 2D memref of A type suppor
 RULE = Rule(
     code="WG033",
     name="wgmma-element-type",
+    apis=("plgpu.wgmma",),
     summary="WGMMA operands must be f32 (tf32), bf16, f16, float8_e4m3fn, float8_e5m2 or int8.",
     template="Unsupported element type: {element_type}",
     exception="NotImplementedError",

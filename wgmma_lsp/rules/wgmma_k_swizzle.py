@@ -7,6 +7,7 @@ from wgmma_lsp.rules.base import Rule, doc_path
 RULE = Rule(
     code="WG024",
     name="wgmma-k-swizzle",
+    apis=("plgpu.wgmma",),
     summary="WGMMA's K must be a multiple of swizzle // itemsize (64 for bf16 with a 128-byte swizzle).",
     template="K must be a multiple of {k_group_elems}, got: {k}",
     exception="ValueError",

@@ -8,6 +8,7 @@ from wgmma_lsp.rules.base import Rule, doc_path
 RULE = Rule(
     code="WG026",
     name="wgmma-lhs-register-dtype",
+    apis=("plgpu.wgmma",),
     summary="A WGMMA lhs in registers must be f16, bf16, i8 or fp8; f32 (tf32) lhs must be in SMEM.",
     template="Only f16, bf16, i8, f8e5m2, f8e4m3fn are supported for A in registers, got {element_type2}",
     exception="ValueError",

@@ -18,6 +18,7 @@ STRIDED_MESSAGE = ("WGMMA lhs in registers must be in the WGMMA layout, but a lo
 RULE = Rule(
     code="WG035",
     name="wgmma-lhs-register-layout",
+    apis=("plgpu.wgmma",),
     summary="Under Lane semantics a WGMMA lhs in registers must have the WGMMA layout.",
     template="{array.mlir_dtype} / Only arrays with tiled layouts can be sliced",
     exception="NotImplementedError",

@@ -11,6 +11,7 @@ MESSAGE = ("When WGMMA lhs is passed in as a ref, it must be transformed by swiz
 RULE = Rule(
     code="WG018",
     name="wgmma-lhs-untransformed",
+    apis=("plgpu.wgmma",),
     summary="Under Lane semantics a WGMMA lhs in SMEM needs TilingTransform + SwizzleTransform.",
     template=MESSAGE,
     exception="ValueError",

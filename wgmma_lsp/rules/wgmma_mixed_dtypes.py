@@ -8,6 +8,7 @@ from wgmma_lsp.rules.base import doc_path
 RULE = Rule(
     code="WG006",
     name="wgmma-mixed-dtypes",
+    apis=("plgpu.wgmma",),
     summary="plgpu.wgmma operands must share one dtype.",
     template="Mixed input dtypes for matrix multiplication unsupported: lhs={a.dtype}, rhs={b.dtype}",
     exception="ValueError",

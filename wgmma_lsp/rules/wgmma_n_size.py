@@ -7,6 +7,7 @@ from wgmma_lsp.rules.base import Rule, doc_path
 RULE = Rule(
     code="WG023",
     name="wgmma-n-size",
+    apis=("plgpu.wgmma",),
     summary="One plgpu.wgmma computes at most N = 256 columns (a multiple of 8).",
     template="N must be a multiple of 8 and <= 256, got: {n}",
     exception="ValueError",

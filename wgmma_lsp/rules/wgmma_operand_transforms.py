@@ -8,6 +8,7 @@ from wgmma_lsp.rules.base import Rule, doc_path
 RULE = Rule(
     code="WG020",
     name="wgmma-operand-transforms",
+    apis=("plgpu.wgmma", "plgpu.TilingTransform", "plgpu.SwizzleTransform"),
     summary="WGMMA SMEM operands need both TilingTransform and SwizzleTransform, in that order.",
     template="WGMMA lhs has unsupported transforms: {a_transforms}. / WGMMA rhs has unsupported transforms: {b_transforms}.",
     exception="ValueError",

@@ -13,6 +13,7 @@ MESSAGE = ("WGMMA rhs in shared memory must be tiled and swizzled under Lane sem
 RULE = Rule(
     code="WG019",
     name="wgmma-rhs-untransformed",
+    apis=("plgpu.wgmma",),
     summary="Under Lane semantics a WGMMA rhs in SMEM needs TilingTransform + SwizzleTransform.",
     template="(empty message) assert b_transforms is not None",
     exception="AssertionError",

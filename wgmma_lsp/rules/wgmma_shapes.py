@@ -35,6 +35,7 @@ def fixes(finding: Finding, source: str) -> list[Fix]:
 RULE = Rule(
     code="WG005",
     name="wgmma-shapes",
+    apis=("plgpu.wgmma",),
     summary="plgpu.wgmma needs acc (M, N), lhs (M, K) and rhs (K, N).",
     template="Incompatible shapes for matrix multiplication: lhs={a.shape}, rhs={b.shape=}, acc={acc.shape}",
     exception="ValueError",

@@ -9,6 +9,7 @@ LANE_MESSAGE = "WGMMA rhs swizzle must match lhs swizzle"
 RULE = Rule(
     code="WG022",
     name="wgmma-swizzle-mismatch",
+    apis=("plgpu.wgmma", "plgpu.SwizzleTransform"),
     summary="WGMMA lhs and rhs SMEM operands must use the same swizzle.",
     template=LANE_MESSAGE,
     exception="NotImplementedError",

@@ -7,6 +7,7 @@ from wgmma_lsp.rules.base import Rule, doc_path
 RULE = Rule(
     code="WG021",
     name="wgmma-tiling-swizzle-fit",
+    apis=("plgpu.wgmma", "plgpu.TilingTransform"),
     summary="WGMMA SMEM operands must be tiled (8, swizzle // itemsize).",
     template="WGMMA lhs tiling does not fit swizzle. Got tiling={tiling}, expected (8, {swizzle_elems}) / "
              "WGMMA rhs tiling does not fit swizzle",

@@ -7,6 +7,7 @@ from wgmma_lsp.rules.base import Rule, doc_path
 RULE = Rule(
     code="WG025",
     name="wgmma-transpose-16bit",
+    apis=("plgpu.wgmma",),
     summary="Only 16-bit WGMMA operands may be MN-major; 8-bit and f32 operands must be K-major.",
     template="Only f16 WGMMA supports transposes",
     exception="ValueError",
