@@ -1,0 +1,79 @@
+"""What a block of statements does, read from its syntax: the names it rebinds, whether it
+leaves (`raise`/`return`) or breaks out of a loop."""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+
+def _walk(node: ast.AST, handlers: bool) -> Iterator[ast.AST]:
+    """`ast.walk`, or (`handlers=False`) a walk that enters neither `except` handlers nor
+    nested functions and classes (their exits leave only themselves)."""
+    if handlers:
+        yield from ast.walk(node)
+        return
+    skip = (ast.ExceptHandler, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        yield n
+        todo.extend(c for c in ast.iter_child_nodes(n) if not isinstance(c, skip))
+
+
+def rebound_names(tree: ast.AST) -> set[str]:
+    """The names `global` and `nonlocal` statements anywhere in the tree name. Those are
+    statements: only blocks of statements are walked (an expression holds none), a small part
+    of an `ast.walk` over every node (a kernel file's tree is mostly expressions)."""
+    out: set[str] = set()
+    todo = [tree]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.Global, ast.Nonlocal)):
+            out.update(n.names)
+            continue
+        for name in _BLOCK_FIELDS:  # body, orelse, finalbody; except handlers and match cases
+            block = getattr(n, name, None)
+            if type(block) is list:
+                todo.extend(block)
+    return out
+
+
+_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _leaves(body: list[ast.stmt]) -> bool:
+    return bool(body) and isinstance(body[-1], (ast.Continue, ast.Break, ast.Return))
+
+
+def _breaks(body: list[ast.stmt], handlers: bool = True) -> bool:
+    """Does a loop body leave early (break, continue, return, raise) somewhere? (With
+    `handlers=False`, exits inside `except` handlers do not count.) A fact of the syntax:
+    kept on each statement node, so loops run once per context walk their bodies once."""
+    attr = "_wgmma_breaks" if handlers else "_wgmma_breaks_nh"
+    for stmt in body:
+        known = getattr(stmt, attr, None)
+        if known is None:
+            known = _stmt_breaks(stmt, handlers)
+            setattr(stmt, attr, known)
+        if known:
+            return True
+    return False
+
+
+def _stmt_breaks(stmt: ast.stmt, handlers: bool) -> bool:
+    for node in _walk(stmt, handlers):
+        if isinstance(node, (ast.Break, ast.Continue, ast.Return, ast.Raise)):
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            break
+    return False
+
+
+def _expects_error(expr: ast.expr) -> bool:
+    """`pytest.raises(E)`, `self.assertRaises(E)`, `self.assertRaisesRegex(E, ...)`."""
+    if not isinstance(expr, ast.Call):
+        return False
+    f = expr.func
+    name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+    return name == "raises" or name.startswith("assertRaises")

@@ -1,0 +1,334 @@
+"""Calls: user functions (binding, memo, replay, contexts), methods, classes and models."""
+
+from __future__ import annotations
+
+import ast
+from contextlib import contextmanager
+from typing import Iterator
+
+from wgmma_lsp.entry.context import Context
+from wgmma_lsp.interpret import dims as D
+from wgmma_lsp.interpret.call import Call
+from wgmma_lsp.interpret.env import Env
+from wgmma_lsp.interpret.interp_base import MAX_DEPTH, Frame, _origin_of, _value_kind, is_driver
+from wgmma_lsp.interpret.memo import MemoEntry, call_key
+from wgmma_lsp.interpret.origin import ModuleOrigin
+from wgmma_lsp.interpret.values import (
+    UNKNOWN,
+    ApiVal,
+    BoundMethod,
+    ClassVal,
+    Const,
+    DictVal,
+    FuncVal,
+    InstanceVal,
+    Opaque,
+    PartialVal,
+    SymInt,
+    TupleVal,
+    Value,
+    Wrapped,
+    join,
+)
+from wgmma_lsp.models import jax_api
+
+
+class CallsMixin:
+    """Calls: user functions (binding, memo, replay, contexts), methods, classes and models."""
+
+    def call_value(self, func: Value, call: Call) -> Value:
+        """Call any abstract callable."""
+        self.tick()
+        if isinstance(func, FuncVal):
+            return self.call_user(func, call)
+        if isinstance(func, PartialVal):
+            args = list(func.args) + call.args
+            nodes = [None] * len(func.args) + list(call.arg_nodes)
+            kwargs = {**func.kwargs, **call.kwargs}
+            return self.call_value(func.func, Call(self, call.node, args, kwargs, nodes,
+                                                   dict(call.kw_nodes), call.env, call.complete))
+        if isinstance(func, ApiVal):
+            if not jax_api.call_binds(call, func.name):
+                return UNKNOWN  # the installed JAX's Python raises a TypeError here
+            model = self.models.get(func.name)
+            if model is not None:
+                return model(call)
+            return self.unknown_call(call)
+        if isinstance(func, BoundMethod):
+            return self.call_method(func, call)
+        if isinstance(func, Wrapped):
+            model = self.models.get(func.api + "()")
+            if model is not None:
+                call.wrapped = func
+                return model(call)
+            return self.unknown_call(call)
+        if isinstance(func, ClassVal):
+            return self.instantiate(func, call)
+        model = self.models.get(f"{_value_kind(func)}()")  # e.g. `jnp.int32(x)`: "dtype()"
+        if model is not None:
+            call.wrapped = func
+            return model(call)
+        return self.unknown_call(call)
+
+    def unknown_call(self, call: Call) -> Value:
+        """An unmodelled callable: user functions passed to it still get analysed, but it may
+        never call them, so what they do is not certain."""
+        with self.uncertain():
+            for v in list(call.args) + list(call.kwargs.values()):
+                if isinstance(v, FuncVal) and id(v.node) not in self.entered:
+                    self.generic_call(v)
+        return UNKNOWN
+
+    def call_traced(self, func: Value, args: list[Value], call: Call) -> Value:
+        """A function JAX traces for sure (a cond branch, a loop or pipeline body)."""
+        return self.call_value(func, Call(self, call.node, args, {}, [None] * len(args), {}, call.env))
+
+    def call_method(self, m: BoundMethod, call: Call) -> Value:
+        kind = _value_kind(m.obj)
+        model = self.methods.get(f"{kind}.{m.name}")
+        if model is None:
+            return UNKNOWN
+        return model(m.obj, call)
+
+    def generic_call(self, func: FuncVal) -> Value:
+        """Analyse a function with nothing known about its arguments."""
+        return self.call_user(func, Call(self, None, [], {}, generic=True))
+
+    def call_user(self, func: FuncVal, call: Call) -> Value:
+        """Call a user function; module-level functions are analysed once per distinct
+        arguments once the module has run (see `memo`)."""
+        key = None
+        if self.memo_enabled and not self.hover_only and func.closure is self.module_env:
+            if self.observing:
+                with self.obs.unobserved():  # a key is books: equal keys give equal runs either way
+                    key = call_key(func, call.args, call.kwargs, call.generic, call.complete,
+                                   self.lowering)
+                    hit = self.memo.get(key) if key is not None else None
+            else:
+                key = call_key(func, call.args, call.kwargs, call.generic, call.complete, self.lowering)
+                hit = self.memo.get(key) if key is not None else None
+        if key is None:
+            return self._call_user(func, call)
+        if hit is not None:
+            if self.observing:
+                self.obs.add(hit.observed)  # what the run it stands for looked at
+            self._replay(hit, func, call)
+            return hit.result if hit.result is not None else UNKNOWN
+        if self.silent:
+            return self._call_user(func, call)
+        entry = MemoEntry(outer_certain=self.certain and not any(f.maybe_returned for f in self.stack))
+        self.captures.append(entry)
+        try:
+            # Inside a sweep iteration, what the body reads of the swept values is kept for
+            # replays (outside one, no value read can be a binding of a running iteration).
+            if self.observing:
+                with self.obs.watching(entry.observed):
+                    entry.result = self._call_user(func, call)
+            else:
+                entry.result = self._call_user(func, call)
+        finally:
+            self.captures.pop()
+        self.memo[key] = entry
+        return entry.result
+
+    def _replay(self, hit: MemoEntry, func: FuncVal, call: Call) -> None:
+        ctx = self.call_context(func, call)
+        certain = self.certain and not any(f.maybe_returned for f in self.stack) \
+            and not any(lp.maybe_stopped for lp in self.loops if lp is not None)
+        for outer in self.captures:  # an enclosing call being memoised replays this one too
+            outer.findings.extend(hit.findings)
+            outer.entered |= hit.entered
+        if self.silent:
+            return
+        self.entered.add(id(func.node))
+        for node in hit.entered:
+            self.ctx_entered.setdefault(node, set()).add(ctx)
+        self.ctx_entered.setdefault(id(func.node), set()).add(ctx)
+        for f, was_certain in hit.findings:
+            # A handler here that expects the error takes it (asked once: a finding of the same
+            # key has the same rule and message).
+            if self.expected_by_handler(f.rule, f.message):
+                continue
+            if f.key not in self._finding_keys:  # captured where a handler expected it
+                self._finding_keys.add(f.key)
+                self.findings.append(f)
+            else:  # the one finding of that key (perhaps first reported from another call)
+                f = next(g for g in self.findings if g.key == f.key)
+            if ctx not in f.contexts:
+                f.contexts.append(ctx)
+            caught = self.may_be_caught(f.rule, f.message)
+            if certain and not caught and was_certain and hit.outer_certain and not f.condition:
+                f.certain = True
+
+    def _call_user(self, func: FuncVal, call: Call) -> Value:
+        node = func.node
+        if len(self.stack) >= MAX_DEPTH or any(f.func is not None and f.func.node is node
+                                                for f in self.stack):
+            return UNKNOWN
+        if not self.silent:  # a pass that only computes state neither records nor reports
+            self.entered.add(id(node))
+        saved_ctx = self.ctx
+        self.ctx = self.call_context(func, call)
+        self.ctx_entered.setdefault(id(node), set()).add(self.ctx)
+        for entry in self.captures:
+            entry.entered.add(id(node))
+        env = Env(func.closure)
+        frame = Frame(func)
+        self.stack.append(frame)
+        saved_certain = self.certain
+        ctx_pushed = False
+        if call.node is not None:
+            self.context.append(f"{func.name}() called at line {call.line + 1}")
+            ctx_pushed = True
+        # The parameters are recorded in the callee's module (a function of the analysed file
+        # called back from another module records its parameters; one of another module does not)
+        saved_where = self.enter_module(_origin_of(func.closure), call)
+        try:
+            self.bind_params(func, call, env)
+            if isinstance(node, ast.Lambda):
+                result = self.eval(node.body, env)
+                return result
+            self.exec_block(node.body, env)
+        finally:
+            self.stack.pop()
+            self.certain = saved_certain
+            self.ctx = saved_ctx
+            if ctx_pushed:
+                self.context.pop()
+            if saved_where is not None:
+                self.leave_module(saved_where)
+        if not frame.returns:
+            return Const(None)
+        result = frame.returns[0]
+        for r in frame.returns[1:]:
+            result = join(result, r)
+        return result
+
+    def enter_module(self, origin: ModuleOrigin | None, call: Call) -> tuple | None:
+        """Switch to the module a called function belongs to; the state to restore, or None."""
+        if origin is self.where:
+            return None
+        saved = (self.where, self.lines, self.path, self.volatile, self.entry_span)
+        if self.where is None and origin is not None:
+            # Leaving the analysed document: its findings will sit at this call.
+            self.entry_span = self.span(call.node) if call.node is not None else None
+        elif origin is None:
+            self.entry_span = None
+        home_lines, home_path, home_volatile = self._home_state
+        self.where = origin
+        if origin is None or origin is self.home:
+            self.lines, self.path, self.volatile = home_lines, home_path, home_volatile
+        else:
+            self.lines, self.path, self.volatile = origin.lines, origin.path, origin.volatile
+        return saved
+
+    def leave_module(self, saved: tuple) -> None:
+        self.where, self.lines, self.path, self.volatile, self.entry_span = saved
+
+    def caller_name(self) -> str:
+        frame = next((f for f in reversed(self.stack) if f.func is not None), None)
+        if frame is not None and frame.func is not None:
+            return f"{frame.func.name}()"
+        return self.ctx.origin if self.ctx is not None else "module code"  # the entry's own code
+
+    def call_context(self, func: FuncVal, call: Call) -> Context | None:
+        """The context a call runs in: a call made from module code starts one; the first call
+        made from an entry point's own code names that call site (`main()` and the like are
+        drivers, not sites)."""
+        if call.generic or call.node is None or self.silent:
+            return self.ctx
+        ctx = self.ctx
+        if ctx is None:
+            if self.stack:
+                return None
+            return Context("module code", call.line, span=self.span(call.node), open=False)
+        if ctx.open and not is_driver(func.name):
+            return ctx.at_call(self.caller_name(), call.line, self.span(call.node))
+        return ctx
+
+    @contextmanager
+    def in_context(self, ctx: Context | None) -> Iterator[None]:
+        saved = self.ctx
+        self.ctx = ctx
+        try:
+            yield
+        finally:
+            self.ctx = saved
+
+    def bind_params(self, func: FuncVal, call: Call, env: Env) -> None:
+        a = func.node.args
+        positional = list(a.posonlyargs) + list(a.args)
+        args = list(call.args)
+        if func.bound_self is not None:
+            args.insert(0, func.bound_self)
+        generic = call.generic
+        defaults = list(func.defaults)
+        first_default = len(positional) - len(defaults)
+        kwargs = dict(call.kwargs)
+        for i, p in enumerate(positional):
+            if i < len(args):
+                v = args[i]
+            elif p.arg in kwargs:
+                v = kwargs.pop(p.arg)
+            elif i >= first_default and (call.complete or generic):
+                v = self._default(call, defaults[i - first_default])  # factories' defaults count
+            else:
+                v = _unbound_param(p)
+            env.vars[p.arg] = v
+            self.record(p, v, "name", p.arg)
+        if a.vararg is not None:
+            rest = args[len(positional):]
+            env.vars[a.vararg.arg] = TupleVal(tuple(rest)) if call.complete and not generic else UNKNOWN
+        for p, d in zip(a.kwonlyargs, a.kw_defaults):
+            if p.arg in kwargs:
+                v = kwargs.pop(p.arg)
+            elif d is not None and (call.complete or generic):
+                v = self._default(call, func.kw_defaults.get(p.arg, UNKNOWN))
+            else:
+                v = _unbound_param(p)
+            env.vars[p.arg] = v
+            self.record(p, v, "name", p.arg)
+        if a.kwarg is not None:
+            env.vars[a.kwarg.arg] = (DictVal(tuple(kwargs.items())) if call.complete and not generic
+                                     else UNKNOWN)
+
+    def _default(self, call: Call, default: Value) -> Value:
+        """A parameter's default. In the hover pass's second round (`flip_flags`: a function
+        once more with nothing known, for lines no context reached) a flag's default
+        (`transpose_rhs=False`) is flipped, so the other branch's lines get hovers too.
+        Diagnostics never come from the hover pass."""
+        if self.flip_flags and self.hover_only and call.generic and isinstance(default, Const) \
+                and isinstance(default.value, bool):
+            return Const(not default.value)
+        return default
+
+    def instantiate(self, cls: ClassVal, call: Call) -> Value:
+        attrs: dict[str, Value] = {}
+        if cls.is_dataclass:
+            for i, (name, default) in enumerate(cls.fields):
+                if i < len(call.args):
+                    attrs[name] = call.args[i]
+                elif name in call.kwargs:
+                    attrs[name] = call.kwargs[name]
+                elif call.complete:
+                    attrs[name] = default
+                else:
+                    attrs[name] = Opaque(name)
+        inst = InstanceVal(cls, attrs)
+        init = cls.methods.get("__init__")
+        if isinstance(init, FuncVal) and not cls.is_dataclass:
+            bound = FuncVal(init.node, init.closure, init.name, init.defaults, init.kw_defaults, inst)
+            self.call_user(bound, call)
+        post = cls.methods.get("__post_init__")
+        if isinstance(post, FuncVal):
+            bound = FuncVal(post.node, post.closure, post.name, post.defaults, post.kw_defaults, inst)
+            self.call_user(bound, Call(self, call.node, [], {}, [], {}, call.env))
+        return inst
+
+
+def _unbound_param(p: ast.arg) -> Value:
+    """A parameter no call gives a value: an unknown known by its name, or, annotated `int`
+    (`block_k: int`), an int known by its name (it takes part in arithmetic as a Python int)."""
+    if isinstance(p.annotation, ast.Name) and p.annotation.id == "int":
+        return SymInt(D.Sym.var(p.arg))
+    return Opaque(p.arg)

@@ -1,0 +1,477 @@
+"""Expressions: names, attributes, indexing, operators, comprehensions."""
+
+from __future__ import annotations
+
+import ast
+import operator
+from typing import Any, Callable
+
+from wgmma_lsp.interpret import const_fold, dtypes, incomplete, resolve
+from wgmma_lsp.interpret import dims as D
+from wgmma_lsp.interpret.call import Call
+from wgmma_lsp.interpret.dtypes import SymDType
+from wgmma_lsp.interpret.env import Env
+from wgmma_lsp.interpret.interp_base import MAX_UNROLL, _value_kind
+from wgmma_lsp.interpret.values import (
+    UNKNOWN,
+    UNKNOWN_INT,
+    ApiVal,
+    ArrayVal,
+    BoundMethod,
+    ClassVal,
+    Const,
+    DictVal,
+    DTypeVal,
+    FuncVal,
+    InstanceVal,
+    ModuleVal,
+    Opaque,
+    RefVal,
+    SliceVal,
+    SymInt,
+    TupleVal,
+    UserModuleVal,
+    Value,
+    as_dim,
+    dim_value,
+    is_int_like,
+    join,
+)
+from wgmma_lsp.models import jax_api
+from wgmma_lsp.models.arrays import array_binop, array_compare
+from wgmma_lsp.models.python import BUILTINS
+from wgmma_lsp.models.registry import ATTRIBUTES, CONSTANTS, GETITEM, SETITEM
+
+_CMPOPS: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+}
+
+
+class ExpressionsMixin:
+    """Expressions: names, attributes, indexing, operators, comprehensions."""
+
+    # -- expressions ------------------------------------------------------------------------
+    def eval(self, node: ast.expr | None, env: Env) -> Value:
+        if node is None:
+            return Const(None)
+        self.steps += 1
+        if self.steps > self._check_at:
+            self.checkpoint()
+        method = self._EVAL.get(type(node))
+        try:
+            return method(self, node, env) if method is not None else UNKNOWN
+        except RecursionError:  # this expression only: unknown, and a WG904 at it
+            return incomplete.too_deep(self, node)
+
+    def eval_Constant(self, n: ast.Constant, env: Env) -> Value:
+        return Const(n.value)
+
+    def eval_Name(self, n: ast.Name, env: Env) -> Value:
+        v = env.lookup(n.id)
+        if v is None:
+            v = self.builtin_or_star(n.id, env)
+        self.record(n, v, "name", n.id)
+        return v
+
+    def builtin_or_star(self, name: str, env: Env) -> Value:
+        for mod in reversed(env.module_env().star_modules):  # the last `import *` wins
+            canon = resolve.canonical_name(mod, name)
+            if canon in self.models or canon in CONSTANTS or f"{mod}.{name}" in resolve.SUBMODULES:
+                return self.module_attr(mod, name)
+        if name in BUILTINS:
+            return ApiVal(f"builtins.{name}")
+        return UNKNOWN
+
+    def module_attr(self, module: str, attr: str) -> Value:
+        full = f"{module}.{attr}"
+        sub = resolve.SUBMODULES.get(full)
+        if sub is not None:
+            return ModuleVal(sub)
+        canon = resolve.canonical_name(module, attr)
+        const = CONSTANTS.get(canon)
+        if const is not None:
+            return const
+        return ApiVal(canon)
+
+    def eval_Attribute(self, n: ast.Attribute, env: Env) -> Value:
+        obj = self.eval(n.value, env)
+        v = self.getattr(obj, n.attr, n)
+        self.record(n, v, "attr", n.attr)
+        return v
+
+    def getattr(self, obj: Value, attr: str, node: ast.AST | None = None) -> Value:
+        if isinstance(obj, ModuleVal):
+            if obj.origin is not None and node is not None \
+                    and jax_api.missing_attribute(node, obj.origin, obj.name, attr, self):
+                return UNKNOWN  # AttributeError in the installed JAX
+            return self.module_attr(obj.name, attr)
+        if isinstance(obj, UserModuleVal):
+            return obj.attr(attr)
+        if isinstance(obj, ApiVal):
+            name = resolve.ALIASES.get(f"{obj.name}.{attr}", f"{obj.name}.{attr}")
+            return CONSTANTS.get(name) or ApiVal(name)
+        if isinstance(obj, InstanceVal):
+            if obj.shared and attr in self.shared_writes.get(id(obj), ()):
+                return self.shared_writes[id(obj)][attr]
+            if attr in obj.attrs:
+                return obj.attrs[attr]
+            m = obj.cls.methods.get(attr)
+            if isinstance(m, FuncVal):
+                node_ = m.node
+                is_prop = isinstance(node_, ast.FunctionDef) and any(
+                    isinstance(d, ast.Name) and d.id == "property" for d in node_.decorator_list)
+                bound = FuncVal(m.node, m.closure, m.name, m.defaults, m.kw_defaults, obj)
+                if is_prop:
+                    return self.call_user(bound, Call(self, None, [], {}, [], {}, None))
+                return bound
+            if m is not None:
+                return m
+            return UNKNOWN
+        if isinstance(obj, ClassVal):
+            m = obj.methods.get(attr)
+            if isinstance(m, FuncVal) and isinstance(m.node, ast.FunctionDef) and any(
+                    isinstance(d, ast.Name) and d.id == "classmethod" for d in m.node.decorator_list):
+                return FuncVal(m.node, m.closure, m.name, m.defaults, m.kw_defaults, obj)
+            return m or dict(obj.fields).get(attr) or UNKNOWN
+        if isinstance(obj, Opaque):
+            for name, value in getattr(obj, "overrides", ()):
+                if name == attr:
+                    return value
+            if attr == "shape":
+                return Opaque(f"{obj.name}.shape")
+            if attr in ("at",):
+                return UNKNOWN
+            if attr == "dtype":  # a dtype known by its spelling: `x.dtype`, `config.dtype`
+                return DTypeVal(SymDType(f"{obj.name}.dtype"))
+            if attr.startswith("_") or attr in ("T", "ndim", "size", "astype", "reshape"):
+                return UNKNOWN
+            return Opaque(f"{obj.name}.{attr}")
+        kind = _value_kind(obj)
+        getter = ATTRIBUTES.get(f"{kind}.{attr}")
+        if getter is not None:
+            return getter(obj)
+        if f"{kind}.{attr}" in self.methods:
+            return BoundMethod(obj, attr)
+        return UNKNOWN
+
+    def eval_Subscript(self, n: ast.Subscript, env: Env) -> Value:
+        obj = self.eval(n.value, env)
+        index = self.eval_index(n.slice, env)
+        v = self.getitem(obj, index, n)
+        self.record(n, v, "subscript")
+        return v
+
+    def eval_index(self, node: ast.expr, env: Env) -> Value:
+        return self.eval(node, env)
+
+    def getitem(self, obj: Value, index: Value, node: ast.AST | None) -> Value:
+        if isinstance(obj, TupleVal):
+            i = index.value if isinstance(index, Const) else None
+            if isinstance(i, int) and not isinstance(i, bool) and -len(obj.items) <= i < len(obj.items):
+                return obj.items[i]
+            if isinstance(index, SliceVal):
+                s = _const_slice(index)
+                if s is not None:
+                    return TupleVal(obj.items[s], obj.is_list)
+            return UNKNOWN
+        if isinstance(obj, DictVal) and isinstance(index, Const):
+            for k, v in obj.items:
+                if k == index.value:
+                    return v
+            return UNKNOWN
+        if isinstance(obj, Opaque):
+            i = index.value if isinstance(index, Const) else None
+            if isinstance(i, int) and obj.name.endswith(".shape"):
+                return SymInt(D.Sym.var(f"{obj.name}[{i}]"))
+            return UNKNOWN
+        kind = _value_kind(obj)
+        model = GETITEM.get(kind)
+        if model is not None:
+            return model(self, obj, index, node)
+        return UNKNOWN
+
+    def setitem(self, obj: Value, index: Value, value: Value, target: ast.Subscript,
+                value_node: ast.AST | None, env: Env, aug: bool = False) -> None:
+        self.record(target, self.getitem(obj, index, None) if isinstance(obj, RefVal) else UNKNOWN,
+                    "subscript")
+        self.record(target.value, obj, "name" if isinstance(target.value, ast.Name) else "expr",
+                    target.value.id if isinstance(target.value, ast.Name) else None)
+        kind = _value_kind(obj)
+        model = SETITEM.get(kind)
+        if model is not None:
+            model(self, obj, index, value, target, value_node, aug)
+        elif isinstance(obj, InstanceVal) or isinstance(obj, DictVal):
+            pass
+
+    def eval_Call(self, n: ast.Call, env: Env) -> Value:
+        func = self.eval(n.func, env)
+        args: list[Value] = []
+        arg_nodes: list[ast.expr | None] = []
+        complete = True
+        for a in n.args:
+            if isinstance(a, ast.Starred):
+                v = self.eval(a.value, env)
+                if isinstance(v, TupleVal):
+                    args.extend(v.items)
+                    arg_nodes.extend([None] * len(v.items))
+                else:
+                    complete = False
+            else:
+                args.append(self.eval(a, env))
+                arg_nodes.append(a)
+        kwargs: dict[str, Value] = {}
+        kw_nodes: dict[str, ast.expr] = {}
+        for k in n.keywords:
+            v = self.eval(k.value, env)
+            if k.arg is None:
+                if isinstance(v, DictVal):
+                    for key, val in v.items:
+                        if isinstance(key, str):
+                            kwargs[key] = val
+                else:
+                    complete = False
+            else:
+                kwargs[k.arg] = v
+                kw_nodes[k.arg] = k.value
+        call = Call(self, n, args, kwargs, arg_nodes, kw_nodes, env, complete)
+        result = self.call_value(func, call)
+        self.record(n, result, "call")
+        return result
+
+    def eval_BinOp(self, n: ast.BinOp, env: Env) -> Value:
+        return incomplete.eval_binop_chain(self, n, env)  # `a + b + ...`: a loop, not recursion
+
+    def binop(self, op: ast.operator, left: Value, right: Value, node: ast.AST) -> Value:
+        if isinstance(left, Const) and isinstance(right, Const) and type(op) in const_fold.BINOPS:
+            try:
+                return Const(const_fold.fold(op, left.value, right.value))
+            except Exception:  # what CPython raises here (1 / 0, 'a' - 1), or too big: not a value
+                return UNKNOWN
+        ld, rd = _int_dim(left), _int_dim(right)
+        if ld is not None and rd is not None:
+            if isinstance(op, ast.Add):
+                v = dim_value(D.add(ld, rd))
+            elif isinstance(op, ast.Sub):
+                v = dim_value(D.sub(ld, rd))
+            elif isinstance(op, ast.Mult):
+                v = dim_value(D.mul(ld, rd))
+            elif isinstance(op, ast.FloorDiv):
+                v = dim_value(D.floordiv(ld, rd))
+            else:
+                v = UNKNOWN
+            if v is UNKNOWN and is_int_like(left) and is_int_like(right) and type(op) in _INT_OPS:
+                return UNKNOWN_INT  # int op int is an int (non-linear or not a size)
+            return v
+        if is_int_like(left) and is_int_like(right) and type(op) in _INT_OPS:
+            return UNKNOWN_INT
+        if isinstance(left, TupleVal) and isinstance(right, TupleVal) and isinstance(op, ast.Add):
+            return TupleVal(left.items + right.items, left.is_list)
+        if isinstance(left, TupleVal) and isinstance(op, ast.Mult) and isinstance(right, Const) \
+                and isinstance(right.value, int) and 0 <= right.value <= MAX_UNROLL:
+            return TupleVal(left.items * right.value, left.is_list)
+        return array_binop(self, op, left, right, node)
+
+    def eval_UnaryOp(self, n: ast.UnaryOp, env: Env) -> Value:
+        v = self.eval(n.operand, env)
+        if isinstance(v, Const):
+            try:
+                if isinstance(n.op, ast.USub):
+                    return Const(-v.value)
+                if isinstance(n.op, ast.UAdd):
+                    return Const(+v.value)
+                if isinstance(n.op, ast.Not):
+                    return Const(not v.value)
+                if isinstance(n.op, ast.Invert):
+                    return Const(~v.value)
+            except Exception:
+                return UNKNOWN
+        if isinstance(n.op, ast.USub) and isinstance(v, SymInt):
+            return dim_value(D.neg(v.dim))
+        if isinstance(n.op, (ast.USub, ast.UAdd, ast.Invert)) and is_int_like(v):
+            return UNKNOWN_INT
+        if isinstance(n.op, ast.Not):
+            t = self.truth(v)
+            return Const(not t) if t is not None else UNKNOWN
+        if isinstance(v, ArrayVal):
+            return v
+        return UNKNOWN
+
+    def eval_BoolOp(self, n: ast.BoolOp, env: Env) -> Value:
+        values = []
+        for e in n.values:
+            v = self.eval(e, env)
+            t = self.truth(v)
+            if isinstance(n.op, ast.And) and t is False:
+                return v
+            if isinstance(n.op, ast.Or) and t is True:
+                return v
+            values.append((v, t))
+        if all(t is not None for _, t in values):
+            return values[-1][0]
+        return UNKNOWN
+
+    def eval_Compare(self, n: ast.Compare, env: Env) -> Value:
+        left = self.eval(n.left, env)
+        result: Value = Const(True)
+        for op, comp in zip(n.ops, n.comparators):
+            right = self.eval(comp, env)
+            r = self.compare(op, left, right)
+            if isinstance(r, ArrayVal):
+                result = r
+            elif isinstance(r, Const) and isinstance(result, Const):
+                result = Const(bool(result.value) and bool(r.value))
+            else:
+                result = UNKNOWN
+            left = right
+        return result
+
+    def compare(self, op: ast.cmpop, left: Value, right: Value) -> Value:
+        if isinstance(left, Const) and isinstance(right, Const):
+            fn = _CMPOPS.get(type(op))
+            try:
+                return Const(fn(left.value, right.value)) if fn else UNKNOWN
+            except Exception:
+                return UNKNOWN
+        if isinstance(op, (ast.Is, ast.IsNot)) and (isinstance(left, Const) and left.value is None
+                                                     or isinstance(right, Const) and right.value is None):
+            other = right if isinstance(left, Const) and left.value is None else left
+            if isinstance(other, (ArrayVal, RefVal, FuncVal, TupleVal, ApiVal, ModuleVal, InstanceVal)):
+                return Const(isinstance(op, ast.IsNot))
+            return UNKNOWN
+        if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(left, DTypeVal) and isinstance(right, DTypeVal):
+            same = dtypes.same(left.dtype, right.dtype)  # numpy dtypes compare by name
+            return UNKNOWN if same is None else Const(same if isinstance(op, ast.Eq) else not same)
+        if isinstance(op, (ast.Eq, ast.NotEq)):
+            ld, rd = _int_dim(left), _int_dim(right)
+            if ld is not None and rd is not None:
+                e = D.equal(ld, rd)
+                if e is not None:
+                    return Const(e if isinstance(op, ast.Eq) else not e)
+                return UNKNOWN
+        return array_compare(self, op, left, right)
+
+    def eval_IfExp(self, n: ast.IfExp, env: Env) -> Value:
+        t = self.truth(self.eval(n.test, env))
+        if t is True:
+            return self.eval(n.body, env)
+        if t is False:
+            return self.eval(n.orelse, env)
+        with self.uncertain():
+            a = self.eval(n.body, env)
+            b = self.eval(n.orelse, env)
+        return join(a, b)
+
+    def eval_Tuple(self, n: ast.Tuple, env: Env) -> Value:
+        return self._seq(n.elts, env, False)
+
+    def eval_List(self, n: ast.List, env: Env) -> Value:
+        return self._seq(n.elts, env, True)
+
+    def _seq(self, elts: list[ast.expr], env: Env, is_list: bool) -> Value:
+        items: list[Value] = []
+        for e in elts:
+            if isinstance(e, ast.Starred):
+                v = self.eval(e.value, env)
+                if isinstance(v, TupleVal):
+                    items.extend(v.items)
+                    continue
+                return UNKNOWN
+            items.append(self.eval(e, env))
+        return TupleVal(tuple(items), is_list)
+
+    def eval_Dict(self, n: ast.Dict, env: Env) -> Value:
+        items = []
+        for k, v in zip(n.keys, n.values):
+            if k is None:
+                return UNKNOWN
+            kv = self.eval(k, env)
+            vv = self.eval(v, env)
+            if not isinstance(kv, Const):
+                return UNKNOWN
+            items.append((kv.value, vv))
+        return DictVal(tuple(items))
+
+    def eval_Slice(self, n: ast.Slice, env: Env) -> Value:
+        return SliceVal(self.eval(n.lower, env), self.eval(n.upper, env), self.eval(n.step, env))
+
+    def eval_Lambda(self, n: ast.Lambda, env: Env) -> Value:
+        defaults = tuple(self.eval(d, env) for d in n.args.defaults)
+        f = FuncVal(n, env, "<lambda>", defaults)
+        if self._closure_scopes is not None:
+            self._closure_scopes.add(env)
+        if self.where is self.home:
+            self.defined[id(n)] = f
+        return f
+
+    def eval_JoinedStr(self, n: ast.JoinedStr, env: Env) -> Value:
+        for v in n.values:
+            if isinstance(v, ast.FormattedValue):
+                self.eval(v.value, env)
+        return UNKNOWN
+
+    def eval_NamedExpr(self, n: ast.NamedExpr, env: Env) -> Value:
+        v = self.eval(n.value, env)
+        self.assign(n.target, v, env, n.value)
+        return v
+
+    def eval_Starred(self, n: ast.Starred, env: Env) -> Value:
+        self.eval(n.value, env)
+        return UNKNOWN
+
+    def _comprehension(self, n: ast.ListComp | ast.GeneratorExp | ast.SetComp, env: Env,
+                       elt: Callable[[Env], Value]) -> Value:
+        if len(n.generators) != 1 or n.generators[0].ifs or n.generators[0].is_async:
+            return UNKNOWN
+        gen = n.generators[0]
+        items = self.iter_items(self.eval(gen.iter, env))
+        if items is None or len(items) > MAX_UNROLL:
+            inner = Env(env)
+            with self.uncertain():
+                self.assign(gen.target, UNKNOWN, inner, None)
+                elt(inner)
+            return UNKNOWN
+        out = []
+        for item in items:
+            inner = Env(env)
+            self.assign(gen.target, item, inner, None)
+            out.append(elt(inner))
+        return TupleVal(tuple(out), True)
+
+    def eval_ListComp(self, n: ast.ListComp, env: Env) -> Value:
+        return self._comprehension(n, env, lambda e: self.eval(n.elt, e))
+
+    eval_GeneratorExp = eval_ListComp
+
+    def eval_DictComp(self, n: ast.DictComp, env: Env) -> Value:
+        return UNKNOWN
+
+    def eval_Await(self, n: ast.Await, env: Env) -> Value:
+        self.eval(n.value, env)
+        return UNKNOWN
+
+
+#: Operators whose result on two Python ints is an int.
+_INT_OPS = frozenset({ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.LShift, ast.RShift,
+                      ast.BitAnd, ast.BitOr, ast.BitXor})
+
+
+def _const_slice(s: SliceVal) -> slice | None:
+    parts = []
+    for v in (s.start, s.stop, s.step):
+        if isinstance(v, Const) and (v.value is None or isinstance(v.value, int)):
+            parts.append(v.value)
+        else:
+            return None
+    return slice(*parts)
+
+
+def _int_dim(v: Value) -> D.Dim:
+    if isinstance(v, Const) and isinstance(v.value, bool):
+        return None
+    if isinstance(v, (Const, SymInt)):
+        return as_dim(v)
+    if isinstance(v, Opaque):
+        return D.Sym.var(v.name)
+    return None

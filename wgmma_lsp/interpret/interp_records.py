@@ -1,0 +1,206 @@
+"""Recording values for hover and reporting findings: the interpreter's output."""
+
+from __future__ import annotations
+
+import ast
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+from wgmma_lsp.analysis import ValueRecord
+from wgmma_lsp.interpret.interp_base import MAX_RECORD_VALUES, _informative, _partial
+from wgmma_lsp.interpret.origin import ForeignSpan
+from wgmma_lsp.interpret.values import (
+    Value,
+)
+from wgmma_lsp.rules.base import Finding, Related, Rule
+from wgmma_lsp.spans import Span
+
+
+class RecordsMixin:
+    """Recording values for hover and reporting findings: the interpreter's output."""
+
+    # -- bookkeeping ----------------------------------------------------------------------
+    def span(self, node: ast.AST) -> Span:
+        key = id(node)
+        s = self._span_cache.get(key)
+        if s is None:
+            s = self.lines.span(node) if self.where is None else self.where.span(node)
+            self._span_cache[key] = s
+        return s
+
+    def record(self, node: ast.AST, value: Value, kind: str = "expr", name: str | None = None) -> None:
+        """Remember a value an expression had (by node: spans are computed once, at the end)."""
+        if self.silent or self.where is not None:
+            return
+        entry = self._records.get(id(node))
+        if entry is None:
+            self._records[id(node)] = (node, kind, name, [value], [self.ctx])
+            return
+        values = entry[3]
+        if len(values) >= MAX_RECORD_VALUES and not any(map(_partial, values)):
+            return  # full of fully known values: nothing can be added or replaced
+        if self.observing:  # keeping books for hovers is not looking at a swept value
+            obs = self.obs
+            obs.paused += 1
+            try:
+                self._record(entry, value)
+            finally:
+                obs.paused -= 1
+            return
+        self._record(entry, value)
+
+    def _record(self, entry: tuple, value: Value) -> None:
+        values = entry[3]
+        if self.flip_flags:
+            return  # flags flipped: only code nothing reached gets values (they hold then)
+        if self.hover_only:
+            for v in values:
+                if _informative(v):
+                    return  # code the concrete contexts reached keeps their values
+        for v in values:
+            if v is value or v == value:
+                return
+        # Several contexts: a value with unknown parts adds nothing beside a fully known one.
+        if _partial(value):
+            for v in values:
+                if not _partial(v):
+                    return
+        else:
+            keep = [i for i, v in enumerate(values) if not _partial(v)]
+            if len(keep) < len(values):
+                entry[3][:] = [values[i] for i in keep]
+                entry[4][:] = [entry[4][i] for i in keep]
+        if len(values) < MAX_RECORD_VALUES:
+            values.append(value)
+            entry[4].append(self.ctx)
+
+    def recorded(self, node: ast.AST) -> list[Value]:
+        """The values recorded so far for an expression node."""
+        entry = self._records.get(id(node))
+        return list(entry[3]) if entry is not None else []
+
+    def finish_records(self) -> dict[Span, ValueRecord]:
+        """The recorded values by source span, for the IDE layer."""
+        out = self.records
+        for node, kind, name, values, contexts in self._records.values():
+            span = self.span(node)
+            labels = [c.label() if c is not None else None for c in contexts]
+            rec = out.get(span)
+            if rec is None:
+                out[span] = ValueRecord(span, kind, list(values), name, labels)
+            else:
+                for v, label in zip(values, labels):
+                    if v not in rec.values and len(rec.values) < MAX_RECORD_VALUES:
+                        rec.values.append(v)
+                        rec.contexts.append(label)
+        self._records.clear()
+        return out
+
+    def report(self, rule: Rule, message: str, span: Span | None, blame_line: int,
+               related: list[Related] | None = None, data: dict[str, Any] | None = None,
+               condition: str = "") -> None:
+        """A model proved that JAX raises `message` here (with `condition`: unless sizes that
+        differ only symbolically turn out equal, `tile_m == tile_n`: a warning)."""
+        if self.silent or span is None or self.home is not None or self.hover_only \
+                or self.expecting_error:
+            return
+        if isinstance(span, ForeignSpan) or any(isinstance(r.span, ForeignSpan) for r in related or ()) \
+                or any(isinstance(v, ForeignSpan) for v in (data or {}).values()):
+            moved = self._into_document(message, span, related or [], data or {})
+            if moved is None:
+                return
+            span, blame_line, related, data = moved
+        caught = self.may_be_caught(rule, message)  # always asked: it marks the `try` scopes
+        certain = self.certain and not any(f.maybe_returned for f in self.stack) and not caught \
+            and not any(lp.maybe_stopped for lp in self.loops if lp is not None)
+        finding = Finding(rule, message, span, blame_line, related or [], certain and not condition,
+                          data or {}, " <- ".join(reversed(self.context[-3:])), condition=condition)
+        key = finding.key
+        if self.expected_by_handler(rule, message):
+            # The user's code catches exactly this error (a tuning loop skipping configurations
+            # that exceed shared memory): not a problem of this context. A memoised call keeps
+            # it, for replays in contexts that do not expect it.
+            known = next((f for f in self.findings if f.key == key), finding) \
+                if key in self._finding_keys else finding
+            for entry in self.captures:
+                entry.findings.append((known, False))
+            return
+        if key in self._finding_keys:
+            # Seen already: if this path is certain, upgrade the earlier finding.
+            for f in self.findings:
+                if f.key == key:
+                    f.certain = f.certain or (certain and not condition)
+                    if self.ctx not in f.contexts:
+                        f.contexts.append(self.ctx)
+                    for entry in self.captures:
+                        entry.findings.append((f, certain))
+            return
+        for entry in self.captures:
+            entry.findings.append((finding, certain))
+        finding.contexts.append(self.ctx)
+        owner = next((fr.func.node for fr in reversed(self.stack) if fr.func is not None), None)
+        finding.owner = id(owner) if owner is not None else None
+        self._finding_keys.add(key)
+        self.findings.append(finding)
+
+    def _into_document(self, message: str, span: Span, related: list[Related],
+                       data: dict[str, Any]) -> tuple[Span, int, list[Related], dict[str, Any]] | None:
+        """A finding that involves other files, in the analysed document's terms.
+
+        JAX blames the innermost frame of the error's traceback. When that frame is in another
+        of the user's modules, the traceback also holds the frame of the analysed document that
+        called into it: the finding is reported there, with the other file's line as related
+        information (a document's diagnostics can only sit in that document). Facts the quick
+        fixes use are dropped when they point into other files (no fix edits another file)."""
+        out_related: list[Related] = []
+        if isinstance(span, ForeignSpan):
+            if self.entry_span is None:
+                return None  # not reached from the analysed document: that module's own business
+            out_related.append(Related(span.plain(), f"JAX raises this here: {message}", span.path))
+            data = {}
+            blame = self.entry_span.line
+            span = self.entry_span
+        else:
+            blame = span.line
+            data = {k: v for k, v in data.items() if not isinstance(v, ForeignSpan)}
+        for r in related:
+            if isinstance(r.span, ForeignSpan):
+                out_related.append(Related(r.span.plain(), r.message, r.span.path))
+            else:
+                out_related.append(r)
+        return span, blame, out_related, data
+
+    def settle_lowering_findings(self, start: int) -> None:
+        """After a kernel body ran (its findings are `self.findings[start:]`): JAX lowers a kernel
+        only if tracing it succeeded, so a certain trace-time error hides the lowering-time ones,
+        and a possible one makes them possible too."""
+        new = self.findings[start:]
+        trace = [f for f in new if f.rule.stage != "lower"]
+        if not trace or len(trace) == len(new):
+            return
+        if any(f.certain for f in trace):
+            dropped = [f for f in new if f.rule.stage == "lower"]
+            self.findings[start:] = trace
+            for f in dropped:
+                self._finding_keys.discard(f.key)
+        else:
+            for f in new:
+                f.certain = False
+
+    @contextmanager
+    def uncertain(self, flag: bool = True) -> Iterator[None]:
+        saved = self.certain
+        if flag:
+            self.certain = False
+        try:
+            yield
+        finally:
+            self.certain = saved
+
+    @contextmanager
+    def quiet(self) -> Iterator[None]:
+        self.silent += 1
+        try:
+            yield
+        finally:
+            self.silent -= 1

@@ -1,0 +1,439 @@
+"""Statements other than loops and `try`: assignment, `if`, `with`, definitions, imports, returns."""
+
+from __future__ import annotations
+
+import ast
+from typing import Callable
+
+from wgmma_lsp.analysis import ValueRecord
+from wgmma_lsp.interpret import dims as D
+from wgmma_lsp.interpret import incomplete, resolve
+from wgmma_lsp.interpret.block_exits import _expects_error
+from wgmma_lsp.interpret.call import Call
+from wgmma_lsp.interpret.dtypes import SymDType
+from wgmma_lsp.interpret.env import Env
+from wgmma_lsp.interpret.interp_base import MAX_RECORD_VALUES
+from wgmma_lsp.interpret.interp_loops import _LoopExits
+from wgmma_lsp.interpret.machine_guards import assume_machine_guard
+from wgmma_lsp.interpret.values import (
+    UNKNOWN,
+    ApiVal,
+    ArrayVal,
+    ClassVal,
+    Const,
+    FuncVal,
+    InstanceVal,
+    ModuleVal,
+    Opaque,
+    PartialVal,
+    RefVal,
+    SymInt,
+    TupleVal,
+    UserModuleVal,
+    Value,
+    Wrapped,
+    is_unknown,
+    join,
+)
+from wgmma_lsp.spans import Span
+
+
+class StatementsMixin:
+    """Statements other than loops and `try`: assignment, `if`, `with`, definitions, imports, returns."""
+
+    # -- statements -------------------------------------------------------------------------
+    def exec_block(self, stmts: list[ast.stmt], env: Env) -> None:
+        for stmt in stmts:
+            frame = self.stack[-1] if self.stack else None
+            if frame is not None and frame.returned:
+                return
+            if self.loops and self._own_loop() is not None and self.loops[-1].stopped:
+                return  # a `break`/`continue` left the iteration on this path
+            try:
+                self.exec_stmt(stmt, env)
+            except Exception as e:  # a budget goes on up; too deep or a bug: this statement gives up
+                incomplete.statement_failed(self, stmt, env, e)
+
+    def exec_stmt(self, s: ast.stmt, env: Env) -> None:
+        self.tick()
+        method = self._EXEC.get(type(s))
+        if method is not None:
+            method(self, s, env)
+
+    def exec_Expr(self, s: ast.Expr, env: Env) -> None:
+        self.eval(s.value, env)
+
+    def exec_Pass(self, s: ast.Pass, env: Env) -> None:
+        pass
+
+    def exec_Assert(self, s: ast.Assert, env: Env) -> None:
+        test = self.truth(self.eval(s.test, env))  # (evaluated for the values it reads: hover)
+        if test is False and self.stack:
+            self.stack[-1].returned = True  # a failing assert raises: nothing after it runs
+
+    def exec_Return(self, s: ast.Return, env: Env) -> None:
+        value = self.eval(s.value, env) if s.value is not None else Const(None)
+        self.mark_escaped(value)
+        if self.stack:
+            frame = self.stack[-1]
+            frame.returns.append(value)
+            frame.returned = True
+
+    def exec_Raise(self, s: ast.Raise, env: Env) -> None:
+        if s.exc is not None:
+            self.eval(s.exc, env)
+        if self.stack:
+            self.stack[-1].returned = True  # nothing after it on this path runs
+
+    def mark_escaped(self, value: Value, depth: int = 0) -> None:
+        """Functions handed back to callers (a factory's kernel) will be called by someone."""
+        if depth > 4:
+            return
+        if isinstance(value, FuncVal):
+            self.escaped.add(id(value.node))
+        elif isinstance(value, TupleVal):
+            for item in value.items:
+                self.mark_escaped(item, depth + 1)
+        elif isinstance(value, (Wrapped, PartialVal)):
+            self.mark_escaped(value.func, depth + 1)
+
+    def exec_Break(self, s: ast.Break, env: Env) -> None:
+        loop = self._own_loop()
+        if loop is not None:
+            loop.stopped = True
+            loop.broke = True
+
+    def exec_Continue(self, s: ast.Continue, env: Env) -> None:
+        loop = self._own_loop()
+        if loop is not None:
+            loop.stopped = True
+
+    def _own_loop(self) -> "_LoopExits | None":
+        """The innermost loop, when its exits are followed and its body is the code running."""
+        loop = self.loops[-1] if self.loops else None
+        return loop if loop is not None and loop.depth == len(self.stack) else None
+
+    def run_path(self, fn: Callable[[], None]) -> str:
+        """Run a path that may not be taken; "return" if it ended the function (return/raise),
+        "loop" if it left the iteration of a followed loop (break/continue), "" otherwise.
+        Ending either on this path means it may end early: what follows is no longer certain."""
+        frame = self.stack[-1] if self.stack else None
+        saved = frame.returned if frame else False
+        loop = self._own_loop()
+        saved_stop = loop.stopped if loop is not None else False
+        fn()
+        ended = frame.returned if frame else False
+        stopped = loop.stopped if loop is not None else False
+        if frame is not None:
+            frame.returned = saved
+            frame.maybe_returned = frame.maybe_returned or ended
+        if loop is not None:
+            loop.stopped = saved_stop
+            loop.maybe_stopped = loop.maybe_stopped or stopped
+        return "return" if ended else "loop" if stopped else ""
+
+    def exec_Assign(self, s: ast.Assign, env: Env) -> None:
+        value = self.eval(s.value, env)
+        named = _named_shape(s, value, env)
+        if named is not None:  # `m, k = a.shape` of an unknown `a`: sizes named m, k
+            value = named
+        for target in s.targets:
+            self.assign(target, value, env, s.value)
+
+    def exec_AnnAssign(self, s: ast.AnnAssign, env: Env) -> None:
+        if s.value is not None:
+            self.assign(s.target, self.eval(s.value, env), env, s.value)
+
+    def exec_AugAssign(self, s: ast.AugAssign, env: Env) -> None:
+        current = self.eval(s.target, env) if not isinstance(s.target, ast.Subscript) else None
+        if isinstance(s.target, ast.Subscript):
+            obj = self.eval(s.target.value, env)
+            index = self.eval_index(s.target.slice, env)
+            current = self.getitem(obj, index, s.target)
+            rhs = self.eval(s.value, env)
+            new = self.binop(s.op, current, rhs, s)
+            self.setitem(obj, index, new, s.target, s.value, env, aug=True)
+            return
+        rhs = self.eval(s.value, env)
+        self.assign(s.target, self.binop(s.op, current or UNKNOWN, rhs, s), env, s)
+
+    def assign(self, target: ast.expr, value: Value, env: Env, value_node: ast.AST | None) -> None:
+        if isinstance(target, ast.Name):
+            if target.id in self.volatile:
+                value = Opaque(target.id)  # rebound elsewhere through global/nonlocal
+            env.vars[target.id] = value
+            self.record(target, value, "store", target.id)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            items = self.unpack(value, len(target.elts), target)
+            for t, v in zip(target.elts, items):
+                if isinstance(t, ast.Starred):
+                    self.assign(t.value, UNKNOWN, env, None)
+                else:
+                    self.assign(t, v, env, None)
+        elif isinstance(target, ast.Subscript):
+            obj = self.eval(target.value, env)
+            index = self.eval_index(target.slice, env)
+            self.setitem(obj, index, value, target, value_node, env)
+        elif isinstance(target, ast.Attribute):
+            obj = self.eval(target.value, env)
+            if isinstance(obj, InstanceVal):
+                if obj.born < self.iteration_born:
+                    self.outside_writes += 1  # state a repeated sweep iteration would miss
+                if obj.shared:
+                    self.shared_writes.setdefault(id(obj), {})[target.attr] = value
+                else:
+                    obj.attrs[target.attr] = value
+        elif isinstance(target, ast.Starred):
+            self.assign(target.value, UNKNOWN, env, None)
+
+    def unpack(self, value: Value, n: int, target: ast.AST) -> list[Value]:
+        has_star = isinstance(target, (ast.Tuple, ast.List)) and any(
+            isinstance(e, ast.Starred) for e in target.elts)
+        if isinstance(value, TupleVal) and len(value.items) == n and not has_star:
+            return list(value.items)
+        if isinstance(value, ArrayVal) and value.shape and not has_star and value.shape[0] == n:
+            return [ArrayVal(value.shape[1:], value.dtype)] * n
+        return [UNKNOWN] * n
+
+    def exec_If(self, s: ast.If, env: Env) -> None:
+        test = self.truth(self.eval(s.test, env))
+        if test is True:
+            self.exec_block(s.body, env)
+            return
+        if test is False:
+            self.exec_block(s.orelse, env)
+            return
+        if assume_machine_guard(self, s, env):
+            return  # `if <device counts differ>: raise`: analysed for machines where it passes
+        self.branch(env, lambda e: self.exec_block(s.body, e), lambda e: self.exec_block(s.orelse, e))
+
+    def branch(self, env: Env, a: Callable[[Env], None], b: Callable[[Env], None]) -> None:
+        """Run two paths that may each not run; merge what they leave behind."""
+        frame = self.stack[-1] if self.stack else None
+        e1, e2 = env.copy(), env.copy()
+        with self.uncertain():
+            r1 = self.run_path(lambda: a(e1))
+            r2 = self.run_path(lambda: b(e2))
+        if r1 and r2:  # neither path goes on: what follows does not run
+            loop = self._own_loop()
+            if "loop" in (r1, r2) and loop is not None:
+                loop.stopped = True
+            elif frame is not None:
+                frame.returned = True
+        merge_from = [e for e, r in ((e1, r1), (e2, r2)) if not r] or [e1, e2]
+        self.merge_into(env, merge_from)
+
+    @staticmethod
+    def merge_into(env: Env, envs: list[Env]) -> None:
+        names = set().union(*(e.vars.keys() for e in envs))
+        for name in names:
+            vals = [e.vars.get(name) for e in envs]
+            if any(v is None for v in vals):
+                base = env.vars.get(name)
+                vals = [v if v is not None else base for v in vals]
+            if any(v is None for v in vals):
+                env.vars[name] = UNKNOWN
+                continue
+            out = vals[0]
+            for v in vals[1:]:
+                out = join(out, v)  # type: ignore[arg-type]
+            env.vars[name] = out  # type: ignore[assignment]
+
+    def truth(self, v: Value) -> bool | None:
+        if isinstance(v, Const):
+            try:
+                return bool(v.value)
+            except Exception:
+                return None
+        if isinstance(v, TupleVal):
+            return bool(v.items)
+        if isinstance(v, (FuncVal, ClassVal, ModuleVal, RefVal, UserModuleVal)):
+            return True
+        return None
+
+    def exec_With(self, s: ast.With, env: Env) -> None:
+        for item in s.items:
+            v = self.eval(item.context_expr, env)
+            if item.optional_vars is not None:
+                self.assign(item.optional_vars, UNKNOWN if not isinstance(v, RefVal) else v, env, None)
+        if any(_expects_error(item.context_expr) for item in s.items):
+            # `with pytest.raises(...)` / `self.assertRaises(...)`: the error is the test's point.
+            self.expecting_error += 1
+            try:
+                self.exec_block(s.body, env)
+            finally:
+                self.expecting_error -= 1
+            return
+        self.exec_block(s.body, env)
+
+    exec_AsyncWith = exec_With
+
+    def exec_FunctionDef(self, s: ast.FunctionDef, env: Env) -> None:
+        defaults = tuple(self.eval(d, env) for d in s.args.defaults)
+        kw_defaults = {p.arg: self.eval(d, env) for p, d in zip(s.args.kwonlyargs, s.args.kw_defaults)
+                       if d is not None}
+        func: Value = FuncVal(s, env, s.name, defaults, kw_defaults)
+        if self.where is self.home:  # other modules' functions are analysed in their own files
+            self.defined[id(s)] = func  # type: ignore[assignment]
+        for dec in reversed(s.decorator_list):
+            decorator = self.eval(dec, env)
+            func = self.apply_decorator(decorator, func, dec)
+        env.vars[s.name] = func
+        if self._closure_scopes is not None:
+            self._closure_scopes.add(env)
+        self.record_def_name(s, func)
+
+    exec_AsyncFunctionDef = exec_FunctionDef
+
+    def record_def_name(self, s: ast.FunctionDef | ast.ClassDef, value: Value) -> None:
+        if self.silent or self.where is not None:
+            return
+        line = s.lineno - 1
+        text = self.lines.lines[line] if line < len(self.lines.lines) else ""
+        col = text.find(s.name, text.find("def ") if isinstance(s, ast.FunctionDef) else text.find("class "))
+        if col >= 0:
+            span = Span(line, col, line, col + len(s.name))
+            rec = self.records.setdefault(span, ValueRecord(span, "def", [], s.name))
+            if value not in rec.values and len(rec.values) < MAX_RECORD_VALUES:
+                rec.values.append(value)
+
+    def apply_decorator(self, decorator: Value, func: Value, node: ast.expr) -> Value:
+        if isinstance(decorator, ApiVal) and decorator.name in ("dataclasses.dataclass",):
+            return func
+        call = Call(self, node, [func], {}, [None], {}, None)
+        if is_unknown(decorator):
+            return UNKNOWN
+        return self.call_value(decorator, call)
+
+    def exec_ClassDef(self, s: ast.ClassDef, env: Env) -> None:
+        cls_env = Env(env)
+        is_dc = False
+        for dec in s.decorator_list:
+            d = self.eval(dec, env)
+            name = d.name if isinstance(d, ApiVal) else (d.api if isinstance(d, Wrapped) else "")
+            if name.endswith("dataclass") or (isinstance(d, PartialVal) and isinstance(d.func, ApiVal)
+                                              and d.func.name.endswith("dataclass")):
+                is_dc = True
+        fields: list[tuple[str, Value]] = []
+        for stmt in s.body:
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                default = self.eval(stmt.value, cls_env) if stmt.value is not None else UNKNOWN
+                if isinstance(default, Wrapped) and default.api == "dataclasses.field":
+                    default = default.kwargs.get("default", UNKNOWN)
+                fields.append((stmt.target.id, default))
+                cls_env.vars[stmt.target.id] = default
+            else:
+                self.exec_stmt(stmt, cls_env)
+        methods = {k: v for k, v in cls_env.vars.items() if isinstance(v, FuncVal)}
+        cls = ClassVal(s, s.name, fields, methods, is_dc)
+        for k, v in cls_env.vars.items():
+            if not isinstance(v, FuncVal):
+                cls.methods.setdefault(k, v)
+        env.vars[s.name] = cls
+        if self._closure_scopes is not None:
+            self._closure_scopes.update((env, cls_env))
+        self.record_def_name(s, cls)
+
+    def exec_Import(self, s: ast.Import, env: Env) -> None:
+        for alias in s.names:
+            canon = resolve.canonical_module(alias.name)
+            if alias.asname:
+                if canon and resolve.is_kernel_ops(alias.name) and self.importer is not None:
+                    found = self.importer.import_module(self.path, alias.name)
+                    if found is not None:
+                        env.vars[alias.asname] = found
+                        continue
+                env.vars[alias.asname] = ModuleVal(canon, alias.name) if canon else self.user_module(alias.name)
+            else:
+                top = alias.name.split(".")[0]
+                c = resolve.canonical_module(top)
+                env.vars[top] = ModuleVal(c) if c else self.user_module(top)
+
+    def user_module(self, dotted: str) -> Value:
+        """`import mypkg.allocs as a`: one of the user's modules, read statically (see program)."""
+        if self.importer is None:
+            return UNKNOWN
+        found = self.importer.import_module(self.path, dotted)
+        return found if found is not None else UNKNOWN
+
+    def exec_ImportFrom(self, s: ast.ImportFrom, env: Env) -> None:
+        canon = resolve.canonical_module(s.module) if s.module and not s.level else None
+        for alias in s.names:
+            if alias.name == "*":
+                if canon:
+                    env.star_modules.append(canon)
+                elif self.importer is not None:  # one of the user's modules: its public names
+                    found = self.importer.import_star(self.path, s.module, s.level)
+                    if found is not None:
+                        env.vars.update(found[0])
+                        env.star_modules.extend(m for m in found[1] if m not in env.star_modules)
+                continue
+            bound = alias.asname or alias.name
+            if canon is None:
+                env.vars[bound] = self.imported_elsewhere(s, alias)
+                continue
+            if resolve.is_kernel_ops(s.module) and self.importer is not None:
+                # jax's kernel-ops modules are kernel code, read statically (see program.lookup)
+                found = self.importer.import_from(self.path, s.module, 0, alias.name)
+                if found is not None:
+                    env.vars[bound] = found
+                    continue
+            sub = resolve.canonical_module(f"{s.module}.{alias.name}")
+            if sub is not None and resolve.is_module_name(sub):
+                env.vars[bound] = ModuleVal(sub, f"{s.module}.{alias.name}")
+            else:
+                env.vars[bound] = self.module_attr(canon, alias.name)
+
+    def imported_elsewhere(self, s: ast.ImportFrom, alias: ast.alias) -> Value:
+        """A name from a module the import table does not know: one of the user's modules (read
+        statically, see wgmma_lsp.program), else what jedi's cache says (see jedi_resolve)."""
+        from wgmma_lsp.interpret import jedi_resolve as J
+
+        if self.importer is not None:
+            found = self.importer.import_from(self.path, s.module, s.level, alias.name)
+            if found is not None:
+                return found
+
+        key = J.ImportKey(self.path or "", "." * s.level + (s.module or ""), alias.name)
+        found, canonical = J.cached(key)
+        if not found:
+            line = self.lines.lines[s.lineno - 1] if s.lineno - 1 < len(self.lines.lines) else ""
+            col = line.find(alias.name, line.find("import"))
+            if col >= 0 and s.lineno == getattr(s, "end_lineno", s.lineno):
+                self.unresolved.append(J.Pending(key, s.lineno, col))
+            return UNKNOWN
+        if canonical is None:
+            return UNKNOWN
+        if resolve.is_module_name(canonical) or canonical in resolve.SUBMODULES.values():
+            return ModuleVal(canonical)
+        mod, _, attr = canonical.rpartition(".")
+        return self.module_attr(mod, attr) if mod else UNKNOWN
+
+    def exec_Global(self, s: ast.Global, env: Env) -> None:
+        pass
+
+    def exec_Delete(self, s: ast.Delete, env: Env) -> None:
+        for t in s.targets:
+            if isinstance(t, ast.Name):
+                v = env.vars.get(t.id)
+                if v is not None:  # `del b_smem`: the name still shows what it held
+                    self.record(t, v, "name", t.id)
+                env.vars[t.id] = UNKNOWN
+
+
+def _named_shape(s: ast.Assign, value: Value, env: Env) -> Value | None:
+    """`m, k = a.shape` where `a` is an unknown parameter: its sizes get the names the code gives
+    them (`m`, `k`), and `a` becomes an array of that shape (dtype `a.dtype`) from here on."""
+    if not (isinstance(value, Opaque) and value.name.endswith(".shape") and len(s.targets) == 1
+            and isinstance(s.targets[0], (ast.Tuple, ast.List))
+            and all(isinstance(e, ast.Name) for e in s.targets[0].elts)
+            and isinstance(s.value, ast.Attribute) and isinstance(s.value.value, ast.Name)):
+        return None
+    names = [e.id for e in s.targets[0].elts]  # type: ignore[union-attr]
+    owner = s.value.value.id
+    # `_, n, _ = a.shape`: a throwaway (or repeated) name does not make two sizes one
+    dims = tuple(D.Sym.var(n if n != "_" and names.count(n) == 1 else f"{owner}.shape[{i}]")
+                 for i, n in enumerate(names))
+    if isinstance(env.vars.get(owner), Opaque) and "." not in owner:
+        env.vars[owner] = ArrayVal(dims, SymDType(f"{owner}.dtype"))
+    return TupleVal(tuple(SymInt(d) for d in dims))
