@@ -102,8 +102,7 @@ def check_copy_lowering(call: Call, gmem_to_smem: bool) -> None:
     if len(rshape) > 5:
         return
     if any(s * bits % 128 for s in _strides(rshape)[:-1]):
-        interp.report(tma_gmem_strides.RULE,
-                      "async_copy requires all GMEM strides except the last one to be a multiple of 16 bytes",
+        interp.report(tma_gmem_strides.RULE, tma_gmem_strides.RULE.installed_template(),  # literal
                       span, line, related=related(gmem))
         return
     if rshape[-1] == 1 and gshape[-1] == 1:

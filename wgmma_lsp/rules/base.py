@@ -36,10 +36,21 @@ class Rule:
     # Lowering semantics the rule is claimed for ("lane", "warpgroup"); () for trace-time
     # rules, which do not depend on it.
     semantics: tuple[str, ...] = ()
+    # Where another JAX words the message differently: (version spec, template) pairs
+    # (`jax_version.matches` specs such as ">=0.12"); the first that holds for the installed JAX
+    # replaces `template` (JAX 0.10.2's words). tests/test_rule_templates.py reads each back from
+    # that JAX's source.
+    version_templates: tuple[tuple[str, str], ...] = ()
     # The public API calls whose arguments this rule checks (canonical names: "plgpu.wgmma",
     # "pl.run_scoped"): their hover and signature help list the rule's summary as a constraint
     # of the call (ide/api_help.py), met or not at the call under the cursor.
     apis: tuple[str, ...] = ()
+
+    def installed_template(self) -> str:
+        """The message template in the installed JAX's words."""
+        from wgmma_lsp.interpret.jax_version import matches
+
+        return next((t for spec, t in self.version_templates if matches(spec)), self.template)
 
     @property
     def doc(self) -> str:

@@ -16,4 +16,8 @@ RULE = Rule(
     semantics=("lane",),
     doc_file=doc_path(__file__),
     catalog_rows=(58,),
+    # 0.12 accepts the e4m3/e5m2 FP8 pair (as wgmma does) and says so.
+    version_templates=((">=0.12", "MMA requires A and B to have the same element type, except that FP8 types "
+                                  "(f8E4M3FN and f8E5M2) may be mixed; got: {a_element_type} and "
+                                  "{b_element_type}"),),
 )

@@ -16,4 +16,6 @@ RULE = Rule(
     semantics=("lane",),
     doc_file=doc_path(__file__),
     catalog_rows=(77,),
+    version_templates=((">=0.12", "Async copies require all GMEM strides except the last one to be a multiple "
+                                  "of 16 bytes"),),
 )
