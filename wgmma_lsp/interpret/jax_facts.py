@@ -42,6 +42,7 @@ class JaxFacts:
     pallas_call_lowers_mosaic_gpu: bool | None = None
     layout_failure_message: str | None = None
     layout_inference_takes_swizzle_only: bool | None = None
+    wgmma_mixable_dtypes: list[str] | None = None  # jax_source.wgmma_mixable_dtypes
     # "plgpu.kernel" -> {"out_shape": [JAX's deprecation message, alias or None]}: jax_deprecations.py
     deprecated_params: dict[str, dict[str, list]] = field(default_factory=dict)
     source: str = "jax"  # "jax" (read from an installed JAX) or "bundled"
@@ -58,6 +59,7 @@ class JaxFacts:
             "pallas_call_lowers_mosaic_gpu": self.pallas_call_lowers_mosaic_gpu,
             "layout_failure_message": self.layout_failure_message,
             "layout_inference_takes_swizzle_only": self.layout_inference_takes_swizzle_only,
+            "wgmma_mixable_dtypes": self.wgmma_mixable_dtypes,
             "deprecated_params": self.deprecated_params,
         }
 
@@ -75,6 +77,7 @@ class JaxFacts:
             pallas_call_lowers_mosaic_gpu=_opt(data["pallas_call_lowers_mosaic_gpu"], bool),
             layout_failure_message=_opt(data["layout_failure_message"], str),
             layout_inference_takes_swizzle_only=_opt(data["layout_inference_takes_swizzle_only"], bool),
+            wgmma_mixable_dtypes=_opt(data.get("wgmma_mixable_dtypes"), list),
             deprecated_params={str(api): {str(p): [str(m), _opt(r, str)] for p, (m, r) in ps.items()}
                                for api, ps in data.get("deprecated_params", {}).items()},
             source=source,
@@ -136,6 +139,7 @@ def extract() -> tuple[JaxFacts, list[Path]]:
             pallas_call_lowers_mosaic_gpu=jax_source._read_pallas_call_lowers_mosaic_gpu(),
             layout_failure_message=jax_source._read_layout_failure(),
             layout_inference_takes_swizzle_only=jax_source._read_swizzle_only(),
+            wgmma_mixable_dtypes=jax_source._read_wgmma_mixable_dtypes(),
             deprecated_params=jax_deprecations.read(exports, jax_deprecations.find_function),
         )
         return facts, sorted(jax_source.files_read())

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -561,3 +562,40 @@ def layout_inference_takes_swizzle_only() -> bool | None:
     JAX 0.12; 0.10 raises `NotImplementedError("Unsupported transforms [<SwizzlingMode…>]")`
     there). None when the installed source cannot be read."""
     return _facts().layout_inference_takes_swizzle_only
+
+
+# -- plgpu.wgmma's dtype check ----------------------------------------------------------------
+
+_MIXED_DTYPES = "Mixed input dtypes for matrix multiplication unsupported"
+
+
+def _read_wgmma_mixable_dtypes() -> list[str] | None:
+    """The operand dtypes `plgpu.wgmma` lets differ, read from its check in the installed source:
+    `if a.dtype != b.dtype: raise ValueError("Mixed input dtypes …")` (0.10: none) or
+    `if a.dtype != b.dtype and not both_fp8:` with `fp8_dtypes = (jnp.float8_e4m3fn,
+    jnp.float8_e5m2)` (0.12: the FP8 pair). None when the check is not found or not one of those."""
+    tree = _tree("jax._src.pallas.mosaic_gpu.primitives")
+    fn = _find_def(tree, "wgmma") if tree is not None else None
+    if not isinstance(fn, ast.FunctionDef):
+        return None
+    for node in ast.walk(fn):
+        if not (isinstance(node, ast.If) and any(
+                isinstance(r, ast.Raise) and _MIXED_DTYPES in ast.unparse(r) for r in node.body)):
+            continue
+        test = node.test
+        if isinstance(test, ast.Compare) and ast.unparse(test) == "a.dtype != b.dtype":
+            return []
+        if (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) and len(test.values) == 2
+                and ast.unparse(test.values[0]) == "a.dtype != b.dtype"
+                and isinstance(test.values[1], ast.UnaryOp) and isinstance(test.values[1].op, ast.Not)):
+            names = sorted(set(re.findall(r"\bfloat8_\w+", ast.unparse(fn))))
+            return names or None
+        return None
+    return None
+
+
+def wgmma_mixable_dtypes() -> frozenset[str] | None:
+    """The operand dtypes `plgpu.wgmma` accepts mixed with each other in the installed JAX
+    (empty: every mix is rejected, JAX 0.10; {float8_e4m3fn, float8_e5m2}: 0.12). None: unknown."""
+    names = _facts().wgmma_mixable_dtypes
+    return frozenset(names) if names is not None else None

@@ -32,6 +32,18 @@ def _shape(v: Value) -> tuple | None:
     return None
 
 
+def _mix_allowed(da: object, db: object) -> bool:
+    """Whether the installed `plgpu.wgmma` may accept operands of these two dtypes
+    (jax_source.wgmma_mixable_dtypes; unknown: any pair of float8 types may be)."""
+    from wgmma_lsp.interpret.jax_source import wgmma_mixable_dtypes
+
+    names = (getattr(da, "name", str(da)), getattr(db, "name", str(db)))
+    mixable = wgmma_mixable_dtypes()
+    if mixable is None:
+        return all(n.startswith("float8_") for n in names)
+    return all(n in mixable for n in names)
+
+
 def _known_aval(text: str) -> bool:
     return "?" not in text and "..." not in text
 
@@ -76,6 +88,8 @@ def _wgmma(call: Call) -> Value:
     da = a.dtype if isinstance(a, (RefVal, ArrayVal)) else None
     db = b.dtype if isinstance(b, (RefVal, ArrayVal)) else None
     dtypes = T.same(da, db)  # undecided when either is unknown or symbolic (but not both `x.dtype`)
+    if dtypes is False and _mix_allowed(da, db):
+        dtypes = None  # this JAX accepts the pair (0.12: e4m3 x e5m2), or may: no error, no wgmma checks
     if dtypes is False:
         msg = f"Mixed input dtypes for matrix multiplication unsupported: lhs={da}, rhs={db}"
         interp.report(wgmma_mixed_dtypes.RULE, msg, call.span, call.line)
