@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from wgmma_lsp.analysis import analyze
-from wgmma_lsp.interpret import interp as interp_mod
+from wgmma_lsp.interpret import interp_base
 from wgmma_lsp.interpret.interp import Cancelled
 
 SEED = (Path(__file__).resolve().parent.parent / "examples" / "seed_errors.py").read_text()
@@ -28,7 +28,7 @@ class SetAfter(threading.Event):
 
 
 def test_cancel_stops_at_a_checkpoint(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(interp_mod, "CHECK_EVERY", 50)
+    monkeypatch.setattr(interp_base, "CHECK_EVERY", 50)
     event = SetAfter(3)
     with pytest.raises(Cancelled):
         analyze(SEED * 5, cancel=event)

@@ -11,12 +11,12 @@ from wgmma_lsp.spans import Span
 
 if TYPE_CHECKING:  # pragma: no cover
     from wgmma_lsp.interpret.env import Env
-    from wgmma_lsp.interpret.interp import Interpreter
+    from wgmma_lsp.interpret.host import ModelHost
 
 
 @dataclass
 class Call:
-    interp: "Interpreter"
+    interp: "ModelHost"  # the interpreter, as models see it (interpret/host.py)
     node: ast.AST | None  # the call expression (or the statement that implies the call)
     args: list[Value]
     kwargs: dict[str, Value]

@@ -11,7 +11,7 @@ import re
 import threading
 from typing import Any
 
-from wgmma_lsp.analysis import Analysis
+from wgmma_lsp.analysis_types import Analysis
 from wgmma_lsp.entry.context import Context, contexts_note
 from wgmma_lsp.entry.discover import discover
 from wgmma_lsp.interpret.call import Call

@@ -28,15 +28,40 @@ from __future__ import annotations
 import ast
 import logging
 import os
-from typing import TYPE_CHECKING, Any, Callable
+import threading
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
-from wgmma_lsp.analysis import Incomplete
-from wgmma_lsp.spans import Span
+from wgmma_lsp.analysis_types import Incomplete
+from wgmma_lsp.interpret import interp_base
+from wgmma_lsp.spans import LineIndex, Span
 
 if TYPE_CHECKING:
     from wgmma_lsp.interpret.env import Env
-    from wgmma_lsp.interpret.interp import Interpreter
+    from wgmma_lsp.interpret.origin import ModuleOrigin
     from wgmma_lsp.interpret.values import Value
+
+
+class Interpreter(Protocol):
+    """What this module reads and sets on the interpreter (`interp.Interpreter`)."""
+
+    path: str | None
+    lines: LineIndex
+    home: "ModuleOrigin | None"
+    where: "ModuleOrigin | None"
+    entry_span: Span | None
+    hover_only: bool
+    incomplete: list
+    steps: int
+    step_limit: int
+    cancel: threading.Event | None
+    _check_at: int
+    _home_state: tuple
+
+    def span(self, node: ast.AST) -> Span: ...
+    def eval(self, node: ast.expr | None, env: "Env") -> "Value": ...
+    def binop(self, op: ast.operator, left: "Value", right: "Value", node: ast.AST) -> "Value": ...
+    def record(self, node: ast.AST, value: "Value", kind: str = "expr", name: str | None = None) -> None: ...
+    def tick(self) -> None: ...
 
 log = logging.getLogger("wgmma_lsp")
 
@@ -52,9 +77,7 @@ def strict() -> bool:
 
 
 def piece_steps() -> int:
-    from wgmma_lsp.interpret.interp import MAX_STEPS
-
-    return MAX_STEPS
+    return interp_base.MAX_STEPS
 
 
 def file_steps(n_lines: int) -> int:
@@ -64,10 +87,8 @@ def file_steps(n_lines: int) -> int:
 
 def set_limit(interp: "Interpreter", limit: int) -> None:
     """From now on the interpreter raises `Budget` once it has made `limit` steps in all."""
-    from wgmma_lsp.interpret.interp import CHECK_EVERY
-
     interp.step_limit = limit
-    interp._check_at = min(limit, interp.steps + CHECK_EVERY) if interp.cancel is not None else limit
+    interp._check_at = min(limit, interp.steps + interp_base.CHECK_EVERY) if interp.cancel is not None else limit
 
 
 def record(interp: "Interpreter", span: Span | None, reason: str, message: str) -> bool:
@@ -105,9 +126,8 @@ def statement_failed(interp: "Interpreter", stmt: ast.stmt, env: "Env", exc: Exc
     """The statement raised (called from `Interpreter.exec_block`'s handler). A budget goes on
     up to its piece, marked with the innermost statement of the document it stopped in;
     nesting too deep or a bug gives up this statement only."""
-    from wgmma_lsp.interpret.interp import Budget
 
-    if isinstance(exc, Budget):
+    if isinstance(exc, interp_base.Budget):
         if getattr(exc, "at", None) is None and interp.where is None:
             exc.at = interp.span(stmt)  # type: ignore[attr-defined]
         raise exc
@@ -195,7 +215,6 @@ class Pieces:
 
     def run(self, span: Span | None, what: str, fn: Callable[[], Any]) -> None:
         """Run `fn` (the analysis of `what`, at `span` in the document) as one piece."""
-        from wgmma_lsp.interpret.interp import Budget, Cancelled
 
         interp = self.interp
         if self.exhausted:
@@ -209,9 +228,9 @@ class Pieces:
         saved = _State(interp)
         try:
             fn()
-        except Cancelled:
+        except interp_base.Cancelled:
             raise
-        except Budget as e:
+        except interp_base.Budget as e:
             saved.restore()
             at = getattr(e, "at", None) or span
             if limit >= self.total:

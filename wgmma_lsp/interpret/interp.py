@@ -14,7 +14,8 @@ import threading
 import weakref
 from typing import Any
 
-from wgmma_lsp.analysis import ValueRecord
+from wgmma_lsp.analysis_types import ValueRecord
+from wgmma_lsp.interpret import interp_base
 from wgmma_lsp.entry.context import Context
 from wgmma_lsp.interpret.block_exits import rebound_names
 from wgmma_lsp.interpret.call import Call
@@ -74,7 +75,7 @@ class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixi
         if cancel is None:
             cancel = getattr(CURRENT_CANCEL, "event", None)
         self.cancel = cancel  # set from another thread: stop at the next checkpoint
-        self._check_at = min(CHECK_EVERY, MAX_STEPS) if cancel is not None else MAX_STEPS
+        self._check_at = min(interp_base.CHECK_EVERY, MAX_STEPS) if cancel is not None else MAX_STEPS
         self.entered: set[int] = set()  # id() of function nodes whose bodies ran
         self.defined: dict[int, FuncVal] = {}  # id() of def node -> last function value made
         self.escaped: set[int] = set()  # id() of def nodes returned to callers
@@ -158,13 +159,13 @@ class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixi
             self.checkpoint()
 
     def checkpoint(self) -> None:
-        """Every CHECK_EVERY steps: stop if cancelled or out of budget."""
+        """Every `interp_base.CHECK_EVERY` steps: stop if cancelled or out of budget."""
         if self.cancel is not None and self.cancel.is_set():
             raise Cancelled()
         if self.steps > self.step_limit:
             raise Budget()
         if self.cancel is not None:
-            self._check_at = min(self.step_limit, self.steps + CHECK_EVERY)
+            self._check_at = min(self.step_limit, self.steps + interp_base.CHECK_EVERY)
         else:
             self._check_at = self.step_limit
 

@@ -6,7 +6,7 @@ import ast
 from contextlib import contextmanager
 from typing import Any, Iterator
 
-from wgmma_lsp.analysis import ValueRecord
+from wgmma_lsp.analysis_types import ValueRecord
 from wgmma_lsp.interpret.interp_base import MAX_RECORD_VALUES, _informative, _partial
 from wgmma_lsp.interpret.origin import ForeignSpan
 from wgmma_lsp.interpret.values import (

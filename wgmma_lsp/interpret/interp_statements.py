@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Callable
 
-from wgmma_lsp.analysis import ValueRecord
+from wgmma_lsp.analysis_types import ValueRecord
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret import incomplete, resolve
 from wgmma_lsp.interpret.block_exits import _expects_error

@@ -82,7 +82,7 @@ def launched(interp: Any, body: Any) -> None:
     key = id(body.node)
     book.bodies.setdefault(key, body)
     if key not in book.entries:
-        from wgmma_lsp.interpret.interp import is_driver
+        from wgmma_lsp.interpret.interp_base import is_driver
 
         for frame in interp.stack:  # the outermost function of the file that is no driver or test
             f = frame.func

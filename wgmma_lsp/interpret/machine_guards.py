@@ -21,13 +21,23 @@ Tests over anything else (an unknown argument, a traced value) keep their usual 
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from wgmma_lsp.interpret.values import Const, SymInt, Value
 
 if TYPE_CHECKING:  # pragma: no cover
+    from contextlib import AbstractContextManager
+
     from wgmma_lsp.interpret.env import Env
-    from wgmma_lsp.interpret.interp import Interpreter
+
+
+class Interpreter(Protocol):
+    """What a machine guard needs of the interpreter (`interp.Interpreter`): evaluating
+    without recording."""
+
+    def eval(self, node: ast.expr | None, env: "Env") -> Value: ...
+    def quiet(self) -> "AbstractContextManager[None]": ...
+
 
 #: The symbols (`models/collectives.py`) that stand for facts of the machine.
 MACHINE_FACTS = frozenset({"jax.device_count()", "jax.local_device_count()", "jax.process_count()"})

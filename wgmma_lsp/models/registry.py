@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from typing import Any, Callable
 
 from wgmma_lsp.interpret.values import Value
@@ -39,10 +41,12 @@ def attribute(*names: str) -> Callable[[Callable[[Any], Value]], Callable[[Any],
 
 
 def load_all() -> None:
-    """Import every model module (each fills the tables above as it is imported). Called by the
-    interpreter's module, not here: a model module imported first then finds this one complete
-    instead of half-initialised (no import circle through the registry)."""
-    from wgmma_lsp.models import (  # noqa: F401
-        arrays, blackwell, collectives, constructs, entry_calls, meshes, pallas, pipelines, python, refs,
-        tma, wgmma,
-    )
+    """Import every model module of this package (each fills the tables above as it is
+    imported), found the way rules are (`rules/registry.py`): no hand list here that would import
+    this module's own clients. Called by the interpreter's module, not at import: a model module
+    imported first then finds this one complete instead of half-initialised."""
+    import wgmma_lsp.models as package
+
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
+        if info.name != "registry":
+            importlib.import_module(f"{package.__name__}.{info.name}")
