@@ -19,7 +19,7 @@ from wgmma_lsp.interpret.values import (
 from wgmma_lsp.interpret.dtypes import SymDType
 from wgmma_lsp.models.arrays import FLOAT32, INT32, as_array, to_dtype
 from wgmma_lsp.models.registry import CONSTANTS, METHODS, model
-from wgmma_lsp.models import smem_budget, tmem_budget
+from wgmma_lsp.models import interpret_mode, smem_budget, tmem_budget
 from wgmma_lsp.models.scopes_lowering import check_run_scoped_lowering
 
 _SPACES = {"plgpu.SMEM": "smem", "plgpu.GMEM": "gmem", "plgpu.TMEM": "tmem", "plgpu.REGS": "regs",
@@ -398,6 +398,9 @@ def _run_kernel(call: Call, wrapped: Wrapped, refs: list[Value], what: str,
         # JAX 0.12: a `pl.pallas_call` is lowered by Triton (no Mosaic GPU params) or not at all
         # (Mosaic GPU params: WG093) — no Mosaic GPU lowering error can be claimed for it
         semantics = None
+    mode = interpret_mode.interpreted(kw)
+    if mode is True:  # run by a CPU interpreter: never lowered, no lowering check applies
+        semantics = None
     saved, interp.lowering = interp.lowering, semantics
     saved_span, interp.kernel_span = interp.kernel_span, call.span
     saved_axis, interp.kernel_wg_axis = interp.kernel_wg_axis, _thread_axis(what, kw)
@@ -417,6 +420,10 @@ def _run_kernel(call: Call, wrapped: Wrapped, refs: list[Value], what: str,
             smem_budget.finish_kernel(interp, root, saved_scopes, call.span, call.line)
         tmem_budget.kernel_exit(interp, call.span, call.line)
         interp.settle_lowering_findings(start)
+        if mode is None:  # `interpret=` not known: lowered or not, its errors are possible only
+            for f in interp.findings[start:]:
+                if f.rule.stage == "lower":
+                    f.certain = False
     finally:
         interp.smem_scopes = saved_scopes
         tmem_budget.kernel_pop(interp)
