@@ -20,6 +20,7 @@ from wgmma_lsp.interpret.values import (
     ArrayVal, Const, DSliceVal, RefVal, SliceVal, TupleVal, Value, as_int,
 )
 from wgmma_lsp.models.indexing import index_items, index_shape
+from wgmma_lsp.models.user_spelling import jnp_alias
 from wgmma_lsp.rules import (
     index_multiple_ellipsis, index_out_of_bounds, index_too_many, store_dtype, store_ref_value,
     store_shape,
@@ -222,10 +223,5 @@ def check_store(interp, ref: RefVal, index: Value, value: Value, target: ast.Sub
                   f"Invalid dtype for `swap`. Ref dtype: {ref.dtype.name}. Value dtype: {value.dtype.name}. ",
                   span, line, data={"value_span": span, "ref_dtype": ref.dtype.name,
                                     "value_dtype": value.dtype.name,
-                                    "ref_span": interp.span(target.value), "jnp": _jnp_alias(interp)})
+                                    "ref_span": interp.span(target.value), "jnp": jnp_alias(interp)})
 
-
-def _jnp_alias(interp) -> str | None:
-    from wgmma_lsp.models.wgmma import _jnp_alias as alias
-
-    return alias(interp)

@@ -18,6 +18,8 @@ from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import UNKNOWN, ArrayVal, Const, RefVal, Value, as_int
 from wgmma_lsp.models.indexing import is_trivial_index
 from wgmma_lsp.models.registry import model
+from wgmma_lsp.models.user_spelling import allocated_here, module_alias
+from wgmma_lsp.models.user_spelling import jnp_alias as _jnp_alias
 from wgmma_lsp.models.wgmma_lowering import check_wgmma_lowering
 from wgmma_lsp.rules import (
     accumulator_access_ref_type, accumulator_dtype, accumulator_shape, accumulator_store_index,
@@ -47,13 +49,6 @@ def _mix_allowed(da: object, db: object) -> bool:
 def _known_aval(text: str) -> bool:
     return "?" not in text and "..." not in text
 
-
-def allocated_here(ref: RefVal) -> list[Related]:
-    root = ref.root()
-    if root.origin is None:
-        return []
-    what = "a WGMMA accumulator" if root.kind == "acc" else f"{root.aval()}"
-    return [Related(root.origin, f"allocated here ({root.origin_desc}) as {what}")]
 
 
 @model("plgpu.wgmma")
@@ -269,21 +264,12 @@ def check_store(interp, ref: RefVal, value: Value, value_node: ast.AST | None, b
 def _check_store_layout(interp, val: ArrayVal, span, blame: int) -> None:
     """Lane lowering of the store: `WGMMAAccumulator.from_registers` needs the WGMMA layout."""
     from wgmma_lsp.models.arrays import SPLAT
-    from wgmma_lsp.models.wgmma_lowering import module_alias
     from wgmma_lsp.rules import accumulator_layout
 
     if interp.lowering == "lane" and val.layout == SPLAT:
         interp.report(accumulator_layout.RULE, accumulator_layout.MESSAGE, span, blame,
                       data={"value_span": span, "plgpu": module_alias(interp, "plgpu")})
 
-
-def _jnp_alias(interp) -> str | None:
-    from wgmma_lsp.interpret.values import ModuleVal
-
-    for name, v in interp.module_env.vars.items():
-        if isinstance(v, ModuleVal) and v.name == "jnp":
-            return name
-    return None
 
 
 def _recorded(interp, node: ast.AST) -> list[Value]:

@@ -24,6 +24,7 @@ from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret import jax_source
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.models.memory_spaces import lowered_space
+from wgmma_lsp.models.user_spelling import allocated_here, jnp_alias, module_alias
 from wgmma_lsp.interpret.values import ArrayVal, RefVal, Value
 from wgmma_lsp.rules.base import Related
 
@@ -134,7 +135,6 @@ class WgmmaLowering:
                 span=None, cause: RefVal | None = None) -> None:
         """Report on the wgmma call; `kernel_level` errors have no kernel frame in JAX's
         traceback, which blames the `pallas_call`/`plgpu.kernel` call instead."""
-        from wgmma_lsp.models.wgmma import allocated_here
 
         related: list[Related] = []
         blame = self.call.line
@@ -454,7 +454,6 @@ class WgmmaLowering:
         return True
 
     def _acc_dtype_error(self, elem: str, acc_dtype: str, allowed: tuple[str, ...], kernel_level: bool) -> None:
-        from wgmma_lsp.models.wgmma import _jnp_alias
         from wgmma_lsp.rules import wgmma_accumulator_dtype_hw as rule
 
         acc_mlir = MLIR.get(acc_dtype)
@@ -466,7 +465,7 @@ class WgmmaLowering:
                    f"but got: {acc_mlir}")
         root = self.acc.root()
         data = {"alloc_span": root.origin, "acc_dtype": acc_dtype, "elem": elem,
-                "needed": "int32" if elem == "int8" else "float32", "jnp": _jnp_alias(self.interp)}
+                "needed": "int32" if elem == "int8" else "float32", "jnp": jnp_alias(self.interp)}
         if self.sem == "warpgroup" and acc_dtype == "bfloat16":
             # The op verifier rejects the accumulator vector type first (at the wgmma line); an
             # int32 accumulator passes it and fails in wgmma.py (kernel level) like the rest.
@@ -487,7 +486,6 @@ class WgmmaLowering:
     def _fix_data(self, op: Operand, other: Value, side: str) -> dict:
         """What the add-transforms fix needs: the swizzle find_swizzle picks for the minor dim
         (the other operand's swizzle when it has one: they must match)."""
-        from wgmma_lsp.models.wgmma import _jnp_alias
 
         dtype = op.ref.dtype.name  # type: ignore[union-attr]
         itemsize = ITEMSIZE.get(dtype)
@@ -500,7 +498,7 @@ class WgmmaLowering:
             swizzle = find_swizzle(shape[-1] * itemsize * 8)
         return {"side": side, "swizzle": swizzle, "itemsize": itemsize,
                 "spec_span": op.ref.root().spec_span, "plgpu": module_alias(self.interp, "plgpu"),
-                "jnp": _jnp_alias(self.interp)}
+                "jnp": jnp_alias(self.interp)}
 
 
 LAYOUT_FAILURE = ("Failed to infer a possible set of layouts. This should only happen if user-provided "
@@ -529,14 +527,6 @@ def find_swizzle(minor_dim_bits: int) -> int | None:
             return swizzle_bytes
     return None
 
-
-def module_alias(interp, canonical: str) -> str | None:
-    from wgmma_lsp.interpret.values import ModuleVal
-
-    for name, v in interp.module_env.vars.items():
-        if isinstance(v, ModuleVal) and v.name == canonical:
-            return name
-    return None
 
 
 def check_wgmma_lowering(call: Call, acc: RefVal, a: Value, b: Value) -> None:

@@ -50,7 +50,7 @@ def is_known_selector(selector: str) -> bool:
 
 def _trace_codes() -> dict[str, str]:
     """Trace mode's own codes (TRACE001…), by code: the name."""
-    from wgmma_lsp.trace import report
+    from wgmma_lsp.rules import trace_codes
 
-    return {v[0]: v[1] for v in vars(report).values()
+    return {v[0]: v[1] for v in vars(trace_codes).values()
             if isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str) and v[0].startswith("TRACE")}

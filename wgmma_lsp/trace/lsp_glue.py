@@ -20,7 +20,8 @@ from wgmma_lsp.trace.report import (TracedAval, dedupe_against_static, hover_lin
 from wgmma_lsp.trace.runner import TraceOutcome, TraceProcess, set_concurrency
 
 if TYPE_CHECKING:  # pragma: no cover
-    from wgmma_lsp.server import WgmmaLanguageServer
+    # The server as these hooks see it (the server imports this module, not the other way).
+    from typing import Any as WgmmaLanguageServer
 
 log = logging.getLogger("wgmma_lsp.trace")
 #: Threads that wait for traces (most of them waiting for a slot: cheap).

@@ -15,18 +15,11 @@ from wgmma_lsp.settings import Settings
 from wgmma_lsp.spans import Span
 from wgmma_lsp.entry.declared import EntryPoint
 from wgmma_lsp.trace.runner import TraceOutcome, format_signal
+from wgmma_lsp.rules.trace_codes import (  # noqa: F401  (also read as report.X)
+    ENTRY_ERROR, IMPORT_ERROR, JAX_LIMITATION, LOWERING_ERROR, MEMORY_LIMIT, PROCESS_FAILED, TIME_LIMIT,
+    TRACE_ERROR)
 
 SOURCE = "wgmma-lsp (trace)"
-
-#: Codes for what trace mode reports when no rule of the registry matches JAX's message.
-TRACE_ERROR = ("TRACE001", "trace-error")  # raised by jax.make_jaxpr / jit(...).trace
-LOWERING_ERROR = ("TRACE002", "lowering-error")  # raised by .lower(lowering_platforms=("cuda",))
-TIME_LIMIT = ("TRACE003", "trace-time-limit")
-MEMORY_LIMIT = ("TRACE004", "trace-memory-limit")
-PROCESS_FAILED = ("TRACE005", "trace-process-failed")
-IMPORT_ERROR = ("TRACE006", "trace-import-error")  # the module itself raised
-ENTRY_ERROR = ("TRACE007", "trace-entry-point")  # the entry point's expression raised
-JAX_LIMITATION = ("TRACE008", "trace-jax-limitation")  # JAX cannot lower it here: not a verdict
 
 #: What JAX's own failures mean (the worker's `limitation`), and the way out.
 _LIMITATIONS = {
