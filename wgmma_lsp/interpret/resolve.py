@@ -37,6 +37,7 @@ MODULE_PREFIXES: list[tuple[str, str]] = sorted([
     ("math", "math"),
     ("itertools", "itertools"),
     ("typing", "typing"),
+    ("jaxtyping", "jaxtyping"),
     ("absl", "absl"),
 ], key=lambda p: -len(p[0]))
 

@@ -260,6 +260,15 @@ def _wraps(call: Call) -> Value:
     return Wrapped("identity_decorator", UNKNOWN, {})
 
 
+@model("jaxtyping.jaxtyped")
+def _jaxtyped(call: Call) -> Value:
+    """`@jaxtyping.jaxtyped(typechecker=...)` / `jaxtyped(fn, typechecker=...)`: the function,
+    its arguments checked against its annotations (a call they fail raises: not a value)."""
+    if call.args:
+        return call.args[0]
+    return Wrapped("identity_decorator", UNKNOWN, {})
+
+
 @model("identity_decorator()")
 def _identity_apply(call: Call) -> Value:
     return call.get(0)

@@ -1,0 +1,125 @@
+"""Functions and calls as Python runs them: decorators of any form, `functools.partial`,
+`*args`/`**kwargs`, closures, wrappers that choose the body, `lax.cond`/`lax.switch` branches.
+
+CPython is the spec: each program runs in CPython and through the interpreter (as module code),
+and every value the interpreter claims for the names checked must be CPython's. Where a program
+uses JAX, JAX's own abstract evaluation (`jax.eval_shape`) is the spec for shapes and dtypes.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+from typing import Any
+
+import pytest
+
+from wgmma_lsp.analysis import analyze
+from wgmma_lsp.ide.diagnostics import diagnostics
+from wgmma_lsp.ide.model import Severity
+from wgmma_lsp.interpret.interp import Interpreter
+from wgmma_lsp.interpret.values import ArrayVal, Const, DictVal, TupleVal, Value
+from wgmma_lsp.spans import LineIndex
+
+HEADER = """\
+import functools
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+"""
+
+
+def _python(v: Value) -> Any:
+    """The Python value the interpreter claims, or raises LookupError where it claims none."""
+    if isinstance(v, Const):
+        return v.value
+    if isinstance(v, TupleVal):
+        items = [_python(i) for i in v.items]
+        return items if v.is_list else tuple(items)
+    if isinstance(v, DictVal):
+        return {k: _python(i) for k, i in v.items}
+    raise LookupError(v.describe())
+
+
+def interpreted(source: str) -> dict[str, Value]:
+    tree = ast.parse(source)
+    interp = Interpreter(source, tree, LineIndex(source))
+    interp.run_module()
+    return dict(interp.module_env.vars)
+
+
+def agree(source: str, *names: str) -> None:
+    """The interpreter knows each of `names` after the module ran, and CPython agrees."""
+    namespace: dict[str, Any] = {"__name__": "__program__"}
+    exec(compile(source, "<program>", "exec"), namespace)  # noqa: S102 - the test's own program
+    got = interpreted(source)
+    for name in names:
+        assert name in got, name
+        try:
+            claimed = _python(got[name])
+        except LookupError as e:
+            raise AssertionError(f"{name}: the interpreter claims nothing ({e})") from None
+        actual = namespace[name]
+        assert type(claimed) is type(actual) and claimed == actual, (name, claimed, actual)
+
+
+def aval(source: str, name: str) -> str:
+    """What the interpreter holds for `name` after the module ran, as `dtype[shape]`."""
+    v = interpreted(source)[name]
+    assert isinstance(v, ArrayVal), v.describe()
+    return v.describe()
+
+
+def jax_aval(source: str, name: str) -> str:
+    namespace: dict[str, Any] = {"__name__": "__program__"}
+    exec(compile(source, "<program>", "exec"), namespace)  # noqa: S102 - the test's own program
+    x = namespace[name]
+    return f"{x.dtype}[{','.join(str(d) for d in x.shape)}]"
+
+
+def severities(source: str) -> list[tuple[str, Severity]]:
+    return [(d.code, d.severity) for d in diagnostics(analyze(HEADER + source))]
+
+
+# -- typing constructs are inert -------------------------------------------------------------
+
+@pytest.mark.skipif(importlib.util.find_spec("jaxtyping") is None, reason="jaxtyping not installed")
+def test_jaxtyped_functions_run_their_bodies() -> None:
+    agree("""
+import jaxtyping
+from jaxtyping import Array, Float
+
+checked = jaxtyping.jaxtyped(typechecker=None)
+
+@checked
+def tiles(x: Float[Array, "*B M K"], tile: int) -> int:
+    return x * 2 // tile
+
+@jaxtyping.jaxtyped(typechecker=None)
+def twice(n: int) -> int:
+    return 2 * n
+
+A = tiles(256, 64)
+B = twice(A)
+""", "A", "B")
+
+
+# -- jax.lax shape functions -----------------------------------------------------------------
+
+@pytest.mark.parametrize("start, stop", [(0, -1), (0, 2), (1, None), (0, None), (2, 3), (-2, None)])
+def test_lax_collapse_shapes_as_jax(start: int, stop: int | None) -> None:
+    source = f"""
+import jax
+import jax.numpy as jnp
+x = jax.ShapeDtypeStruct((4, 6, 8, 2), jnp.bfloat16)
+y = jax.eval_shape(lambda a: jax.lax.collapse(a, {start}, {stop}), x)
+"""
+    ours = f"""
+import jax
+import jax.numpy as jnp
+x = jnp.zeros((4, 6, 8, 2), jnp.bfloat16)
+y = jax.lax.collapse(x, {start}, {stop})
+"""
+    assert aval(ours, "y") == jax_aval(source, "y")
