@@ -123,3 +123,21 @@ x = jnp.zeros((4, 6, 8, 2), jnp.bfloat16)
 y = jax.lax.collapse(x, {start}, {stop})
 """
     assert aval(ours, "y") == jax_aval(source, "y")
+
+
+@pytest.mark.parametrize("name", ["swish", "silu", "relu", "gelu", "sigmoid", "softplus", "elu",
+                                  "leaky_relu", "hard_tanh", "log_softmax", "softmax"])
+@pytest.mark.parametrize("dtype", ["bfloat16", "float32", "int32", "bool_"])
+def test_jax_nn_activations_as_jax(name: str, dtype: str) -> None:
+    """Same shape and dtype on floats, as JAX computes; on ints and bools JAX differs per
+    function (int32 kept, float32, or a TypeError): no value is claimed there."""
+    import jax
+    import jax.numpy as jnp
+
+    ours = interpreted(f"import jax\nimport jax.numpy as jnp\n"
+                       f"y = jax.nn.{name}(jnp.zeros((4, 8), jnp.{dtype}))\n")["y"]
+    if dtype not in ("bfloat16", "float32"):
+        assert not isinstance(ours, ArrayVal), ours.describe()
+        return
+    r = jax.eval_shape(getattr(jax.nn, name), jax.ShapeDtypeStruct((4, 8), getattr(jnp, dtype)))
+    assert ours.describe() == f"{r.dtype}[{','.join(map(str, r.shape))}]"

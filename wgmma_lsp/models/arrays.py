@@ -585,8 +585,8 @@ def _same_unary(call: Call) -> Value:
     return UNKNOWN
 
 
-for _n in _FLOAT_UNARY:
-    for _m in ("jnp", "lax", "jax.nn"):
+for _n in _FLOAT_UNARY:  # jax.nn's activations: models/nn_activations.py
+    for _m in ("jnp", "lax"):
         model(f"{_m}.{_n}")(_float_unary)
 for _n in _SAME_UNARY:
     for _m in ("jnp", "lax"):
