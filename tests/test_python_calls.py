@@ -141,3 +141,34 @@ def test_jax_nn_activations_as_jax(name: str, dtype: str) -> None:
         return
     r = jax.eval_shape(getattr(jax.nn, name), jax.ShapeDtypeStruct((4, 8), getattr(jnp, dtype)))
     assert ours.describe() == f"{r.dtype}[{','.join(map(str, r.shape))}]"
+
+
+# -- *args and **kwargs ----------------------------------------------------------------------
+
+def test_star_args_and_kwargs_both_ways() -> None:
+    agree("""
+def f(a, b=2, *rest, c, d=4, **extra):
+    return (a, b, rest, c, d, extra)
+
+def g(*args, **kwargs):
+    return f(*args, **kwargs)
+
+base = {"c": 3}
+A = f(1, c=3)
+B = g(1, 5, 6, 7, **base, e=8)
+C = g(*[1, 2], *(3,), **base, d=9)
+D = f(*range(3), c=0)
+""", "A", "B", "C", "D")
+
+
+def test_a_positional_argument_after_an_unknown_star_has_no_known_place() -> None:
+    got = interpreted("""
+def f(a, b=10):
+    return b
+
+def g(xs):
+    return f(*xs, 5)
+
+R = g(unknown_list())
+""")
+    assert not (isinstance(got["R"], Const) and got["R"].value == 10)  # CPython: 5 or a TypeError

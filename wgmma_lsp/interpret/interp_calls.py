@@ -279,6 +279,7 @@ class CallsMixin:
         if a.vararg is not None:
             rest = args[len(positional):]
             env.vars[a.vararg.arg] = TupleVal(tuple(rest)) if call.complete and not generic else UNKNOWN
+            self.record(a.vararg, env.vars[a.vararg.arg], "name", a.vararg.arg)
         for p, d in zip(a.kwonlyargs, a.kw_defaults):
             if p.arg in kwargs:
                 v = kwargs.pop(p.arg)
@@ -291,6 +292,7 @@ class CallsMixin:
         if a.kwarg is not None:
             env.vars[a.kwarg.arg] = (DictVal(tuple(kwargs.items())) if call.complete and not generic
                                      else UNKNOWN)
+            self.record(a.kwarg, env.vars[a.kwarg.arg], "name", a.kwarg.arg)
 
     def _default(self, call: Call, default: Value) -> Value:
         """A parameter's default. In the hover pass's second round (`flip_flags`: a function

@@ -213,11 +213,16 @@ class ExpressionsMixin:
         for a in n.args:
             if isinstance(a, ast.Starred):
                 v = self.eval(a.value, env)
-                if isinstance(v, TupleVal):
+                if isinstance(v, Const) and isinstance(v.value, (tuple, range, str)) \
+                        and len(v.value) <= MAX_UNROLL:  # `*range(3)`: its items
+                    v = TupleVal(tuple(Const(x) for x in v.value))
+                if isinstance(v, TupleVal) and complete:
                     args.extend(v.items)
                     arg_nodes.extend([None] * len(v.items))
                 else:
                     complete = False
+            elif not complete:  # after an unknown `*xs`: its position is not known
+                self.eval(a, env)
             else:
                 args.append(self.eval(a, env))
                 arg_nodes.append(a)
