@@ -6,6 +6,7 @@ from lsprotocol import types as lsp
 from pygls.workspace import TextDocument
 
 from wgmma_lsp.ide.model import Diagnostic
+from wgmma_lsp.ide.signature_help import SignatureHelpInfo
 from wgmma_lsp.spans import Span
 
 
@@ -30,6 +31,15 @@ def to_lsp_diagnostic(d: Diagnostic, uri: str, doc: TextDocument | None = None) 
         related_information=related,
         data={"code": d.code},
     )
+
+
+def to_lsp_signature_help(info: SignatureHelpInfo) -> lsp.SignatureHelp:
+    return lsp.SignatureHelp(
+        signatures=[lsp.SignatureInformation(
+            label=info.label,
+            documentation=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=info.documentation),
+            parameters=[lsp.ParameterInformation(label=(a, b)) for a, b in info.parameters])],
+        active_signature=0, active_parameter=info.active_parameter)
 
 
 def _convert_span_in(doc: TextDocument, span: Span) -> Span:

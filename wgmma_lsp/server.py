@@ -35,7 +35,7 @@ from wgmma_lsp.interpret.interp import Cancelled
 from wgmma_lsp.interpret.incomplete import internal_error
 from wgmma_lsp.finished import STALE_NOTE, FinishedAnalyses, LineMap
 from wgmma_lsp.lifecycle import Lifecycle
-from wgmma_lsp.lsp_convert import to_lsp_diagnostic, to_range
+from wgmma_lsp.lsp_convert import to_lsp_diagnostic, to_lsp_signature_help, to_range
 from wgmma_lsp.interpret import jedi_resolve
 from wgmma_lsp.interpret.jax_version import lowering_default
 from wgmma_lsp.interpret.sweep_budget import sweep_mode
@@ -43,6 +43,7 @@ from wgmma_lsp.ide import code_actions as ide_actions
 from wgmma_lsp.ide import diagnostics as ide_diagnostics
 from wgmma_lsp.ide import hover as ide_hover
 from wgmma_lsp.ide import inlay_hints as ide_inlay
+from wgmma_lsp.ide import signature_help as ide_signature
 from wgmma_lsp.ide.model import Diagnostic
 from wgmma_lsp.program import lsp_glue as program_glue
 from wgmma_lsp.rules.registry import find_rule
@@ -656,6 +657,16 @@ def create_server() -> WgmmaLanguageServer:
         return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=markdown),
                          range=to_range(info.span, doc) if info is not None else None)
 
+    @server.feature(lsp.TEXT_DOCUMENT_SIGNATURE_HELP,
+                    lsp.SignatureHelpOptions(trigger_characters=["(", ","], retrigger_characters=[","]))
+    @_never_fail(None)
+    async def signature_help(ls: WgmmaLanguageServer, params: lsp.SignatureHelpParams):
+        uri = params.text_document.uri
+        (analysis, stale), doc = await ls.answerable(uri), ls._open_document(uri)
+        info = doc and ide_signature.signature_help(doc.source, *server_pos(doc, params.position),
+                                                    analysis, stale is None, ls.settings_for(uri))
+        return to_lsp_signature_help(info) if info else None
+
     @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION,
                     lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix]))
     @_never_fail(list)
@@ -782,7 +793,8 @@ def _exit_promptly(pool: ThreadPoolExecutor, code: int, grace: float = 0.5) -> N
     if any(t.is_alive() for t in getattr(pool, "_threads", ())):
         log.info("exiting without waiting for an analysis still running")
         logging.shutdown()
-        sys.stdout.flush()
+        if not sys.stdout.closed:  # pygls may have closed it at the end of input
+            sys.stdout.flush()
         os._exit(code)
     if code:
         sys.exit(code)

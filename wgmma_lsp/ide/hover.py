@@ -184,6 +184,18 @@ def _kernel_smem(analysis: Analysis, line: int, col: int) -> tuple[Span, str] | 
     return s, f"{body}{detail}"
 
 
+def _api_help(analysis: Analysis, rec: ValueRecord, settings: Settings | None) -> str | None:
+    """On a Pallas API object: its signature and docstring in the installed JAX's words, and the
+    constraints the rules check for it (met or not, at a call): ide/api_help.py."""
+    from wgmma_lsp.ide import api_help
+
+    for v in rec.values:
+        if isinstance(v, ApiVal):
+            found = api_help.help_for(analysis, v.name, rec.span, settings)
+            return api_help.markdown(found) if found is not None else None
+    return None
+
+
 def hover(analysis: Analysis, line: int, col: int, settings: Settings | None = None,
           api_doc: Callable[[str], str | None] | None = None) -> HoverInfo | None:
     parts: list[str] = []
@@ -220,7 +232,10 @@ def hover(analysis: Analysis, line: int, col: int, settings: Settings | None = N
                 parts.append(f"{label}one of (depending on the call):\n" + "\n".join(f"- {item(s)}" for s in shown))
             allocs = {a for a in (_allocation(v, analysis) for v in rec.values) if a}
             parts.extend(sorted(allocs))
-            if api_doc is not None:
+            api = _api_help(analysis, rec, settings)
+            if api:
+                parts.append(api)
+            elif api_doc is not None:
                 for v in rec.values:
                     doc = api_doc(v.name) if isinstance(v, ApiVal) else None
                     if doc:
