@@ -37,7 +37,13 @@ MODULE_PREFIXES: list[tuple[str, str]] = sorted([
     ("math", "math"),
     ("itertools", "itertools"),
     ("typing", "typing"),
+    ("enum", "enum"),  # (enum, pydantic, abc: classes the interpreter knows, interpret/classes.py)
+    ("pydantic", "pydantic"),
+    ("abc", "abc"),
     ("jaxtyping", "jaxtyping"),
+    ("pydantic", "pydantic"),
+    ("typing_extensions", "typing_extensions"),
+    ("abc", "abc"),
     ("absl", "absl"),
 ], key=lambda p: -len(p[0]))
 

@@ -269,12 +269,29 @@ def _jaxtyped(call: Call) -> Value:
     return Wrapped("identity_decorator", UNKNOWN, {})
 
 
+@model("typing.final", "typing.override", "typing_extensions.final", "typing_extensions.override",
+       "typing.runtime_checkable", "typing_extensions.runtime_checkable", "abc.abstractmethod",
+       "functools.total_ordering")
+def _returns_its_argument(call: Call) -> Value:
+    """Decorators that return the function or class they are given (they only mark it)."""
+    return call.get(0) if len(call.args) == 1 and not call.kwargs and call.complete else UNKNOWN
+
+
+@model("jax.tree_util.register_dataclass", "jax.tree_util.register_pytree_node_class")
+def _register_pytree(call: Call) -> Value:
+    """`@jax.tree_util.register_dataclass` / `register_dataclass(cls, data_fields, meta_fields)`:
+    the class, registered; with only keywords, a decorator that returns it."""
+    if call.args:
+        return call.args[0]
+    return Wrapped("identity_decorator", UNKNOWN, {})
+
+
 @model("identity_decorator()")
 def _identity_apply(call: Call) -> Value:
     return call.get(0)
 
 
-@model("dataclasses.dataclass")
+@model("dataclasses.dataclass", "pydantic.dataclasses.dataclass")
 def _dataclass(call: Call) -> Value:
     """`@dataclass` and `@dataclass(frozen=True, ...)`: the class itself (the class statement
     recognises the decorator, by this name, to make its fields)."""
