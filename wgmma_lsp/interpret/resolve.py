@@ -41,9 +41,7 @@ MODULE_PREFIXES: list[tuple[str, str]] = sorted([
     ("pydantic", "pydantic"),
     ("abc", "abc"),
     ("jaxtyping", "jaxtyping"),
-    ("pydantic", "pydantic"),
     ("typing_extensions", "typing_extensions"),
-    ("abc", "abc"),
     ("absl", "absl"),
 ], key=lambda p: -len(p[0]))
 
