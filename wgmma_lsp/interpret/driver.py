@@ -18,7 +18,8 @@ from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.kernel_reach import kernels_of
 from wgmma_lsp.interpret.incomplete import Pieces, record, strict
 from wgmma_lsp.interpret.interp import CURRENT_CANCEL, Budget, Cancelled, Interpreter, _informative, is_driver
-from wgmma_lsp.interpret.values import UNKNOWN, Const, FuncVal, Opaque, ShapeDtypeVal, TupleVal, Value
+from wgmma_lsp.interpret.values import (UNKNOWN, Const, FuncVal, Opaque, ShapeDtypeVal, TupleVal, Value,
+                                        next_born)
 from wgmma_lsp.rules.base import Related
 from wgmma_lsp.spans import LineIndex, Span
 from wgmma_lsp.syntax import ORPHAN_PREFIX, TOO_DEEP, parse
@@ -75,6 +76,7 @@ def _run_once(source: str, path: str | None, cancel: threading.Event | None = No
             pieces.run(_line_span(interp, stmt.lineno - 1), "the module's code",
                        lambda stmt=stmt: interp.exec_block([stmt], interp.module_env))
         interp.memo_enabled = True  # module-level names keep their values from here on
+        interp.shared_born = next_born()  # (module code's lists are the contexts' shared state)
         run_entry_points(interp, source, pieces)
         run_discovered(interp, pieces)
         if parsed.repaired:

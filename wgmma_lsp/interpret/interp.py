@@ -62,6 +62,11 @@ class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixi
         self.entry_span: Span | None = None  # the call in the analysed document that led there
         self.importer = importer if importer is not None else active_importer()
         self.shared_writes: dict[int, dict[str, Value]] = {}  # see InstanceVal.shared
+        # Lists and dicts (interpret/mutation.py): another module's containers this analysis
+        # spoiled (by id), and the serial number of the first object made after module code
+        # (an older one is not changed exactly by the contexts that follow it).
+        self.spoiled_shared: dict[int, Value] = {}
+        self.shared_born = 0
         self.records: dict[Span, ValueRecord] = {}
         self._records: dict[int, tuple] = {}  # id(node) -> (node, kind, name, values, contexts)
         self.findings: list[Finding] = []

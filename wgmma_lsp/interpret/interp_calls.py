@@ -8,6 +8,7 @@ from typing import Iterator
 
 from wgmma_lsp.entry.context import Context
 from wgmma_lsp.interpret import dims as D
+from wgmma_lsp.interpret import classes, mutation
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.interp_base import MAX_DEPTH, Frame, _origin_of, _value_kind, is_driver
@@ -21,7 +22,6 @@ from wgmma_lsp.interpret.values import (
     Const,
     DictVal,
     FuncVal,
-    InstanceVal,
     Opaque,
     PartialVal,
     SymInt,
@@ -128,7 +128,8 @@ class CallsMixin:
                 entry.result = self._call_user(func, call)
         finally:
             self.captures.pop()
-        self.memo[key] = entry
+        if not entry.writes_outside:
+            self.memo[key] = entry
         return entry.result
 
     def _replay(self, hit: MemoEntry, func: FuncVal, call: Call) -> None:
@@ -299,33 +300,14 @@ class CallsMixin:
         once more with nothing known, for lines no context reached) a flag's default
         (`transpose_rhs=False`) is flipped, so the other branch's lines get hovers too.
         Diagnostics never come from the hover pass."""
+        default = mutation.live(self, default)  # a mutable default is one object for all calls
         if self.flip_flags and self.hover_only and call.generic and isinstance(default, Const) \
                 and isinstance(default.value, bool):
             return Const(not default.value)
         return default
 
     def instantiate(self, cls: ClassVal, call: Call) -> Value:
-        attrs: dict[str, Value] = {}
-        if cls.is_dataclass:
-            for i, (name, default) in enumerate(cls.fields):
-                if i < len(call.args):
-                    attrs[name] = call.args[i]
-                elif name in call.kwargs:
-                    attrs[name] = call.kwargs[name]
-                elif call.complete:
-                    attrs[name] = default
-                else:
-                    attrs[name] = Opaque(name)
-        inst = InstanceVal(cls, attrs)
-        init = cls.methods.get("__init__")
-        if isinstance(init, FuncVal) and not cls.is_dataclass:
-            bound = FuncVal(init.node, init.closure, init.name, init.defaults, init.kw_defaults, inst)
-            self.call_user(bound, call)
-        post = cls.methods.get("__post_init__")
-        if isinstance(post, FuncVal):
-            bound = FuncVal(post.node, post.closure, post.name, post.defaults, post.kw_defaults, inst)
-            self.call_user(bound, Call(self, call.node, [], {}, [], {}, call.env))
-        return inst
+        return classes.instantiate(self, cls, call)  # type: ignore[arg-type]
 
 
 def _unbound_param(p: ast.arg) -> Value:

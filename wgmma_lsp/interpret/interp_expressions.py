@@ -6,7 +6,7 @@ import ast
 import operator
 from typing import Any, Callable
 
-from wgmma_lsp.interpret import const_fold, dtypes, incomplete, resolve
+from wgmma_lsp.interpret import classes, const_fold, dtypes, incomplete, mutation, resolve
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.dtypes import SymDType
@@ -37,7 +37,7 @@ from wgmma_lsp.interpret.values import (
     is_int_like,
     join,
 )
-from wgmma_lsp.models import jax_api
+from wgmma_lsp.models import containers, jax_api
 from wgmma_lsp.models.arrays import array_binop, array_compare
 from wgmma_lsp.models.python import BUILTINS
 from wgmma_lsp.models.registry import ATTRIBUTES, CONSTANTS, GETITEM, SETITEM
@@ -72,6 +72,8 @@ class ExpressionsMixin:
         v = env.lookup(n.id)
         if v is None:
             v = self.builtin_or_star(n.id, env)
+        elif isinstance(v, (TupleVal, DictVal)):
+            v = mutation.live(self, v)  # a list changed in a way not followed: unknown
         self.record(n, v, "name", n.id)
         return v
 
@@ -116,25 +118,14 @@ class ExpressionsMixin:
             if obj.shared and attr in self.shared_writes.get(id(obj), ()):
                 return self.shared_writes[id(obj)][attr]
             if attr in obj.attrs:
-                return obj.attrs[attr]
-            m = obj.cls.methods.get(attr)
-            if isinstance(m, FuncVal):
-                node_ = m.node
-                is_prop = isinstance(node_, ast.FunctionDef) and any(
-                    isinstance(d, ast.Name) and d.id == "property" for d in node_.decorator_list)
-                bound = FuncVal(m.node, m.closure, m.name, m.defaults, m.kw_defaults, obj)
-                if is_prop:
-                    return self.call_user(bound, Call(self, None, [], {}, [], {}, None))
-                return bound
-            if m is not None:
-                return m
-            return UNKNOWN
+                return mutation.live(self, obj.attrs[attr])
+            return classes.instance_attr(self, obj, attr)  # its class's, through the MRO
         if isinstance(obj, ClassVal):
-            m = obj.methods.get(attr)
-            if isinstance(m, FuncVal) and isinstance(m.node, ast.FunctionDef) and any(
-                    isinstance(d, ast.Name) and d.id == "classmethod" for d in m.node.decorator_list):
-                return FuncVal(m.node, m.closure, m.name, m.defaults, m.kw_defaults, obj)
-            return m or dict(obj.fields).get(attr) or UNKNOWN
+            return classes.class_attr(self, obj, attr)
+        if isinstance(obj, classes.NamedTupleVal):
+            return classes.namedtuple_attr(self, obj, attr)
+        if isinstance(obj, classes.SuperVal):
+            return classes.super_attr(self, obj, attr)
         if isinstance(obj, Opaque):
             for name, value in getattr(obj, "overrides", ()):
                 if name == attr:
@@ -170,7 +161,7 @@ class ExpressionsMixin:
         if isinstance(obj, TupleVal):
             i = index.value if isinstance(index, Const) else None
             if isinstance(i, int) and not isinstance(i, bool) and -len(obj.items) <= i < len(obj.items):
-                return obj.items[i]
+                return mutation.live(self, obj.items[i])
             if isinstance(index, SliceVal):
                 s = _const_slice(index)
                 if s is not None:
@@ -179,8 +170,10 @@ class ExpressionsMixin:
         if isinstance(obj, DictVal) and isinstance(index, Const):
             for k, v in obj.items:
                 if k == index.value:
-                    return v
+                    return mutation.live(self, v)
             return UNKNOWN
+        if isinstance(obj, ClassVal):
+            return classes.enum_by_name(obj, index) if obj.kind in classes.ENUMS else UNKNOWN
         if isinstance(obj, Opaque):
             i = index.value if isinstance(index, Const) else None
             if isinstance(i, int) and obj.name.endswith(".shape"):
@@ -198,12 +191,16 @@ class ExpressionsMixin:
                     "subscript")
         self.record(target.value, obj, "name" if isinstance(target.value, ast.Name) else "expr",
                     target.value.id if isinstance(target.value, ast.Name) else None)
+        if isinstance(obj, DictVal):  # in place, as CPython does (interpret/mutation.py)
+            containers.set_item(self, obj, index, value)
+            return
+        if isinstance(obj, TupleVal) and obj.is_list:
+            containers.set_list_item(self, obj, index, value)
+            return
         kind = _value_kind(obj)
         model = SETITEM.get(kind)
         if model is not None:
             model(self, obj, index, value, target, value_node, aug)
-        elif isinstance(obj, InstanceVal) or isinstance(obj, DictVal):
-            pass
 
     def eval_Call(self, n: ast.Call, env: Env) -> Value:
         func = self.eval(n.func, env)
@@ -333,6 +330,16 @@ class ExpressionsMixin:
         return result
 
     def compare(self, op: ast.cmpop, left: Value, right: Value) -> Value:
+        if isinstance(left, InstanceVal) or isinstance(right, InstanceVal):
+            r = classes.compare(self, op, left, right)  # enum members
+            if r is not None:
+                return r
+        if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, DictVal) and isinstance(left, Const):
+            try:  # a key of a dict, as CPython hashes and compares it
+                found = left.value in {k: None for k, _ in right.items}
+            except TypeError:
+                return UNKNOWN
+            return Const(found if isinstance(op, ast.In) else not found)
         if isinstance(left, Const) and isinstance(right, Const):
             fn = _CMPOPS.get(type(op))
             try:
@@ -396,7 +403,7 @@ class ExpressionsMixin:
             if not isinstance(kv, Const):
                 return UNKNOWN
             items.append((kv.value, vv))
-        return DictVal(tuple(items))
+        return DictVal(mutation.dict_items(items))  # a repeated key: its first place, last value
 
     def eval_Slice(self, n: ast.Slice, env: Env) -> Value:
         return SliceVal(self.eval(n.lower, env), self.eval(n.upper, env), self.eval(n.step, env))

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wgmma_lsp.entry.context import Context, binding_text
-from wgmma_lsp.interpret import sweep_reuse
+from wgmma_lsp.interpret import classes, sweep_reuse
 from wgmma_lsp.interpret.block_exits import _breaks
 from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.interp_base import MAX_UNROLL
@@ -15,6 +15,7 @@ from wgmma_lsp.interpret.observe import Swept, raw
 from wgmma_lsp.interpret.values import (
     UNKNOWN,
     ArrayVal,
+    ClassVal,
     Const,
     DictVal,
     TupleVal,
@@ -277,6 +278,8 @@ class LoopsMixin:
             return [Const(x) for x in v.value]
         if isinstance(v, DictVal):
             return [Const(k) for k, _ in v.items]
+        if isinstance(v, ClassVal) and v.kind in classes.ENUMS:
+            return list(classes.members(v))  # `for mode in Mode:` its members, in order
         return None
 
     def iter_element(self, v: Value, items: list[Value] | None) -> Value:

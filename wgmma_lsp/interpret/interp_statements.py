@@ -7,7 +7,7 @@ from typing import Callable
 
 from wgmma_lsp.analysis_types import ValueRecord
 from wgmma_lsp.interpret import dims as D
-from wgmma_lsp.interpret import incomplete, resolve
+from wgmma_lsp.interpret import classes, incomplete, mutation, resolve
 from wgmma_lsp.interpret.block_exits import _expects_error
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.dtypes import SymDType
@@ -15,6 +15,7 @@ from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.interp_base import MAX_RECORD_VALUES
 from wgmma_lsp.interpret.interp_loops import _LoopExits
 from wgmma_lsp.interpret.machine_guards import assume_machine_guard
+from wgmma_lsp.models import containers
 from wgmma_lsp.interpret.values import (
     UNKNOWN,
     ApiVal,
@@ -155,6 +156,12 @@ class StatementsMixin:
             self.setitem(obj, index, new, s.target, s.value, env, aug=True)
             return
         rhs = self.eval(s.value, env)
+        if isinstance(current, TupleVal) and current.is_list and isinstance(s.op, ast.Add):
+            # `xs += ys` extends the list in place (every name holding it sees it)
+            more = containers.seq_items(self, rhs)
+            mutation.write(self, current, current.items + more if more is not None else None)
+            self.assign(s.target, current, env, s)
+            return
         self.assign(s.target, self.binop(s.op, current or UNKNOWN, rhs, s), env, s)
 
     def assign(self, target: ast.expr, value: Value, env: Env, value_node: ast.AST | None) -> None:
@@ -167,7 +174,7 @@ class StatementsMixin:
             items = self.unpack(value, len(target.elts), target)
             for t, v in zip(target.elts, items):
                 if isinstance(t, ast.Starred):
-                    self.assign(t.value, UNKNOWN, env, None)
+                    self.assign(t.value, v if isinstance(v, TupleVal) else UNKNOWN, env, None)
                 else:
                     self.assign(t, v, env, None)
         elif isinstance(target, ast.Subscript):
@@ -177,12 +184,12 @@ class StatementsMixin:
         elif isinstance(target, ast.Attribute):
             obj = self.eval(target.value, env)
             if isinstance(obj, InstanceVal):
-                if obj.born < self.iteration_born:
-                    self.outside_writes += 1  # state a repeated sweep iteration would miss
                 if obj.shared:
+                    if obj.born < self.iteration_born:
+                        self.outside_writes += 1  # state a repeated sweep iteration would miss
                     self.shared_writes.setdefault(id(obj), {})[target.attr] = value
-                else:
-                    obj.attrs[target.attr] = value
+                else:  # exact where it surely happens (interpret/mutation.py)
+                    mutation.set_attr(self, obj, target.attr, value)
         elif isinstance(target, ast.Starred):
             self.assign(target.value, UNKNOWN, env, None)
 
@@ -191,6 +198,13 @@ class StatementsMixin:
             isinstance(e, ast.Starred) for e in target.elts)
         if isinstance(value, TupleVal) and len(value.items) == n and not has_star:
             return list(value.items)
+        stars = [i for i, e in enumerate(target.elts) if isinstance(e, ast.Starred)] \
+            if has_star else []  # type: ignore[attr-defined]
+        if isinstance(value, TupleVal) and len(stars) == 1 and len(value.items) >= n - 1:
+            # `first, *rest = xs`: the starred name gets a new list of what the others leave
+            i, after = stars[0], n - 1 - stars[0]
+            middle = value.items[i:len(value.items) - after]
+            return list(value.items[:i]) + [TupleVal(middle, True)] + list(value.items[len(value.items) - after:])
         if isinstance(value, ArrayVal) and value.shape and not has_star and value.shape[0] == n:
             return [ArrayVal(value.shape[1:], value.dtype)] * n
         return [UNKNOWN] * n
@@ -306,29 +320,55 @@ class StatementsMixin:
         return self.call_value(decorator, call)
 
     def exec_ClassDef(self, s: ast.ClassDef, env: Env) -> None:
+        """A class as CPython builds it: its bases, its body run in a scope of its own, then
+        what its decorators and bases make of it (interpret/classes.py)."""
+        bases = tuple(classes.base_value(self, b, env) for b in s.bases)
+        for kw in s.keywords:
+            self.eval(kw.value, env)
         cls_env = Env(env)
-        is_dc = False
+        is_dc = frozen = False
+        options: dict[str, Value] = {}
         for dec in s.decorator_list:
             d = self.eval(dec, env)
             name = d.name if isinstance(d, ApiVal) else (d.api if isinstance(d, Wrapped) else "")
             if name.endswith("dataclass") or (isinstance(d, PartialVal) and isinstance(d.func, ApiVal)
                                               and d.func.name.endswith("dataclass")):
                 is_dc = True
+                options = d.kwargs if isinstance(d, (Wrapped, PartialVal)) else {}
+                frozen = self.truth(options.get("frozen", Const(False))) is True
+        kind = classes.kind_of(bases)
+        takes_fields = is_dc or kind in ("namedtuple", "pydantic")
         fields: list[tuple[str, Value]] = []
+        kw_only = is_dc and self.truth(options.get("kw_only", Const(False))) is True
         for stmt in s.body:
-            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            if takes_fields and isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) \
+                    and _class_var(stmt.annotation) == "KW_ONLY":
+                kw_only = True  # `_: KW_ONLY`: the fields after it are keyword-only
+            elif takes_fields and isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) \
+                    and not _class_var(stmt.annotation):
                 default = self.eval(stmt.value, cls_env) if stmt.value is not None else UNKNOWN
-                if isinstance(default, Wrapped) and default.api == "dataclasses.field":
-                    default = default.kwargs.get("default", UNKNOWN)
+                if stmt.value is None:
+                    default = _REQUIRED
+                if kw_only:  # (a field spec that says kw_only=True is one too: classes.py)
+                    spec = dict(default.kwargs) if isinstance(default, Wrapped) \
+                        and default.api == "dataclasses.field" else \
+                        ({} if default is _REQUIRED else {"default": default})
+                    default = Wrapped("dataclasses.field", UNKNOWN, {**spec, "kw_only": Const(True)})
                 fields.append((stmt.target.id, default))
-                cls_env.vars[stmt.target.id] = default
+                attr = default.kwargs.get("default") if isinstance(default, Wrapped) \
+                    and default.api in ("dataclasses.field", "pydantic.Field") else default
+                if attr is not None and attr is not _REQUIRED:
+                    cls_env.vars[stmt.target.id] = attr  # the class attribute
             else:
                 self.exec_stmt(stmt, cls_env)
         methods = {k: v for k, v in cls_env.vars.items() if isinstance(v, FuncVal)}
-        cls = ClassVal(s, s.name, fields, methods, is_dc)
+        cls = ClassVal(s, s.name, [(n, UNKNOWN if d is _REQUIRED else d) for n, d in fields], methods,
+                       is_dc, bases=bases, kind=kind, frozen=frozen)
         for k, v in cls_env.vars.items():
             if not isinstance(v, FuncVal):
                 cls.methods.setdefault(k, v)
+        if kind in classes.ENUMS:
+            classes.make_members(self, cls)
         env.vars[s.name] = cls
         if self._closure_scopes is not None:
             self._closure_scopes.update((env, cls_env))
@@ -414,11 +454,24 @@ class StatementsMixin:
 
     def exec_Delete(self, s: ast.Delete, env: Env) -> None:
         for t in s.targets:
-            if isinstance(t, ast.Name):
+            if isinstance(t, ast.Subscript):  # `del d[k]`, `del xs[i]`: in place
+                containers.del_item(self, self.eval(t.value, env), self.eval_index(t.slice, env))
+            elif isinstance(t, ast.Name):
                 v = env.vars.get(t.id)
                 if v is not None:  # `del b_smem`: the name still shows what it held
                     self.record(t, v, "name", t.id)
                 env.vars[t.id] = UNKNOWN
+
+
+_REQUIRED = Opaque("<required field>")  # a field without a default
+
+
+def _class_var(annotation: ast.expr) -> str:
+    """`x: ClassVar[int] = 3` (and `_: KW_ONLY`, `InitVar`) declare no field of its own: the
+    name of that annotation, else ""."""
+    node = annotation.value if isinstance(annotation, ast.Subscript) else annotation
+    name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+    return name if name in ("ClassVar", "KW_ONLY", "InitVar") else ""
 
 
 def _named_shape(s: ast.Assign, value: Value, env: Env) -> Value | None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wgmma_lsp.interpret.values import (
-    Const, DictVal, FuncVal, InstanceVal, PartialVal, TupleVal, Value,
+    Const, DictVal, FuncVal, InstanceVal, PartialVal, TupleVal, Value, next_born,
 )
 
 MAX_DEPTH = 6
@@ -32,6 +32,10 @@ class MemoEntry:
     entered: set[int] = field(default_factory=set)
     outer_certain: bool = True
     observed: set = field(default_factory=set)  # swept values the body read (interpret/observe.py)
+    # Objects born before `born` that the call changed (interpret/mutation.py): a replay would
+    # not change them, so such a call is not stored.
+    born: int = field(default_factory=next_born)
+    writes_outside: bool = False
 
 
 def fingerprint(v: Any, depth: int = 0) -> Any:

@@ -84,7 +84,8 @@ class Swept(Const):
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Const):
-            return self.value == other.value
+            a, b = self.value, other.value
+            return type(a) is type(b) and a == b  # as Const: `1` is not `True`
         return NotImplemented
 
     def __hash__(self) -> int:

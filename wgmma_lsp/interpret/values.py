@@ -18,6 +18,14 @@ from wgmma_lsp.interpret.dtypes import DType
 from wgmma_lsp.spans import Span
 
 
+_BORN = itertools.count(1)
+
+
+def next_born() -> int:
+    """A serial number: objects made from now on have this one or a higher one."""
+    return next(_BORN)
+
+
 class Value:
     """Base of every abstract value."""
 
@@ -81,6 +89,17 @@ class Const(Value):
     def describe(self) -> str:
         return repr(self.value)
 
+    def __eq__(self, other: object) -> bool:
+        # As CPython tells values apart: `1`, `True` and `1.0` are equal there but not the same
+        # value (a join of `1` and `True` is neither).
+        if not isinstance(other, Const):
+            return NotImplemented
+        a, b = self.value, other.value
+        return type(a) is type(b) and a == b
+
+    def __hash__(self) -> int:
+        return hash((type(self.value), self.value))
+
 
 @dataclass(frozen=True)
 class SymInt(Value):
@@ -101,8 +120,15 @@ class SliceVal(Value):
 
 @dataclass(frozen=True)
 class TupleVal(Value):
+    """A tuple, or a list (`is_list`). A list is mutable, as in Python: its methods and item
+    assignments change this object in place (interpret/mutation.py), so that every name bound to
+    it sees the change; a change the interpreter cannot follow exactly spoils it (`spoiled`:
+    every later read of it is unknown)."""
+
     items: tuple[Value, ...]
     is_list: bool = False
+    born: int = field(default_factory=next_born, compare=False, repr=False, kw_only=True)
+    spoiled: bool = field(default=False, compare=False, repr=False, kw_only=True)
 
     def describe(self) -> str:
         inner = ", ".join(i.describe() for i in self.items)
@@ -111,7 +137,11 @@ class TupleVal(Value):
 
 @dataclass(frozen=True)
 class DictVal(Value):
+    """A dict with known keys, in insertion order; mutable in place as a list is (see TupleVal)."""
+
     items: tuple[tuple[Any, Value], ...]
+    born: int = field(default_factory=next_born, compare=False, repr=False, kw_only=True)
+    spoiled: bool = field(default=False, compare=False, repr=False, kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -368,17 +398,14 @@ class ClassVal(Value):
     fields: list[tuple[str, Value]]  # dataclass fields with their defaults (UNKNOWN if none)
     methods: dict[str, Value]
     is_dataclass: bool = False
+    # Its base classes (values: user classes, API classes, unknowns) and what kind of class the
+    # bases make it (interpret/classes.py): "" plain, "enum", "namedtuple", "pydantic".
+    bases: tuple[Value, ...] = ()
+    kind: str = ""
+    frozen: bool = False
 
     def describe(self) -> str:
         return f"class {self.name}"
-
-
-_BORN = itertools.count(1)
-
-
-def next_born() -> int:
-    """A serial number: objects made from now on have this one or a higher one."""
-    return next(_BORN)
 
 
 @dataclass(eq=False)
@@ -463,7 +490,11 @@ def as_shape(v: Value) -> tuple[Dim, ...] | None:
 
 def join(a: Value, b: Value) -> Value:
     """The least precise value that covers both (used where control flow merges)."""
-    if a is b or a == b:
+    if a is b:
+        return a
+    if getattr(a, "spoiled", False) or getattr(b, "spoiled", False):
+        return UNKNOWN  # a container changed in a way not followed (interpret/mutation.py)
+    if a == b:
         return a
     if isinstance(a, ArrayVal) and isinstance(b, ArrayVal):
         shape = None
@@ -478,7 +509,8 @@ def join(a: Value, b: Value) -> Value:
                        transforms=a.transforms if a.transforms == b.transforms else (TransformVal("unknown"),),
                        base=a.base if a.base == b.base else None,
                        attrs=a.attrs if a.attrs == b.attrs else ())
-    if isinstance(a, TupleVal) and isinstance(b, TupleVal) and len(a.items) == len(b.items):
+    if isinstance(a, TupleVal) and isinstance(b, TupleVal) and len(a.items) == len(b.items) \
+            and a.is_list == b.is_list:
         return TupleVal(tuple(join(x, y) for x, y in zip(a.items, b.items)), a.is_list)
     if isinstance(a, Opaque) and isinstance(b, Opaque) and a.name == b.name:
         return a

@@ -11,14 +11,16 @@ from wgmma_lsp.interpret.values import (
     SliceVal, SymInt, TupleVal, UNKNOWN_INT, Value, Wrapped, as_dim,
     dim_value, is_int_like,
 )
+from wgmma_lsp.models import containers
 from wgmma_lsp.models.registry import CONSTANTS, model
 
+from wgmma_lsp.interpret import classes  # noqa: E402
 from wgmma_lsp.interpret import const_fold  # noqa: E402 - beside the table it serves
 
 BUILTINS = {"range", "len", "int", "float", "bool", "min", "max", "tuple", "list", "zip",
             "enumerate", "abs", "sum", "print", "isinstance", "property", "staticmethod",
             "classmethod", "divmod", "reversed", "sorted", "str", "repr", "all", "any", "dict",
-            "getattr", "hasattr", "type", "round", "pow", "slice", "map"}
+            "getattr", "hasattr", "type", "round", "pow", "slice", "map", "super"}
 
 
 def _consts(values: list[Value]) -> list | None:
@@ -87,7 +89,7 @@ def _range(call: Call) -> Value:
 @model("builtins.len")
 def _len(call: Call) -> Value:
     v = call.get(0)
-    if isinstance(v, TupleVal):
+    if isinstance(v, (TupleVal, DictVal)):
         return Const(len(v.items))
     if isinstance(v, Const) and isinstance(v.value, (str, tuple, list, range)):
         return Const(len(v.value))
@@ -157,14 +159,27 @@ def _prod(call: Call) -> Value:
     return UNKNOWN
 
 
-@model("builtins.tuple", "builtins.list")
+@model("builtins.tuple")
 def _tuple(call: Call) -> Value:
     v = call.get(0) if call.args else TupleVal(())
-    if isinstance(v, TupleVal):
+    if isinstance(v, TupleVal) and not v.is_list:
         return v
-    if isinstance(v, Const) and isinstance(v.value, (tuple, list, range)):
-        return TupleVal(tuple(Const(x) for x in v.value))
-    return UNKNOWN
+    items = containers.seq_items(call.interp, v)
+    return TupleVal(items) if items is not None and not call.kwargs else UNKNOWN
+
+
+@model("builtins.list")
+def _list(call: Call) -> Value:
+    """`list(xs)`: a new list (changing it leaves `xs` alone)."""
+    items = containers.seq_items(call.interp, call.get(0)) if call.args else ()
+    return TupleVal(items, True) if items is not None and not call.kwargs else UNKNOWN
+
+
+@model("builtins.sorted")
+def _sorted(call: Call) -> Value:
+    items = containers.seq_items(call.interp, call.get(0)) if len(call.args) == 1 else None
+    out = containers.sorted_items(items, call) if items is not None else None
+    return TupleVal(out, True) if out is not None else call.interp.unknown_call(call)
 
 
 @model("builtins.zip")
@@ -206,7 +221,7 @@ def _reversed(call: Call) -> Value:
 
 
 @model("builtins.print", "builtins.isinstance", "builtins.hasattr", "builtins.type",
-       "builtins.sorted", "builtins.all", "builtins.any")
+       "builtins.all", "builtins.any")
 def _opaque(call: Call) -> Value:
     return call.interp.unknown_call(call)
 
@@ -313,9 +328,8 @@ def _field(call: Call) -> Value:
 @model("dataclasses.replace")
 def _replace(call: Call) -> Value:
     obj = call.get(0)
-    if isinstance(obj, InstanceVal):
-        written = call.interp.shared_writes.get(id(obj), {}) if obj.shared else {}
-        return InstanceVal(obj.cls, {**obj.attrs, **written, **call.kwargs})
+    if isinstance(obj, InstanceVal):  # made anew by the class's __init__ (interpret/classes.py)
+        return classes.replace(call.interp, obj, call)
     if isinstance(obj, Opaque) and call.complete and len(call.args) == 1:
         # An unknown config with some fields replaced (dataclasses.replace keeps the others).
         kept = dict(getattr(obj, "overrides", ()))

@@ -386,10 +386,9 @@ def _share(v: object, depth: int, seen: set[int]) -> None:
     if isinstance(v, InstanceVal):
         v.shared = True
         children: list = list(v.attrs.values())
-    elif isinstance(v, TupleVal):
-        children = list(v.items)
-    elif isinstance(v, DictVal):
-        children = [x for _, x in v.items]
+    elif isinstance(v, (TupleVal, DictVal)):
+        object.__setattr__(v, "born", 0)  # never changed in place (interpret/mutation.py)
+        children = list(v.items) if isinstance(v, TupleVal) else [x for _, x in v.items]
     elif isinstance(v, FuncVal):
         children = list(v.defaults) + list(v.kw_defaults.values())
     elif isinstance(v, ClassVal):

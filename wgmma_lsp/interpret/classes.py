@@ -1,0 +1,483 @@
+"""Classes as Python has them: bases and their method resolution order, `super()`, dataclasses
+(defaults, `field(default=..., default_factory=...)`, `__post_init__`, `replace`),
+`typing.NamedTuple`, `enum.Enum`/`IntEnum`/`StrEnum` members, pydantic `BaseModel` fields,
+properties, `functools.cached_property`, class and static methods.
+
+What a class's bases make it is its `kind` ("" plain, "enum", "intenum", "strenum",
+"namedtuple", "pydantic"). A base the interpreter does not know (an unknown value) may do
+anything (a metaclass, an `__init__`): what comes from it is unknown, never a guess.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from wgmma_lsp.interpret.call import Call
+from wgmma_lsp.interpret.values import (
+    UNKNOWN, ApiVal, ClassVal, Const, DictVal, FuncVal, InstanceVal, Opaque, TupleVal, Value,
+    Wrapped,
+)
+
+if TYPE_CHECKING:
+    from wgmma_lsp.interpret.interp import Interpreter
+
+KIND_OF_BASE = {
+    "enum.Enum": "enum", "enum.Flag": "enum", "enum.IntEnum": "intenum", "enum.IntFlag": "intenum",
+    "enum.StrEnum": "strenum", "typing.NamedTuple": "namedtuple", "pydantic.BaseModel": "pydantic",
+}
+#: Bases that add nothing a value depends on.
+INERT_BASES = {"typing.Generic", "typing.Protocol", "abc.ABC", "builtins.object"}
+ENUMS = ("enum", "intenum", "strenum")
+
+
+@dataclass(frozen=True)
+class NamedTupleVal(TupleVal):
+    """An instance of a `typing.NamedTuple` class: a tuple whose items also have names."""
+
+    cls: Any = field(default=None, compare=False, kw_only=True)
+
+    def describe(self) -> str:
+        return f"{self.cls.name}({', '.join(i.describe() for i in self.items)})"
+
+
+@dataclass(eq=False)
+class SuperVal(Value):
+    """`super()` inside a method of `owner` called on `obj` (an instance, or a class)."""
+
+    obj: Value
+    owner: ClassVal
+
+
+def base_value(interp: "Interpreter", node: ast.expr, env: Any) -> Value:
+    """A base class as written: `Generic[T]`, `Protocol[T]` are their unsubscripted class."""
+    if isinstance(node, ast.Subscript):
+        v = interp.eval(node.value, env)
+        if isinstance(v, ApiVal) and v.name in ("typing.Generic", "typing.Protocol"):
+            interp.eval(node.slice, env)
+            return v
+        return UNKNOWN if not isinstance(v, ClassVal) else v
+    return interp.eval(node, env)
+
+
+def kind_of(bases: tuple[Value, ...]) -> str:
+    for b in bases:
+        if isinstance(b, ApiVal) and b.name in KIND_OF_BASE:
+            return KIND_OF_BASE[b.name]
+        if isinstance(b, ClassVal) and b.kind:
+            return b.kind
+    return ""
+
+
+def mro(cls: ClassVal) -> list[ClassVal]:
+    """The user classes of `cls`'s method resolution order (C3, as CPython computes it)."""
+    seqs = [mro(b) for b in cls.bases if isinstance(b, ClassVal)]
+    seqs.append([b for b in cls.bases if isinstance(b, ClassVal)])
+    out = [cls]
+    while True:
+        seqs = [s for s in seqs if s]
+        if not seqs:
+            return out
+        for s in seqs:
+            head = s[0]
+            if not any(head in t[1:] for t in seqs):
+                break
+        else:  # no consistent order (CPython raises a TypeError): this order, unchecked
+            for s in seqs:
+                out.extend(c for c in s if c not in out)
+            return out
+        out.append(head)
+        seqs = [t[1:] if t[0] is head else t for t in seqs]
+
+
+def opaque_bases(cls: ClassVal) -> bool:
+    """A base in the hierarchy the interpreter does not know: it may define anything."""
+    for c in mro(cls):
+        for b in c.bases:
+            if not isinstance(b, ClassVal) and not (isinstance(b, ApiVal) and (
+                    b.name in KIND_OF_BASE or b.name in INERT_BASES)):
+                return True
+    return False
+
+
+def lookup(cls: ClassVal, name: str) -> Value | None:
+    for c in mro(cls):
+        v = c.methods.get(name)
+        if v is not None:
+            return v
+    return None
+
+
+def decorated(func: FuncVal) -> str:
+    """How a method is decorated: "property", "cached_property", "staticmethod", "classmethod"
+    or ""."""
+    node = func.node
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return ""
+    for d in node.decorator_list:
+        name = d.id if isinstance(d, ast.Name) else d.attr if isinstance(d, ast.Attribute) else ""
+        if name in ("property", "cached_property", "staticmethod", "classmethod"):
+            return name
+    return ""
+
+
+def bind(func: FuncVal, obj: Value) -> FuncVal:
+    return FuncVal(func.node, func.closure, func.name, func.defaults, func.kw_defaults, obj)
+
+
+def _member_default(interp: "Interpreter", v: Value) -> Value:
+    """What a field's class attribute is: `field(default=x)` is x."""
+    if isinstance(v, Wrapped) and v.api in ("dataclasses.field", "pydantic.Field"):
+        return v.kwargs.get("default", UNKNOWN)
+    return v
+
+
+def _no_call(interp: "Interpreter") -> Call:
+    return Call(interp, None, [], {}, [], {}, None)
+
+
+def instance_attr(interp: "Interpreter", obj: InstanceVal, attr: str) -> Value:
+    """`obj.attr` for an attribute the instance does not hold itself."""
+    m = lookup(obj.cls, attr)
+    if m is None:
+        return UNKNOWN
+    if isinstance(m, FuncVal):
+        how = decorated(m)
+        if how == "staticmethod":
+            return m
+        if how == "classmethod":
+            return bind(m, obj.cls)
+        if how in ("property", "cached_property"):
+            value = interp.call_user(bind(m, obj), _no_call(interp))
+            if how == "cached_property" and not obj.shared:
+                obj.attrs[attr] = value  # computed once, then the instance's own attribute
+            return value
+        return bind(m, obj)
+    return _member_default(interp, m)
+
+
+def class_attr(interp: "Interpreter", cls: ClassVal, attr: str) -> Value:
+    """`Cls.attr`."""
+    m = lookup(cls, attr)
+    if m is None:
+        return UNKNOWN
+    if isinstance(m, FuncVal):
+        how = decorated(m)
+        if how == "classmethod":
+            return bind(m, cls)
+        if how in ("property", "cached_property"):
+            return UNKNOWN  # the descriptor object itself
+        return m
+    return _member_default(interp, m)
+
+
+def super_of(interp: "Interpreter", call: Call) -> Value:
+    """`super()` (in a method) or `super(Cls, obj)`."""
+    if len(call.args) == 2 and isinstance(call.args[0], ClassVal):
+        return SuperVal(call.args[1], call.args[0])
+    if call.args or call.kwargs:
+        return UNKNOWN
+    frame = interp.stack[-1] if interp.stack else None
+    func = frame.func if frame is not None else None
+    obj = func.bound_self if func is not None else None
+    if obj is None:
+        return UNKNOWN
+    cls = obj if isinstance(obj, ClassVal) else obj.cls if isinstance(obj, InstanceVal) else None
+    if cls is None:
+        return UNKNOWN
+    for c in mro(cls):
+        if any(isinstance(m, FuncVal) and m.node is func.node for m in c.methods.values()):
+            return SuperVal(obj, c)
+    return UNKNOWN
+
+
+def super_attr(interp: "Interpreter", sup: SuperVal, attr: str) -> Value:
+    obj = sup.obj
+    cls = obj if isinstance(obj, ClassVal) else obj.cls if isinstance(obj, InstanceVal) else None
+    if cls is None:
+        return UNKNOWN
+    order = mro(cls)
+    if sup.owner not in order:
+        return UNKNOWN
+    rest = order[order.index(sup.owner) + 1:]
+    for c in rest:
+        m = c.methods.get(attr)
+        if m is None:
+            continue
+        if not isinstance(m, FuncVal):
+            return _member_default(interp, m)
+        how = decorated(m)
+        if how == "staticmethod":
+            return m
+        if how == "classmethod":
+            return bind(m, cls)
+        if how in ("property", "cached_property"):
+            return interp.call_user(bind(m, obj), _no_call(interp))
+        return bind(m, obj)
+    if attr == "__init__" and not opaque_bases(cls):
+        return _OBJECT_INIT  # object.__init__: takes nothing, does nothing
+    return UNKNOWN
+
+
+_OBJECT_INIT = ApiVal("wgmma_lsp.object_init")
+
+
+# -- instances ---------------------------------------------------------------------------------
+
+def dataclass_fields(cls: ClassVal) -> list[tuple[str, Value]]:
+    """The fields of a dataclass (or pydantic model), its bases' first, in CPython's order."""
+    out: dict[str, Value] = {}
+    for c in reversed(mro(cls)):
+        if c.is_dataclass or c.kind == "pydantic":
+            for name, default in c.fields:
+                out[name] = default
+    return list(out.items())
+
+
+def _field_value(interp: "Interpreter", call: Call, name: str, default: Value) -> Value:
+    """The value a field gets when the call does not give it."""
+    if isinstance(default, Wrapped) and default.api in ("dataclasses.field", "pydantic.Field"):
+        if "default" in default.kwargs:
+            return default.kwargs["default"]
+        factory = default.kwargs.get("default_factory")
+        if factory is None:
+            return UNKNOWN  # required: CPython raises a TypeError here
+        return interp.call_value(factory, Call(interp, call.node, [], {}, [], {}, call.env))
+    return default
+
+
+def _bind_fields(interp: "Interpreter", cls: ClassVal, fields: list[tuple[str, Value]], call: Call,
+                 positional: bool) -> dict[str, Value] | None:
+    """Field values for a generated `__init__`; None when the call does not bind (TypeError)."""
+    names = [n for n, _ in fields]
+    # keyword-only fields come after the others in the generated __init__
+    order = [n for n, d in fields if not _kw_only(d)] if positional else []
+    if len(call.args) > len(order) or set(call.kwargs) - set(names) \
+            or set(call.kwargs) & set(order[:len(call.args)]):
+        return None
+    attrs: dict[str, Value] = {}
+    given = dict(zip(order, call.args))
+    for name, default in fields:
+        if name in given:
+            attrs[name] = given[name]
+        elif name in call.kwargs:
+            attrs[name] = call.kwargs[name]
+        elif not call.complete:
+            attrs[name] = Opaque(name)  # perhaps in the unknown *args/**kwargs
+        else:
+            attrs[name] = _field_value(interp, call, name, default)
+    if cls.kind == "pydantic":  # validation converts what does not have the annotated type
+        for name, v in list(attrs.items()):
+            if name in call.kwargs and not _has_annotated_type(cls, name, v):
+                attrs[name] = Opaque(name)
+    return attrs
+
+
+def _kw_only(spec: Value) -> bool:
+    return isinstance(spec, Wrapped) and spec.api == "dataclasses.field" \
+        and isinstance(spec.kwargs.get("kw_only"), Const) and spec.kwargs["kw_only"].value is True
+
+
+def _has_annotated_type(cls: ClassVal, name: str, v: Value) -> bool:
+    for c in mro(cls):
+        for stmt in c.node.body:
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) \
+                    and stmt.target.id == name:
+                ann = stmt.annotation
+                simple = ann.id if isinstance(ann, ast.Name) else None
+                if simple in ("int", "float", "str", "bool") and isinstance(v, Const):
+                    return type(v.value).__name__ == simple
+                return not isinstance(v, Const)  # (a constant of another annotation may be converted)
+    return False
+
+
+def instantiate(interp: "Interpreter", cls: ClassVal, call: Call) -> Value:
+    """`Cls(...)`: an instance made as CPython makes it, or unknown."""
+    if cls.kind in ENUMS:
+        return enum_by_value(interp, cls, call)
+    if cls.kind == "namedtuple":
+        return _namedtuple(interp, cls, call)
+    inst = InstanceVal(cls, {})
+    init = None
+    for c in mro(cls):
+        own = c.methods.get("__init__")
+        if isinstance(own, FuncVal):
+            init = own
+            break
+        if own is not None:
+            return UNKNOWN
+        if c.is_dataclass or (c.kind == "pydantic" and c is cls):
+            attrs = _bind_fields(interp, c, dataclass_fields(c), call, positional=c.kind != "pydantic")
+            if attrs is None:
+                return UNKNOWN
+            inst.attrs.update(attrs)
+            init = "generated"
+            break
+    if init is None and opaque_bases(cls):
+        return inst  # an unknown base's __init__: its attributes are unknown (none claimed)
+    if isinstance(init, FuncVal):
+        interp.call_user(bind(init, inst), call)
+    elif init == "generated":
+        post = lookup(cls, "__post_init__")
+        if isinstance(post, FuncVal):
+            interp.call_user(bind(post, inst), Call(interp, call.node, [], {}, [], {}, call.env))
+    elif call.args or call.kwargs:
+        return UNKNOWN  # object.__init__ takes no arguments
+    return inst
+
+
+def replace(interp: "Interpreter", obj: InstanceVal, call: Call) -> Value:
+    """`dataclasses.replace(obj, **changes)`: a new instance made by the class's `__init__` from
+    obj's fields and the changes (its `__post_init__` runs again)."""
+    fields = dataclass_fields(obj.cls)
+    if not fields or not call.complete or len(call.args) != 1 or set(call.kwargs) - {n for n, _ in fields}:
+        return UNKNOWN
+    written = interp.shared_writes.get(id(obj), {}) if obj.shared else {}
+    kwargs = {n: call.kwargs[n] if n in call.kwargs else written.get(n, obj.attrs.get(n, UNKNOWN))
+              for n, _ in fields}
+    return instantiate(interp, obj.cls, Call(interp, call.node, [], kwargs, [], {}, call.env))
+
+
+# -- NamedTuple --------------------------------------------------------------------------------
+
+def _namedtuple(interp: "Interpreter", cls: ClassVal, call: Call) -> Value:
+    attrs = _bind_fields(interp, cls, [(n, d) for n, d in cls.fields], call, positional=True)
+    if attrs is None:
+        return UNKNOWN
+    return NamedTupleVal(tuple(attrs.values()), cls=cls)
+
+
+def namedtuple_attr(interp: "Interpreter", obj: NamedTupleVal, attr: str) -> Value:
+    names = [n for n, _ in obj.cls.fields]
+    if attr in names and len(obj.items) == len(names):
+        return obj.items[names.index(attr)]
+    if attr == "_fields":
+        return TupleVal(tuple(Const(n) for n in names))
+    if attr in ("_replace", "_asdict"):
+        return _NamedTupleMethod(obj, attr)
+    m = lookup(obj.cls, attr)
+    if isinstance(m, FuncVal):
+        how = decorated(m)
+        if how == "staticmethod":
+            return m
+        if how == "classmethod":
+            return bind(m, obj.cls)
+        if how in ("property", "cached_property"):
+            return interp.call_user(bind(m, obj), _no_call(interp))
+        return bind(m, obj)
+    return _member_default(interp, m) if m is not None else UNKNOWN
+
+
+@dataclass(eq=False)
+class _NamedTupleMethod(Value):
+    obj: NamedTupleVal
+    name: str
+
+
+def call_namedtuple_method(interp: "Interpreter", m: _NamedTupleMethod, call: Call) -> Value:
+    names = [n for n, _ in m.obj.cls.fields]
+    if m.name == "_asdict" and not call.args and not call.kwargs:
+        return DictVal(tuple(zip(names, m.obj.items)))
+    if m.name == "_replace" and not call.args and call.complete and not set(call.kwargs) - set(names):
+        items = tuple(call.kwargs.get(n, v) for n, v in zip(names, m.obj.items))
+        return NamedTupleVal(items, cls=m.obj.cls)
+    return UNKNOWN
+
+
+# -- enums -------------------------------------------------------------------------------------
+
+def make_members(interp: "Interpreter", cls: ClassVal) -> None:
+    """Turn an enum's class attributes into its members (an equal value makes an alias)."""
+    members: list[InstanceVal] = []
+    for name, v in list(cls.methods.items()):
+        if name.startswith("_") or isinstance(v, (FuncVal, ClassVal)) or isinstance(v, Wrapped) \
+                and v.api == "identity_decorator":
+            continue
+        if isinstance(v, Wrapped) and v.api == "enum.auto":
+            v = _auto(cls, name, members)
+        alias = next((m for m in members if isinstance(v, Const) and m.attrs["value"] == v), None)
+        member = alias or InstanceVal(cls, {"name": Const(name), "value": v, "_name_": Const(name),
+                                            "_value_": v})
+        if alias is None:
+            members.append(member)
+        cls.methods[name] = member
+
+
+def _auto(cls: ClassVal, name: str, members: list[InstanceVal]) -> Value:
+    if cls.kind == "strenum":
+        return Const(name.lower())
+    values = [m.attrs["value"] for m in members]
+    if not values:
+        return Const(1)
+    if all(isinstance(v, Const) and type(v.value) is int for v in values):
+        return Const(max(v.value for v in values) + 1)  # type: ignore[attr-defined]
+    return UNKNOWN
+
+
+def members(cls: ClassVal) -> list[InstanceVal]:
+    out: list[InstanceVal] = []
+    for v in cls.methods.values():
+        if isinstance(v, InstanceVal) and v.cls is cls and v not in out:
+            out.append(v)
+    return out
+
+
+def _all_known(cls: ClassVal) -> bool:
+    return all(isinstance(m.attrs.get("value"), Const) for m in members(cls))
+
+
+def enum_by_value(interp: "Interpreter", cls: ClassVal, call: Call) -> Value:
+    """`Mode(2)`: the member of that value (a ValueError, unknown, when none has it)."""
+    if len(call.args) != 1 or call.kwargs or not _all_known(cls):
+        return UNKNOWN
+    v = call.args[0]
+    if isinstance(v, InstanceVal) and v.cls is cls:
+        return v
+    for m in members(cls):
+        if isinstance(v, Const) and m.attrs["value"] == v:
+            return m
+    return UNKNOWN
+
+
+def enum_by_name(cls: ClassVal, index: Value) -> Value:
+    """`Mode["SMALL"]`."""
+    if isinstance(index, Const) and isinstance(index.value, str):
+        m = cls.methods.get(index.value)
+        if isinstance(m, InstanceVal) and m.cls is cls:
+            return m
+    return UNKNOWN
+
+
+def _is_member(v: Value) -> bool:
+    return isinstance(v, InstanceVal) and v.cls.kind in ENUMS and "_value_" in v.attrs
+
+
+def compare(interp: "Interpreter", op: ast.cmpop, left: Value, right: Value) -> Value | None:
+    """Comparisons with an enum member (None: not one of those)."""
+    if not (_is_member(left) or _is_member(right)):
+        return None
+    for side in (left, right):
+        if _is_member(side) and any(lookup(side.cls, m) is not None  # type: ignore[union-attr]
+                                    for m in ("__eq__", "__ne__", "__lt__", "__hash__")):
+            return UNKNOWN  # comparisons of its own
+    if isinstance(op, (ast.Is, ast.IsNot)):
+        if left is right:
+            return Const(isinstance(op, ast.Is))
+        if _is_member(left) and _is_member(right) and left.cls is right.cls and _all_known(left.cls):  # type: ignore[union-attr]
+            return Const(isinstance(op, ast.IsNot))  # two members, not aliases
+        if isinstance(left, Const) or isinstance(right, Const):
+            return Const(isinstance(op, ast.IsNot))
+        return UNKNOWN
+    as_value = [s.attrs["_value_"] if _is_member(s) and s.cls.kind != "enum" else s  # type: ignore[union-attr]
+                for s in (left, right)]
+    if not any(_is_member(s) for s in as_value):  # IntEnum/StrEnum members compare as their values
+        return interp.compare(op, as_value[0], as_value[1])
+    if isinstance(op, (ast.Eq, ast.NotEq)):
+        if left is right:
+            return Const(isinstance(op, ast.Eq))
+        other = right if _is_member(left) else left
+        if isinstance(other, Const) or (_is_member(left) and _is_member(right)
+                                        and left.cls is right.cls and _all_known(left.cls)):  # type: ignore[union-attr]
+            return Const(isinstance(op, ast.NotEq))  # a plain Enum member equals only itself
+    return UNKNOWN

@@ -1,0 +1,124 @@
+"""Lists and dicts change in place, as in Python.
+
+A list (`TupleVal(is_list=True)`) or dict (`DictVal`) is one object however many names, items,
+attributes or parameters hold it: `b = a; b.append(3)` changes `a` too, and a helper that
+appends to the list it was given changes its caller's. The interpreter follows a change exactly
+(it replaces the object's items in place) when it is sure the change happens once, here:
+
+- on a path that certainly runs (not one branch of an undecided `if`, not a loop body run for
+  an unknown number of times, not after an early `return`/`break` that may have been taken),
+- not in a pass that only computes state (it reruns code that already ran),
+- to an object made after module code, or by module code while it runs: module code runs
+  once, in order; the contexts that follow it (entry points, functions analysed with nothing
+  known) are alternatives, so module code's objects are not theirs to change exactly. (A
+  sweep's iterations run one after the other, as in CPython: their writes are exact.)
+
+Otherwise the object is *spoiled*: every later read of it (through a name, an attribute, an
+item, a default) is unknown. A container of another module's summary (shared by every
+analysis, `born == 0`) is never changed: its spoiling is this interpreter's own.
+
+A call that changes an object made before it is not memoised (a replay would not change it).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from wgmma_lsp.interpret.values import UNKNOWN, DictVal, InstanceVal, TupleVal, Value, join
+
+if TYPE_CHECKING:
+    from wgmma_lsp.interpret.interp import Interpreter
+
+Container = TupleVal | DictVal
+
+
+def is_mutable(v: Value) -> bool:
+    return (isinstance(v, TupleVal) and v.is_list) or isinstance(v, DictVal)
+
+
+def live(interp: "Interpreter", v: Value) -> Value:
+    """`v` as a read sees it: unknown once spoiled."""
+    if isinstance(v, (TupleVal, DictVal)) and (v.spoiled or id(v) in interp.spoiled_shared):
+        return UNKNOWN
+    return v
+
+
+def _on_certain_path(interp: "Interpreter") -> bool:
+    return interp.certain and not interp.silent \
+        and not any(f.maybe_returned for f in interp.stack) \
+        and not any(lp.maybe_stopped for lp in interp.loops if lp is not None)
+
+
+def _ours(interp: "Interpreter", born: int) -> bool:
+    """Whether an object born at `born` belongs to the code running now (see the module doc)."""
+    # (A sweep's iterations run in order, each after the one before, as in CPython: a write to
+    # an object made before the loop is exact there, and stops the reuse of iterations.)
+    return born != 0 and born >= interp.shared_born
+
+
+def note_write(interp: "Interpreter", born: int) -> None:
+    """An object born at `born` is written: the calls being memoised that it predates are not
+    stored, and a sweep iteration writing what it did not make is not repeated."""
+    for entry in interp.captures:
+        if born < entry.born:
+            entry.writes_outside = True
+    if born < interp.iteration_born:
+        interp.outside_writes += 1
+
+
+def spoil(interp: "Interpreter", obj: Container) -> None:
+    note_write(interp, obj.born)
+    if obj.born == 0:
+        interp.spoiled_shared[id(obj)] = obj
+    else:
+        object.__setattr__(obj, "spoiled", True)
+
+
+def write(interp: "Interpreter", obj: Container, items: tuple | None) -> None:
+    """Give `obj` the items `items` (None: not known), in place where that is exact; joined with
+    what it held where the change may not happen; else spoiled."""
+    if obj.spoiled or id(obj) in interp.spoiled_shared:
+        return
+    if items is None or obj.born == 0:
+        spoil(interp, obj)
+        return
+    if not _ours(interp, obj.born) or not _on_certain_path(interp):
+        items = _joined(obj, items)
+        if items is None:
+            spoil(interp, obj)
+            return
+    note_write(interp, obj.born)
+    object.__setattr__(obj, "items", items)
+
+
+def _joined(obj: Container, items: tuple) -> tuple | None:
+    """The items of `obj` if the change to `items` may or may not have happened, when the
+    structure is the same either way (same length, same keys), else None."""
+    old = obj.items
+    if len(old) != len(items):
+        return None
+    if isinstance(obj, DictVal):
+        if [k for k, _ in old] != [k for k, _ in items]:
+            return None
+        return tuple((k, join(a, b)) for (k, a), (_, b) in zip(old, items))
+    return tuple(join(a, b) for a, b in zip(old, items))
+
+
+def set_attr(interp: "Interpreter", obj: InstanceVal, attr: str, value: Value) -> None:
+    """`obj.attr = value`: exact on a certain path of the object's own context, else joined
+    with what the attribute held (unknown if it held nothing of its own)."""
+    note_write(interp, obj.born)
+    if not (_on_certain_path(interp) and _ours(interp, obj.born)):
+        if attr in obj.attrs:
+            value = join(obj.attrs[attr], value)
+        else:
+            value = UNKNOWN
+    obj.attrs[attr] = value
+
+
+def dict_items(pairs: list[tuple[Any, Value]]) -> tuple[tuple[Any, Value], ...]:
+    """Key/value pairs as a dict keeps them: a repeated key keeps its first place, its last value."""
+    out: dict[Any, Value] = {}
+    for k, v in pairs:
+        out[k] = v
+    return tuple(out.items())

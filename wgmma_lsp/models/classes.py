@@ -1,0 +1,66 @@
+"""The standard library's and pydantic's class machinery the interpreter follows
+(interpret/classes.py holds the semantics): `super()`, `functools.cached_property`, `enum.auto`,
+pydantic's `Field` and validators (validators that only check are inert: they are not run, and
+no value depends on them), typing constructs that return what they are given."""
+
+from __future__ import annotations
+
+from wgmma_lsp.interpret import classes
+from wgmma_lsp.interpret.call import Call
+from wgmma_lsp.interpret.values import UNKNOWN, Const, Value, Wrapped
+from wgmma_lsp.models.registry import model
+
+
+@model("builtins.super")
+def _super(call: Call) -> Value:
+    return classes.super_of(call.interp, call)  # type: ignore[arg-type]
+
+
+@model("wgmma_lsp.object_init")
+def _object_init(call: Call) -> Value:
+    """`object.__init__(self)` (through `super().__init__()`): nothing, and no arguments."""
+    return Const(None) if not call.args and not call.kwargs else UNKNOWN
+
+
+@model("functools.cached_property", "enum.unique", "abc.abstractmethod", "typing.final",
+       "typing.overload", "typing.no_type_check", "typing.runtime_checkable", "enum.verify")
+def _identity(call: Call) -> Value:
+    """Decorators that return what they decorate (how a method is decorated is read from the
+    syntax: interpret/classes.decorated)."""
+    if len(call.args) == 1 and not call.kwargs:
+        return call.args[0]
+    return Wrapped("identity_decorator", UNKNOWN, {})
+
+
+@model("enum.auto")
+def _auto(call: Call) -> Value:
+    """`enum.auto()`: the value the enum gives it (interpret/classes.make_members)."""
+    return Wrapped("enum.auto", UNKNOWN, {}) if not call.args and not call.kwargs else UNKNOWN
+
+
+@model("pydantic.Field")
+def _field(call: Call) -> Value:
+    """`Field(default, ...)`, `Field(default_factory=...)`: a field spec, as `dataclasses.field`."""
+    kwargs = dict(call.kwargs)
+    if call.args:
+        kwargs["default"] = call.args[0]
+    if isinstance(kwargs.get("default"), Const) and kwargs["default"].value is Ellipsis:
+        del kwargs["default"]  # `Field(...)`: required
+    return Wrapped("pydantic.Field", UNKNOWN, kwargs)
+
+
+@model("pydantic.field_validator", "pydantic.model_validator", "pydantic.validator",
+       "pydantic.root_validator", "pydantic.field_serializer", "pydantic.model_serializer")
+def _validator(call: Call) -> Value:
+    """`@field_validator("x")` and the like: the method stays (never run: inert)."""
+    return Wrapped("identity_decorator", UNKNOWN, {})
+
+
+@model("typing.cast")
+def _cast(call: Call) -> Value:
+    return call.args[1] if len(call.args) == 2 and not call.kwargs else UNKNOWN
+
+
+@model("_NamedTupleMethod()")
+def _namedtuple_method(call: Call) -> Value:
+    return classes.call_namedtuple_method(call.interp, call.wrapped, call)  # type: ignore[arg-type]
