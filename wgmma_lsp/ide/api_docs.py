@@ -2,8 +2,9 @@
 the first paragraph of its docstring, read with `ast` from the analysed environment's JAX
 (environment.py; never imported), where `interpret/jax_source.py` says the name is defined.
 
-Read once per JAX installation and name, then kept (tens of milliseconds to parse the defining
-module on the first hover; the parsed modules themselves are not kept). With no JAX in the analysed
+Read once per JAX installation and name, the names asked for together (the APIs the rules name,
+ide/api_help.py) from one parse of their defining module: tens of milliseconds on the first
+hover, mostly the parse; then the documentation is kept, the parsed module is not. With no JAX in the analysed
 environment the parameters come from the facts bundled for the newest supported JAX, without
 annotations, defaults or docstring, and say so.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 import ast
 import re
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from wgmma_lsp.interpret import jax_source
@@ -73,8 +75,9 @@ _lock = threading.Lock()
 _cache: dict[tuple[str | None, str | None], dict[str, ApiDoc | None]] = {}
 
 
-def api_doc(canonical: str) -> ApiDoc | None:
-    """The documentation of `plgpu.name` / `pl.name` in the analysed environment's JAX."""
+def api_doc(canonical: str, prefetch: Iterable[str] = ()) -> ApiDoc | None:
+    """The documentation of `plgpu.name` / `pl.name` in the analysed environment's JAX; the
+    `prefetch` names its defining module also defines are read at the same time."""
     root, version = jax_source._jax_root_and_version()
     key = (str(root) if root is not None else None, version)
     with _lock:
@@ -82,15 +85,31 @@ def api_doc(canonical: str) -> ApiDoc | None:
         if canonical in table:
             return table[canonical]
     if root is None:
-        doc = _bundled(canonical)
+        found = {canonical: _bundled(canonical)}
     else:
-        try:
-            doc = _read(canonical, version)
+        try:  # every public name the same module defines, while it is parsed
+            found = {name: _read(name, version) for name in _same_module(canonical, set(prefetch))}
         finally:
             jax_source._parse.cache_clear()  # the parsed modules (tens of MB) are not kept
     with _lock:
-        table[canonical] = doc
-    return doc
+        for name, doc in found.items():
+            table.setdefault(name, doc)
+    return found[canonical]
+
+
+def _same_module(canonical: str, wanted: set[str]) -> list[str]:
+    """`canonical` and the `wanted` names defined in its defining module."""
+    from wgmma_lsp.interpret.jax_facts import current
+
+    exp = jax_source.export(canonical)
+    out = [canonical]
+    if exp is None or exp.module is None:
+        return out
+    for prefix, module in jax_source.PUBLIC_MODULES.items():
+        for name, other in current().exports.get(module, {}).items():
+            if other.module == exp.module and f"{prefix}.{name}" in wanted - {canonical}:
+                out.append(f"{prefix}.{name}")
+    return out
 
 
 def forget() -> None:

@@ -38,6 +38,13 @@ def constraints(canonical: str) -> list[Rule]:
     return [r for r in RULES.values() if canonical in r.apis]
 
 
+def _rule_apis() -> set[str]:
+    """Every API a rule names (their docs are read together: one parse per defining module)."""
+    from wgmma_lsp.rules.registry import RULES
+
+    return {a for r in RULES.values() for a in r.apis}
+
+
 @dataclass(frozen=True)
 class Argument:
     param: str | None  # the parameter it binds to (None: none does)
@@ -64,7 +71,7 @@ def help_for(analysis: Analysis | None, canonical: str, callee: Span | None,
              settings: Settings | None = None) -> CallHelp | None:
     """The help for `canonical`, at the call whose callee is at `callee` when there is one in
     `analysis`; None when there is nothing to say (no documentation, no constraint)."""
-    doc, rules = api_doc(canonical), constraints(canonical)
+    doc, rules = api_doc(canonical, prefetch=_rule_apis()), constraints(canonical)
     settings = settings or Settings()
     rules = [r for r in rules if settings.rule_enabled(r.code, r.name)]
     if doc is None and not rules:
@@ -80,8 +87,11 @@ def help_for(analysis: Analysis | None, canonical: str, callee: Span | None,
 
 def _call_at(analysis: Analysis, callee: Span) -> tuple[Span, ast.Call, "_Shifted"] | None:
     """The analysed call `callee(...)`: its recorded span, its node (parsed from its own text)."""
-    calls = [s for s, rec in analysis.records.items() if rec.kind == "call"
-             and (s.line, s.col) == (callee.line, callee.col) and (s.end_line, s.end_col) > (callee.end_line, callee.end_col)]
+    from wgmma_lsp.ide.hover import _by_line  # the records by line, built once per analysis
+
+    calls = [rec.span for rec in _by_line(analysis).get(callee.line, ()) if rec.kind == "call"
+             and (rec.span.line, rec.span.col) == (callee.line, callee.col)
+             and (rec.span.end_line, rec.span.end_col) > (callee.end_line, callee.end_col)]
     if not calls or analysis.lines is None:
         return None
     span = min(calls, key=lambda s: (s.end_line, s.end_col))

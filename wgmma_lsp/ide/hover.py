@@ -160,9 +160,13 @@ def _lowers_pallas_call() -> bool:
 
 
 def api_names_at(analysis: Analysis, line: int, col: int) -> list[str]:
-    """The JAX API objects named at a position (for documentation lookups)."""
+    """The JAX API objects named at a position whose documentation jedi is to look up: those
+    the installed JAX's source does not document (ide/api_docs.py)."""
+    from wgmma_lsp.ide.api_docs import api_doc
+
     rec = record_at(analysis, line, col)
-    return [v.name for v in rec.values if isinstance(v, ApiVal)] if rec is not None else []
+    return [v.name for v in rec.values if isinstance(v, ApiVal) and api_doc(v.name) is None] \
+        if rec is not None else []
 
 
 def _trim_doc(doc: str, max_lines: int = 24) -> str:

@@ -24,7 +24,7 @@ SCAN_LINES = 60  # lines above the cursor the scan starts at most (at a `def`/`c
 _STATEMENT_START = re.compile(r"\s*(?:async\s+def\s|def\s|class\s|@)")
 _CALLEE = re.compile(r"([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)\s*$")
 _KEYWORD = re.compile(r"\s*([A-Za-z_]\w*)\s*=(?!=)")
-_IMPORT = re.compile(r"\s*(?:from\s+\S+\s+)?import\s")
+_IMPORT_LINE = re.compile(r"^[ \t]*(?:from[ \t]+\S+[ \t]+)?import[ \t].*$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -104,21 +104,32 @@ def _span_of(chunk: str, first_line: int, a: int, b: int) -> Span:
     return Span(*pos(a), *pos(b))
 
 
+_imports_cache: dict[int, tuple[str, dict[str, str]]] = {}  # hash of a text -> (it, its imports)
+
+
 def imported_names(text: str) -> dict[str, str]:
-    """The document's import bindings: local name -> the dotted path it stands for."""
+    """The document's import bindings: local name -> the dotted path it stands for (kept for
+    the last few texts: signature help asks again at every keystroke of the same version)."""
+    key = hash(text)
+    hit = _imports_cache.get(key)
+    if hit is not None and hit[0] is text:
+        return hit[1]
+    out = _read_imports(text)
+    if len(_imports_cache) >= 4:
+        _imports_cache.pop(next(iter(_imports_cache)))
+    _imports_cache[key] = (text, out)
+    return out
+
+
+def _read_imports(text: str) -> dict[str, str]:
     out: dict[str, str] = {}
-    lines = text.split("\n")
-    i = 0
-    while i < len(lines):
-        if not _IMPORT.match(lines[i]):
-            i += 1
-            continue
-        stmt = lines[i].strip()
-        while (stmt.count("(") > stmt.count(")") or stmt.endswith("\\")) and i + 1 < len(lines) \
+    for m in _IMPORT_LINE.finditer(text):  # a regex over the whole text: no loop over its lines
+        stmt, end = m.group(0).strip(), m.end()
+        while (stmt.count("(") > stmt.count(")") or stmt.endswith("\\")) and end < len(text) \
                 and len(stmt) < 2000:
-            i += 1
-            stmt = stmt.rstrip("\\") + " " + lines[i].strip()
-        i += 1
+            nl = text.find("\n", end + 1)
+            nl = len(text) if nl < 0 else nl
+            stmt, end = stmt.rstrip("\\") + " " + text[end + 1:nl].strip(), nl
         try:
             node = ast.parse(stmt).body[0]
         except (SyntaxError, ValueError, IndexError):
