@@ -21,7 +21,8 @@ from typing import Any
 
 log = logging.getLogger("wgmma_lsp")
 
-_EXTRACTORS = ("jax_source.py", "jax_facts.py", "jax_version.py", "jax_deprecations.py")
+_EXTRACTORS = ("jax_source.py", "jax_facts.py", "jax_version.py", "jax_deprecations.py",
+               "jax_lowering_rules.py")
 
 
 def cache_dir() -> Path:

@@ -131,8 +131,9 @@ def _float_result(dt: DType | None) -> DType | None:
 def array_binop(interp, op: ast.operator, left: Value, right: Value, node: ast.AST) -> Value:
     if not (isinstance(left, ArrayVal) or isinstance(right, ArrayVal)):
         return UNKNOWN
-    if isinstance(op, ast.MatMult):
-        return matmul(left, right)
+    if isinstance(op, ast.MatMult):  # and the primitive it binds (WG084)
+        from wgmma_lsp.models.primitive_lowering import matmul_operator
+        return matmul_operator(interp, left, right, node, matmul(left, right))
     result = elementwise(left, right)
     if not isinstance(result, ArrayVal):
         return UNKNOWN
