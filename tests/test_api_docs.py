@@ -120,7 +120,7 @@ def test_the_hover_on_a_call_shows_the_docs_the_arguments_and_the_verdicts() -> 
     assert doc is not None and doc.summary is not None
     assert doc.label()[0].replace(">", "&gt;") in out  # the signature, in a code block
     assert doc.summary in out
-    assert f"jax {jax.__version__}" in out
+    assert f"jax {jax.__version__}: {doc.where}" in out  # `_src` shown literally, not emphasis
     # The arguments' avals here, as the hover on each argument shows them.
     acc_col = SOURCE.splitlines()[line].index("acc_ref")
     acc_hover = hover(analysis, line, acc_col)
@@ -162,3 +162,40 @@ def test_without_jax_the_bundled_parameters_are_shown_and_said_to_be(tmp_path: P
     finally:
         environment.activate(before)
     assert not api_docs.api_doc("plgpu.wgmma").bundled  # cached per installation, not globally
+
+
+@pytest.mark.parametrize("typed, callee, positional, keyword", [
+    ("plgpu.wgmma(acc, ", "plgpu.wgmma", 1, None),
+    ("plgpu.wgmma(acc, f(x, y), ", "plgpu.wgmma", 2, None),  # a closed call inside: skipped
+    ("pl.run_scoped(body, plgpu.ACC((64, ", "plgpu.ACC", 0, None),  # the innermost open call
+    ("pl.run_scoped(body, collective_axes=", "pl.run_scoped", 1, "collective_axes"),
+    ("plgpu.wgmma(acc, ')', \"(\", ", "plgpu.wgmma", 3, None),  # brackets in strings
+    ("plgpu . wgmma (acc,  # a comment (\n      a, ", "plgpu.wgmma", 2, None),
+])
+def test_the_open_call_is_found_in_half_typed_text(typed: str, callee: str, positional: int,
+                                                    keyword: str | None) -> None:
+    from wgmma_lsp.ide.signature_help import open_calls
+
+    text = f"def kernel(acc, a):\n  {typed}"
+    last = text.splitlines()[-1]
+    (first, *_) = open_calls(text, text.count("\n"), len(last))
+    assert (first.callee, first.positional, first.keyword) == (callee, positional, keyword)
+    lines = text.split("\n")
+    assert lines[first.span.line][first.span.col:first.span.end_col].replace(" ", "") == callee
+
+
+def test_no_open_call_inside_a_string_or_after_the_call() -> None:
+    from wgmma_lsp.ide.signature_help import open_calls
+
+    assert open_calls('x = "plgpu.wgmma(acc, ', 0, len('x = "plgpu.wgmma(acc, ')) == []
+    assert open_calls("plgpu.wgmma(acc, a, b) ", 0, 23) == []
+
+
+def test_the_callee_is_resolved_through_the_texts_imports() -> None:
+    from wgmma_lsp.ide.signature_help import canonical_callee
+
+    text = ("import jax.experimental.pallas.mosaic_gpu as mgpu\n"
+            "from jax.experimental.pallas.mosaic_gpu import (\n    WGMMAAccumulatorRef as Acc,\n)\n")
+    assert canonical_callee("mgpu.wgmma", text, None) == "plgpu.wgmma"
+    assert canonical_callee("Acc", text, None) == "plgpu.ACC"
+    assert canonical_callee("numpy.zeros", text, None) is None
