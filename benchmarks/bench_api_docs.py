@@ -22,14 +22,14 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import synthetic  # noqa: E402
+import synthetic
 
-from wgmma_lsp.analysis import analyze  # noqa: E402
-from wgmma_lsp.ide import api_docs, api_help  # noqa: E402
-from wgmma_lsp.ide.hover import hover  # noqa: E402
-from wgmma_lsp.ide.signature_help import signature_help  # noqa: E402
-from wgmma_lsp.interpret import jax_source  # noqa: E402
-from wgmma_lsp.rules.registry import RULES  # noqa: E402
+from wgmma_lsp.analysis import analyze
+from wgmma_lsp.ide import api_docs, api_help
+from wgmma_lsp.ide.hover import hover
+from wgmma_lsp.ide.signature_help import signature_help
+from wgmma_lsp.interpret import jax_source
+from wgmma_lsp.rules.registry import RULES
 
 
 def ms(samples: list[float]) -> str:

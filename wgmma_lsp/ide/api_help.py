@@ -85,9 +85,10 @@ def help_for(analysis: Analysis | None, canonical: str, callee: Span | None,
     return out
 
 
-def _call_at(analysis: Analysis, callee: Span) -> tuple[Span, ast.Call, "_Shifted"] | None:
-    """The analysed call `callee(...)`: its recorded span, its node (parsed from its own text)."""
-    from wgmma_lsp.ide.hover import _by_line  # the records by line, built once per analysis
+def _call_at(analysis: Analysis, callee: Span) -> tuple[Span, ast.Call, _Shifted] | None:
+    """The analysed call `callee(...)`: its recorded span, its node (parsed from its own text),
+    from the records of its line (ide/hover.py builds them once per analysis)."""
+    from wgmma_lsp.ide.hover import _by_line
 
     calls = [rec.span for rec in _by_line(analysis).get(callee.line, ()) if rec.kind == "call"
              and (rec.span.line, rec.span.col) == (callee.line, callee.col)
