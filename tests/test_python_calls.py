@@ -244,3 +244,48 @@ class Config:
 c = Config(tile_m=64, tile_k=32)
 A = (c.tile_m, c.tile_k, c.stages)
 """, "A")
+
+
+# -- dtype facts -------------------------------------------------------------------------------
+
+_DTYPES = ["bfloat16", "float16", "float32", "float8_e4m3fn", "int8", "int32", "uint8", "uint32",
+           "int4", "bool_"]
+
+
+@pytest.mark.parametrize("dtype", _DTYPES)
+def test_dtype_facts_as_numpy_states_them(dtype: str) -> None:
+    """`finfo(...).bits`, `iinfo(...).min/max`, `issubdtype` against each abstract kind: what
+    the interpreter claims is what jax.numpy answers (finfo of an int raises: no claim)."""
+    kinds = ["floating", "inexact", "integer", "signedinteger", "unsignedinteger", "number",
+             "complexfloating", "generic"]
+    lines = ["import jax.numpy as jnp", f"d = jnp.{dtype}"]
+    names = []
+    for i, kind in enumerate(kinds):
+        lines.append(f"S{i} = jnp.issubdtype(d, jnp.{kind})")
+        names.append(f"S{i}")
+    lines.append("E = jnp.issubdtype(d, jnp.float32)")
+    names.append("E")
+    if dtype in ("bfloat16", "float16", "float32", "float8_e4m3fn"):
+        lines.append("B = jnp.finfo(d).bits")
+        names.append("B")
+    elif dtype != "bool_":
+        lines += ["B = jnp.iinfo(d).bits", "LO = int(jnp.iinfo(d).min)", "HI = int(jnp.iinfo(d).max)"]
+        names += ["B", "LO", "HI"]
+    agree("\n".join(lines) + "\n", *names)
+
+
+def test_finfo_bounds_are_scalars_of_their_dtype() -> None:
+    """`jnp.finfo(jnp.float32).max` is a NumPy float32: in JAX arithmetic with a bf16 array it
+    promotes to float32 (a Python float would stay bf16)."""
+    import jax
+    import jax.numpy as jnp
+
+    source = """
+import jax.numpy as jnp
+x = jnp.zeros((8,), jnp.bfloat16)
+y = x + jnp.finfo(jnp.float32).max
+"""
+    ours = interpreted(source)["y"]
+    real = jax.eval_shape(lambda x: x + jnp.finfo(jnp.float32).max,
+                          jax.ShapeDtypeStruct((8,), jnp.bfloat16))
+    assert ours.describe() == f"{real.dtype}[{real.shape[0]}]"

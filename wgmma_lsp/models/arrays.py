@@ -859,6 +859,4 @@ def _dtype(call: Call) -> Value:
     return DTypeVal(dt) if dt is not None else UNKNOWN
 
 
-@model("jnp.finfo", "jnp.iinfo")
-def _finfo(call: Call) -> Value:
-    return UNKNOWN
+# jnp.finfo / jnp.iinfo / jnp.issubdtype: models/dtype_info.py

@@ -234,6 +234,10 @@ class NDLoopInfoVal(Value):
     """`plgpu.NDLoopInfo`: the grid indices, the local step and the number of local steps."""
 
     index: TupleVal
+    # What `plgpu.NDLoopInfo(index, local_index=0, num_local_steps=1)` was given (None: the
+    # loop's own, an int32 scalar).
+    local_index: Value | None = None
+    num_local_steps: Value | None = None
 
     def describe(self) -> str:
         return "NDLoopInfo"
@@ -244,8 +248,19 @@ class NDLoopInfoVal(Value):
 
 
 ATTRIBUTES["NDLoopInfoVal.index"] = lambda o: o.index
-ATTRIBUTES["NDLoopInfoVal.local_index"] = lambda o: index_scalar()
-ATTRIBUTES["NDLoopInfoVal.num_local_steps"] = lambda o: index_scalar()
+ATTRIBUTES["NDLoopInfoVal.local_index"] = lambda o: o.local_index if o.local_index is not None else index_scalar()
+ATTRIBUTES["NDLoopInfoVal.num_local_steps"] = lambda o: o.num_local_steps if o.num_local_steps is not None else index_scalar()
+
+
+@model("plgpu.NDLoopInfo")
+def _nd_loop_info(call: Call) -> Value:
+    """`plgpu.NDLoopInfo(index, local_index, num_local_steps)` (a dataclass of
+    jax/_src/pallas/mosaic_gpu/helpers.py) built by the user, as a loop wrapper does."""
+    index = call.get(0, "index")
+    if not isinstance(index, TupleVal) or not call.complete:
+        return UNKNOWN
+    return NDLoopInfoVal(TupleVal(index.items), call.get(1, "local_index"),
+                         call.get(2, "num_local_steps"))
 
 
 def _loop_with_info(name: str):

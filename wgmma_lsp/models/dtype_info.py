@@ -1,0 +1,99 @@
+"""`jnp.finfo` / `jnp.iinfo` and `jnp.issubdtype`: facts of a known dtype, as NumPy and
+ml_dtypes state them (numpy/_core/getlimits.py, ml_dtypes/_finfo.py, _iinfo.py).
+
+`bits` is a Python int; `iinfo(...).min`/`.max` are Python ints; `finfo(...).min`/`max`/`eps`/
+`tiny` are NumPy scalars of the dtype itself, so as JAX operands they are strongly typed
+scalars of that dtype (not weak Python floats): their values are not claimed, their type is.
+A symbolic or unknown dtype, or the wrong kind (`finfo(int32)` raises), gives no value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from wgmma_lsp.interpret import dtypes as T
+from wgmma_lsp.interpret.call import Call
+from wgmma_lsp.interpret.dtypes import DType
+from wgmma_lsp.interpret.values import UNKNOWN, ApiVal, ArrayVal, Const, DTypeVal, Value
+from wgmma_lsp.models.arrays import to_dtype
+from wgmma_lsp.models.registry import ATTRIBUTES, model
+
+
+@dataclass(frozen=True)
+class DTypeInfoVal(Value):
+    """`jnp.finfo(dtype)` (kind "f") or `jnp.iinfo(dtype)` (kind "i") of a concrete dtype."""
+
+    kind: str
+    dtype: DType
+
+    def describe(self) -> str:
+        return f"{'finfo' if self.kind == 'f' else 'iinfo'}({self.dtype})"
+
+
+def _concrete(v: Value) -> DType | None:
+    if isinstance(v, ArrayVal):  # finfo(x) of an array: of its dtype
+        v = DTypeVal(v.dtype) if v.dtype is not None else UNKNOWN
+    dt = to_dtype(v)
+    return None if dt is None or dt.symbolic else T.canonicalize(DType(dt.name))
+
+
+@model("jnp.finfo", "np.finfo")
+def _finfo(call: Call) -> Value:
+    dt = _concrete(call.get(0))
+    if dt is None or not (T.is_floating(dt) or T.is_complex(dt)):
+        return UNKNOWN
+    return DTypeInfoVal("f", dt)
+
+
+@model("jnp.iinfo", "np.iinfo")
+def _iinfo(call: Call) -> Value:
+    dt = _concrete(call.get(0))
+    if dt is None or not T.is_integer(dt):
+        return UNKNOWN
+    return DTypeInfoVal("i", dt)
+
+
+ATTRIBUTES["DTypeInfoVal.bits"] = lambda o: Const(T.itemsize_bits(o.dtype)) \
+    if o.dtype.name != "bool" else UNKNOWN
+ATTRIBUTES["DTypeInfoVal.dtype"] = lambda o: DTypeVal(o.dtype)
+
+
+def _int_bound(o: DTypeInfoVal, which: str) -> Value:
+    if o.kind != "i":
+        return ArrayVal((), o.dtype)  # a NumPy scalar of the float dtype
+    bits = T.itemsize_bits(o.dtype)
+    if T.is_unsigned_integer(o.dtype):
+        return Const(0 if which == "min" else 2 ** bits - 1)
+    return Const(-(2 ** (bits - 1)) if which == "min" else 2 ** (bits - 1) - 1)
+
+
+ATTRIBUTES["DTypeInfoVal.min"] = lambda o: _int_bound(o, "min")
+ATTRIBUTES["DTypeInfoVal.max"] = lambda o: _int_bound(o, "max")
+for _attr in ("eps", "tiny", "smallest_normal", "smallest_subnormal", "resolution", "epsneg"):
+    ATTRIBUTES[f"DTypeInfoVal.{_attr}"] = lambda o: ArrayVal((), o.dtype) if o.kind == "f" else UNKNOWN
+
+#: The abstract scalar types of NumPy's hierarchy, by the kinds of dtype under each.
+_ABSTRACT = {
+    "floating": lambda d: T.is_floating(d),
+    "complexfloating": lambda d: T.is_complex(d),
+    "inexact": lambda d: T.is_floating(d) or T.is_complex(d),
+    "integer": lambda d: T.is_integer(d),
+    "signedinteger": lambda d: T.is_signed_integer(d),
+    "unsignedinteger": lambda d: T.is_unsigned_integer(d),
+    "number": lambda d: T.is_integer(d) or T.is_floating(d) or T.is_complex(d),
+    "generic": lambda d: True,
+}
+
+
+@model("jnp.issubdtype", "np.issubdtype")
+def _issubdtype(call: Call) -> Value:
+    """`jnp.issubdtype(dtype, jnp.floating)`, or against a concrete dtype (equal names)."""
+    a = _concrete(call.get(0, "arg1"))
+    b = call.get(1, "arg2")
+    if a is None:
+        return UNKNOWN
+    if isinstance(b, ApiVal) and b.name.split(".", 1)[0] in ("jnp", "np"):
+        kind = _ABSTRACT.get(b.name.split(".", 1)[1])
+        return Const(bool(kind(a))) if kind is not None else UNKNOWN
+    other = _concrete(b) if isinstance(b, DTypeVal) else None
+    return Const(a.name == other.name) if other is not None else UNKNOWN
