@@ -44,8 +44,9 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def _activate_environment(args: argparse.Namespace):
     """The environment whose JAX the run follows (environment.py): `--python`, the first
-    path's `[tool.wgmma-lsp] python`, `VIRTUAL_ENV`, a `.venv` in its project root or the
-    working directory, wgmma-lsp's own."""
+    path's `[tool.wgmma-lsp] python`, the environment the first path is installed in when it
+    holds JAX (a package's files in a virtualenv's site-packages), `VIRTUAL_ENV`, a `.venv` in
+    its project root or the working directory, wgmma-lsp's own."""
     from wgmma_lsp import config, environment
 
     first = Path(args.paths[0]) if args.paths else Path.cwd()
@@ -53,8 +54,13 @@ def _activate_environment(args: argparse.Namespace):
         env = environment.discover(args.python, "--python")
     else:
         cfg = config.find(first)
+        home = environment.installed_in(first)
+        installed = (environment.explicit(str(home), f"the environment {first} is installed in")
+                     if home is not None and not cfg.python else None)
         if cfg.python:
             env = environment.discover(cfg.python, f"python in {cfg.path}", base=cfg.root)
+        elif installed is not None and installed.jax_root is not None:
+            env = installed
         else:
             roots = [r for r in (environment.project_root(first), Path.cwd()) if r is not None]
             env = environment.discover(roots=roots)

@@ -6,7 +6,9 @@ wgmma-lsp's own environment usually has no JAX at all). In this order:
 
 1. an explicit interpreter or environment: `--python PATH`, the editor's `wgmmaLsp.python`,
    `[tool.wgmma-lsp] python = "..."` — used as given, with or without JAX;
-2. `VIRTUAL_ENV` (an activated environment);
+2. for `wgmma-lsp check` of an installed package's files, the environment they are installed
+   in, when it holds JAX (`installed_in`: they run only with its JAX);
+   then `VIRTUAL_ENV` (an activated environment);
 3. a `.venv` or `venv` folder in the workspace root or the project root (the folder holding
    the nearest `pyproject.toml`);
 4. wgmma-lsp's own environment.
@@ -169,6 +171,20 @@ def explicit(python: str, origin: str, base: Path | None = None) -> JaxEnvironme
     sites = [d for prefix in _interpreter_prefix(path) for d in _site_dirs(prefix)]
     root, version = find_jax(dict.fromkeys(sites))
     return JaxEnvironment(origin, path, root, version, (str(path),))
+
+
+def installed_in(path: Path) -> Path | None:
+    """The environment whose site-packages hold `path` (a file or folder of an installed
+    package): the folder above that `site-packages`/`dist-packages` holding `pyvenv.cfg` (or
+    `conda-meta`), else None. Such a file runs only with that environment's JAX."""
+    p = Path(os.path.abspath(path))
+    for d in p.parents:
+        if d.name in ("site-packages", "dist-packages"):
+            for prefix in list(d.parents)[:3]:  # lib/python3.X/site-packages, Lib/site-packages
+                if (prefix / "pyvenv.cfg").is_file() or (prefix / "conda-meta").is_dir():
+                    return prefix
+            return None
+    return None
 
 
 def project_root(start: Path) -> Path | None:

@@ -138,11 +138,22 @@ def _find_absolute(folder: str, dotted: str) -> str | None:
     ops = lookup.find_kernel_ops(dotted)
     if ops is not None:
         return ops
+    own = _own_package(folder)
+    if own is not None and dotted.split(".")[0] == own[1]:
+        f = _module_in(own[0], dotted)
+        if f is not None:
+            return f
     for root in _roots_of(folder):
         f = _module_in(root, dotted)
         if f is not None:
             return f
     return None
+
+
+@functools.lru_cache(maxsize=65536)
+def _own_package(folder: str) -> tuple[str, str] | None:
+    """`lookup.own_package` of a module in `folder`: an installed package's own modules."""
+    return lookup.own_package(os.path.join(folder, "__init__.py"))
 
 
 @functools.lru_cache(maxsize=65536)
@@ -157,7 +168,7 @@ def _find_relative(folder: str, level: int, dotted: str) -> str | None:
 
 def cache_clear() -> None:
     """Forget the module lookups (files created or removed since)."""
-    for f in (_roots_of, _find_absolute, _module_in, _find_relative):
+    for f in (_roots_of, _own_package, _find_absolute, _module_in, _find_relative):
         f.cache_clear()
 
 

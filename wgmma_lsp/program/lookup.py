@@ -9,7 +9,9 @@ pytest's rootdir insertion and `python -m` give), the importing file's own direc
 roots: third-party and standard modules are not the user's, and JAX's are known by name — except
 JAX's kernel-ops package `jax.experimental.pallas.ops` (kernels that import each other, like
 `ragged_dot_mgpu.GroupInfo`), whose modules are found in the installed jax and read like the
-user's (`find_kernel_ops`).
+user's (`find_kernel_ops`) — and a file's own installed package: a module of
+`site-packages/tokamax` opened as a program reads `tokamax.*` from there (`own_package`), and
+its folder is no script directory (`import jaxtyping` in `tokamax/_src/jaxtyping.py` is not itself).
 The project's own virtualenvs (`.venv`, `venv`, `env` in a workspace root, `$VIRTUAL_ENV`) are
 read the same way, so a package installed there with `pip install -e` is found.
 """
@@ -128,7 +130,10 @@ def project_site_dirs(workspace_roots: tuple[str, ...]) -> tuple[str, ...]:
 
 def search_roots(from_path: str | None, workspace_roots: tuple[str, ...]) -> tuple[str, ...]:
     roots: list[str] = []
-    if from_path:
+    # A module of an installed package is imported, never run as a script: its folder is not on
+    # `sys.path` (`import jaxtyping` in `tokamax/_src/jaxtyping.py` is the third-party package),
+    # and its own package is found through `own_package`.
+    if from_path and own_package(from_path) is None:
         d = os.path.dirname(os.path.abspath(from_path))
         top = d
         while os.path.isfile(os.path.join(top, "__init__.py")) and os.path.dirname(top) != top:
@@ -139,6 +144,36 @@ def search_roots(from_path: str | None, workspace_roots: tuple[str, ...]) -> tup
     roots += environment_roots(project_site_dirs(tuple(workspace_roots)))
     return tuple(r for r in dict.fromkeys(os.path.normpath(r) for r in roots)
                  if not _is_environment_dir(r) and os.path.isdir(r))
+
+
+#: How far above an importing file its own package's top is looked for (package nesting depth).
+MAX_PACKAGE_DEPTH = 16
+
+
+def own_package(from_path: str | None) -> tuple[str, str] | None:
+    """(the directory above the importing file's top package, that package's name), when the
+    file sits in an environment folder (site-packages, dist-packages): an installed package
+    opened as a program reads its own modules — `from tokamax._src.ops import op` in a file of
+    `site-packages/tokamax` — though site-packages is never a search root for other names
+    (third-party modules are not the user's).
+
+    The top package is the first folder below the environment folder on the file's path, so a
+    namespace package (no `__init__.py`, `site-packages/google/...`) counts as well; outside an
+    environment folder the top package's parent is already a search root (`search_roots`).
+    Paths are walked by name (`os.path.dirname`), never through links, so a symlink loop
+    cannot make the walk endless."""
+    if not from_path:
+        return None
+    d = os.path.dirname(os.path.abspath(from_path))
+    for _ in range(MAX_PACKAGE_DEPTH):
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        if _is_environment_dir(parent):
+            top = os.path.basename(d)
+            return (parent, top) if top.isidentifier() else None
+        d = parent
+    return None
 
 
 def module_file(directory: str, parts: list[str]) -> str | None:
@@ -180,13 +215,20 @@ def find_kernel_ops(dotted: str) -> str | None:
     return module_file(parent, parts) if parent is not None else None
 
 
-def find_absolute(dotted: str, roots: tuple[str, ...]) -> str | None:
+def find_absolute(dotted: str, roots: tuple[str, ...],
+                  own: tuple[str, str] | None = None) -> str | None:
+    """The file of module `dotted`: jax's kernel ops, the importing file's own installed package
+    (`own`, see `own_package`), then the search roots in order."""
     parts = dotted.split(".")
     if not all(p.isidentifier() for p in parts):
         return None
     ops = find_kernel_ops(dotted)
     if ops is not None:
         return ops
+    if own is not None and parts[0] == own[1]:
+        f = module_file(own[0], parts)
+        if f is not None:
+            return f
     for r in roots:
         f = module_file(r, parts)
         if f is not None:

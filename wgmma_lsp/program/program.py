@@ -39,7 +39,7 @@ from typing import Callable, Iterator
 from wgmma_lsp.bounded import put_newest, trim
 from wgmma_lsp.interpret.origin import ModuleOrigin, active_importer, set_active_importer
 from wgmma_lsp.interpret.values import UNKNOWN, Const, Unknown, UserModuleVal, Value
-from wgmma_lsp.program import lookup
+from wgmma_lsp.program import init_bindings, lookup
 
 log = logging.getLogger("wgmma_lsp")
 
@@ -184,6 +184,7 @@ class Session:
         self._digests: dict[str, Text | None] = {}
         self._here: dict[str, Summary | None] = {}
         self._roots: dict[str | None, tuple[str, ...]] = {}
+        self._own_pkg: dict[str | None, tuple[str, str] | None] = {}
         self._cut_logged: set[str] = set()
 
     @property
@@ -197,7 +198,7 @@ class Session:
         if level == 0:
             if not module:
                 return None
-            target = lookup.find_absolute(module, self._search_roots(from_path))
+            target = lookup.find_absolute(module, self._search_roots(from_path), self._own(from_path))
             if target is None:
                 return None
             return self._name_of(target, module, name)
@@ -215,13 +216,13 @@ class Session:
         return self.module_value(sub, name) if sub is not None else None
 
     def import_module(self, from_path: str | None, dotted: str) -> Value | None:
-        target = lookup.find_absolute(dotted, self._search_roots(from_path))
+        target = lookup.find_absolute(dotted, self._search_roots(from_path), self._own(from_path))
         return self.module_value(target, dotted) if target is not None else None
 
     def import_star(self, from_path: str | None, module: str | None,
                     level: int) -> tuple[dict[str, Value], list[str]] | None:
-        target = (lookup.find_absolute(module, self._search_roots(from_path)) if level == 0 and module
-                  else lookup.find_relative(from_path, level, module))
+        target = (lookup.find_absolute(module, self._search_roots(from_path), self._own(from_path))
+                  if level == 0 and module else lookup.find_relative(from_path, level, module))
         if target is None:
             return None
         s = self.summary(target, module or os.path.basename(os.path.dirname(target)))
@@ -243,7 +244,16 @@ class Session:
             roots = self._roots[from_path] = lookup.search_roots(from_path, self.program.roots)
         return roots
 
+    def _own(self, from_path: str | None) -> tuple[str, str] | None:
+        if from_path not in self._own_pkg:
+            self._own_pkg[from_path] = lookup.own_package(from_path)
+        return self._own_pkg[from_path]
+
     def _name_of(self, target: str, module: str, name: str) -> Value:
+        if lookup.is_package(target):
+            sub = lookup.module_file(os.path.dirname(target), [name])
+            if sub is not None and self._leaves_submodule(target, name):
+                return self.module_value(sub, f"{module}.{name}")
         s = self.summary(target, module)
         v = s.names.get(name) if s is not None else None
         if (v is None or isinstance(v, Unknown)) and lookup.is_package(target):
@@ -251,6 +261,17 @@ class Session:
             if sub is not None:
                 return self.module_value(sub, f"{module}.{name}")
         return v if v is not None else UNKNOWN
+
+    def _leaves_submodule(self, init: str, name: str) -> bool:
+        """`from pkg import name` is the submodule `pkg/name.py` without running the `__init__`
+        (see init_bindings); the `__init__`'s text is a dependency all the same."""
+        init = os.path.abspath(init)
+        text = self._text(init)
+        if text is None:
+            return False
+        self._use(init, text.digest, {})
+        return init_bindings.leaves_submodule(text.text, text.digest, name,
+                                              os.path.basename(os.path.dirname(init)))
 
     def module_value(self, path: str, name: str) -> Value:
         s = self.summary(path, name)
