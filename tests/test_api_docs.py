@@ -199,3 +199,16 @@ def test_the_callee_is_resolved_through_the_texts_imports() -> None:
     assert canonical_callee("mgpu.wgmma", text, None) == "plgpu.wgmma"
     assert canonical_callee("Acc", text, None) == "plgpu.ACC"
     assert canonical_callee("numpy.zeros", text, None) is None
+
+
+def test_an_api_name_the_analysis_recorded_nothing_for_is_documented_from_the_imports() -> None:
+    from wgmma_lsp.analysis import Analysis
+
+    source = "from jax.experimental.pallas import mosaic_gpu as plgpu\nplgpu.wgmma(acc, a, b)\n"
+    nothing = Analysis.empty(source, "k.py")  # no values recorded (e.g. not analysed yet)
+    info = hover(nothing, 1, len("plgpu.wg"))
+    doc = api_docs.api_doc("plgpu.wgmma")
+    assert info is not None and doc is not None
+    assert (info.span.col, info.span.end_col) == (0, len("plgpu.wgmma"))
+    assert doc.label()[0] in info.markdown and "Checked by wgmma-lsp" in info.markdown
+    assert hover(nothing, 1, 2) is None  # the module name alone: nothing to document

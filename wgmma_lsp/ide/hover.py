@@ -200,6 +200,32 @@ def _api_help(analysis: Analysis, rec: ValueRecord, settings: Settings | None) -
     return None
 
 
+_DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+
+
+def _api_help_from_text(analysis: Analysis, line: int, col: int, settings: Settings | None
+                        ) -> tuple[Span, str] | None:
+    """On a dotted name the analysis recorded nothing for (a function no entry point reaches):
+    the API it names through the file's imports, documented without values."""
+    from wgmma_lsp.ide import api_help
+    from wgmma_lsp.ide.signature_help import canonical_callee
+
+    lines = analysis.source.split("\n", line + 1)
+    if line >= len(lines):
+        return None
+    for m in _DOTTED.finditer(lines[line]):
+        if m.start() <= col <= m.end():
+            full = m.group(0)
+            end = full.find(".", col - m.start())  # up to the part under the cursor
+            name = full if end < 0 else full[:end]
+            canonical = canonical_callee(name, analysis.source, analysis) if "." in name else None
+            found = api_help.help_for(None, canonical, None, settings) if canonical else None
+            if found is None or found.doc is None:
+                return None
+            return Span(line, m.start(), line, m.start() + len(name)), api_help.markdown(found)
+    return None
+
+
 def hover(analysis: Analysis, line: int, col: int, settings: Settings | None = None,
           api_doc: Callable[[str], str | None] | None = None) -> HoverInfo | None:
     parts: list[str] = []
@@ -245,6 +271,11 @@ def hover(analysis: Analysis, line: int, col: int, settings: Settings | None = N
                     if doc:
                         parts.append("```text\n" + _trim_doc(doc) + "\n```")
                         break
+    if rec is None:  # code the analysis did not reach: an API name is still documented
+        unreached = _api_help_from_text(analysis, line, col, settings)
+        if unreached is not None:
+            span = unreached[0]
+            parts.append(unreached[1])
     smem = _kernel_smem(analysis, line, col)
     if smem is not None:
         parts.append(smem[1])
