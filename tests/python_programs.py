@@ -412,10 +412,15 @@ def run_cpython(source: str) -> dict[str, Any] | None:
     """The program's module namespace after CPython ran it; None if it raised."""
     namespace: dict[str, Any] = {"__name__": "__differential__"}
     try:
-        exec(compile(source, "<program>", "exec"), namespace)  # noqa: S102 - our generated program
-    except Exception:
+        # (dont_inherit: not this module's `from __future__ import annotations`)
+        exec(compile(source, "<program>", "exec", dont_inherit=True), namespace)  # noqa: S102
+    except Exception as e:
+        LAST_ERROR[0] = e
         return None
     return namespace
+
+
+LAST_ERROR: list[BaseException | None] = [None]  # what the last program CPython refused raised
 
 
 def run_interpreter(source: str) -> tuple[dict[str, Value], Interpreter]:

@@ -65,9 +65,28 @@ def _stmt_breaks(stmt: ast.stmt, handlers: bool) -> bool:
     for node in _walk(stmt, handlers):
         if isinstance(node, (ast.Break, ast.Continue, ast.Return, ast.Raise)):
             return True
+        if isinstance(node, ast.Expr) and raises_to_skip(node.value):
+            return True
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             break
     return False
+
+
+#: `pytest.skip(...)`, `pytest.xfail(...)`, `pytest.fail(...)`, `pytest.exit(...)` always raise
+#: (as do `self.skipTest(...)` of unittest and absltest, and `self.fail(...)`).
+_PYTEST_EXITS = {"skip", "xfail", "fail", "exit"}
+
+
+def raises_to_skip(expr: ast.expr) -> bool:
+    """Is this expression a call that raises to skip or fail the test it is in? Like `raise`,
+    it ends its path: nothing after it there runs (a finding after it is not reported)."""
+    if not isinstance(expr, ast.Call) or not isinstance(expr.func, ast.Attribute):
+        return False
+    f = expr.func
+    if f.attr == "skipTest" or (f.attr == "fail" and isinstance(f.value, ast.Name)
+                                and f.value.id in ("self", "test_case", "pytest")):
+        return True
+    return f.attr in _PYTEST_EXITS and isinstance(f.value, ast.Name) and f.value.id == "pytest"
 
 
 def _expects_error(expr: ast.expr) -> bool:

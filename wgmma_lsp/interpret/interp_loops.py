@@ -48,7 +48,17 @@ class LoopsMixin:
                 self.loop(env, s.target, elem, s.body, certain=nonempty)
         finally:
             self.loops.pop()
-        self.exec_block(s.orelse, env)
+        self.loop_else(s, env, unrolled=items is not None and len(items) <= 8 and not _breaks(s.body))
+
+    def loop_else(self, s: ast.For | ast.While, env: Env, unrolled: bool = False) -> None:
+        """A loop's `else:` runs when no `break` left the loop: for sure when its body has no
+        `break` of its own (or the loop ran as Python runs it), else perhaps."""
+        if not s.orelse:
+            return
+        if unrolled or not _has_break(s.body):
+            self.exec_block(s.orelse, env)
+        else:
+            self.branch(env, lambda e: self.exec_block(s.orelse, e), lambda e: None)
 
     def sweep(self, s: ast.For, env: Env, it: Value, items: list[Value]) -> None:
         """A loop over known values inside an entry point (a tuning sweep): each iteration is
@@ -160,7 +170,7 @@ class LoopsMixin:
                    f"left out the others")
             logging.getLogger("wgmma_lsp").info("line %d: %s", line + 1, msg)
             self.notes.append((span, msg))
-        self.exec_block(s.orelse, env)
+        self.loop_else(s, env)
 
     def _sweep_iteration(self, s: ast.For, env: Env, after_break: bool, start: int) -> bool:
         """Run one iteration of a sweep; True if it may have left the loop (`break`).
@@ -318,7 +328,7 @@ class LoopsMixin:
                 self.exec_block(s.body, env)
                 test = self.eval(s.test, env)
         self.loop(env, None, UNKNOWN, s.body, certain=False)
-        self.exec_block(s.orelse, env)
+        self.loop_else(s, env)
 
 
 @dataclass
@@ -333,6 +343,22 @@ class _LoopExits:
 
 _NOT_CONST = object()  # a sweep binding that is not a constant: always counts as observed
 _CARRIED = "<carried> "  # the key of a carried name among a sweep iteration's values
+
+
+def _has_break(body: list[ast.stmt]) -> bool:
+    """A `break` of this loop in its body (not one of a loop or function nested in it)."""
+    todo: list[ast.AST] = list(body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Break):
+            return True
+        if isinstance(n, (ast.For, ast.AsyncFor, ast.While)):
+            todo.extend(n.orelse)  # (a break in a nested loop's body is that loop's)
+            continue
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.expr)):
+            continue
+        todo.extend(ast.iter_child_nodes(n))
+    return False
 
 
 def _carried_name(key: str) -> str:

@@ -8,7 +8,7 @@ from typing import Callable
 from wgmma_lsp.analysis_types import ValueRecord
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret import classes, incomplete, mutation, resolve
-from wgmma_lsp.interpret.block_exits import _expects_error
+from wgmma_lsp.interpret.block_exits import _expects_error, raises_to_skip
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.dtypes import SymDType
 from wgmma_lsp.interpret.env import Env
@@ -63,6 +63,8 @@ class StatementsMixin:
 
     def exec_Expr(self, s: ast.Expr, env: Env) -> None:
         self.eval(s.value, env)
+        if self.stack and raises_to_skip(s.value):
+            self.stack[-1].returned = True  # `self.skipTest(...)`, `pytest.skip(...)`: as `raise`
 
     def exec_Pass(self, s: ast.Pass, env: Env) -> None:
         pass

@@ -1,0 +1,261 @@
+"""Classes as kernel configs are written, against CPython; and the calls that end a test's path.
+
+Each program runs in CPython and through the interpreter (tests/python_programs.py): every value
+the interpreter claims must be CPython's, and the names listed must be known (claimed) — the
+forms tokamax's configs take: dataclasses with defaults and `field(...)`, `__post_init__`,
+`replace`, NamedTuples, enums compared in `if`s, pydantic models with defaults and validators
+that only check, properties and cached properties, inheritance with `super().__init__`, class
+and static methods; typing constructs and jaxtyping annotations are inert.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from python_programs import HEADER, LAST_ERROR, Tally, compare_value, run_cpython, run_interpreter
+
+from wgmma_lsp.analysis import analyze
+from wgmma_lsp.ide.diagnostics import diagnostics
+from wgmma_lsp.ide.model import Severity
+from wgmma_lsp.interpret import mutation
+from wgmma_lsp.interpret.values import Const, DictVal, TupleVal
+
+
+def known_values(body: str) -> dict[str, object]:
+    """Run `body` both ways; CPython's value of each name the interpreter knows (asserting
+    that every claim agrees)."""
+    source = HEADER + body
+    expected = run_cpython(source)
+    assert expected is not None, f"the program raises in CPython: {LAST_ERROR[0]!r}"
+    got, interp = run_interpreter(source)
+    tally = Tally()
+    known = {}
+    for name, actual in expected.items():
+        if name in got and not name.startswith("__"):
+            before = tally.claims
+            compare_value(got[name], actual, name, tally, interp)
+            v = mutation.live(interp, got[name])
+            if tally.claims > before and isinstance(v, (Const, TupleVal, DictVal)):
+                known[name] = actual
+    assert not tally.disagreements, tally.disagreements
+    return known
+
+
+def assert_known(body: str, *names: str) -> None:
+    known = known_values(body)
+    missing = [n for n in names if n not in known]
+    assert not missing, f"not known: {missing} (known: {sorted(known)})"
+
+
+def test_a_dataclass_config_with_defaults_fields_post_init_and_replace() -> None:
+    assert_known("""
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Config:
+    tile_m: int = 128
+    tile_n: int = 64
+    stages: int = dataclasses.field(default=2)
+    dims: tuple = dataclasses.field(default_factory=tuple)
+    epilogue: typing.ClassVar[str] = "none"
+
+    def __post_init__(self):
+        object.__setattr__(self, "unused", 0) if False else None
+
+    @property
+    def smem_tiles(self):
+        return self.stages * self.tile_m * self.tile_n
+
+cfg = Config(tile_n=256)
+smem = cfg.smem_tiles
+steps = cfg.tile_m * 2 // cfg.stages
+deeper = dataclasses.replace(cfg, stages=4).smem_tiles
+dims = cfg.dims
+epilogue = Config.epilogue
+""", "smem", "steps", "deeper", "dims", "epilogue")
+
+
+def test_post_init_derives_and_replace_derives_again() -> None:
+    assert_known("""
+@dataclasses.dataclass
+class Tiling:
+    m: int
+    k: int = 64
+    def __post_init__(self):
+        self.blocks = self.m // self.k
+
+t = Tiling(256)
+blocks = t.blocks
+again = dataclasses.replace(t, k=32).blocks
+""", "blocks", "again")
+
+
+def test_enums_compared_in_ifs() -> None:
+    assert_known("""
+class Layout(enum.Enum):
+    ROW = "row"
+    COL = "col"
+    SAME_AS_ROW = "row"  # an alias: the same member
+
+class Kind(enum.Enum):
+    A = enum.auto()
+    B = enum.auto()
+
+class Stages(enum.IntEnum):
+    ONE = 1
+    TWO = 2
+
+layout = Layout.ROW
+if layout == Layout.COL:
+    tile = 64
+elif layout is Layout.ROW:
+    tile = 128
+else:
+    tile = 0
+name = layout.name
+value = Layout("row").value
+by_name = Layout["COL"] is Layout.COL
+plain_is_not_its_value = Layout.ROW == "row"
+int_enum_is_its_value = Stages.TWO == 2
+count = len([m for m in Stages])
+alias = Layout.SAME_AS_ROW is Layout.ROW
+auto = Kind.B.value
+""", "tile", "name", "value", "by_name", "plain_is_not_its_value", "int_enum_is_its_value", "count",
+                 "alias", "auto")
+
+
+def test_named_tuples() -> None:
+    assert_known("""
+class Block(typing.NamedTuple):
+    m: int
+    n: int = 32
+
+b = Block(64)
+m, n = b
+area = b.m * b.n
+swapped = b._replace(n=16).n
+first = b[0]
+as_dict = b._asdict()
+""", "m", "n", "area", "swapped", "first", "as_dict")
+
+
+def test_inheritance_super_and_class_and_static_methods() -> None:
+    assert_known("""
+class Base:
+    scale = 2
+    def __init__(self, m):
+        self.m = m * self.scale
+    @staticmethod
+    def align(x):
+        return -(-x // 8) * 8
+    @classmethod
+    def make(cls, m):
+        return cls(m)
+    def size(self):
+        return self.m
+
+class Derived(Base):
+    scale = 3
+    def __init__(self, m, extra=1):
+        super().__init__(m)
+        self.extra = extra
+    def size(self):
+        return super().size() + self.extra
+
+d = Derived.make(4)
+size = d.size()
+aligned = d.align(13)
+m = d.m
+""", "size", "aligned", "m")
+
+
+def test_cached_property_and_typing_constructs_are_inert() -> None:
+    assert_known("""
+T = typing.TypeVar("T")
+
+class Holder(typing.Generic[T]):
+    LIMIT: typing.Final = 228 * 1024
+    def __init__(self, n: typing.Annotated[int, "rows"]):
+        self.n = n
+    @functools.cached_property
+    def doubled(self) -> typing.Literal[1, 2]:
+        return self.n * 2
+
+h = Holder(21)
+doubled = h.doubled
+limit = Holder.LIMIT
+""", "doubled", "limit")
+
+
+def test_pydantic_model_fields_with_defaults_and_checking_validators() -> None:
+    pytest.importorskip("pydantic")
+    assert_known("""
+import pydantic
+
+class Config(pydantic.BaseModel):
+    tile_m: int = 64
+    tile_n: int = pydantic.Field(128, ge=16)
+    num_stages: int = 2
+
+    @pydantic.field_validator("tile_m")
+    @classmethod
+    def _check(cls, v):
+        if v % 16:
+            raise ValueError("tile_m")
+        return v
+
+cfg = Config(num_stages=4)
+tiles = cfg.tile_m * cfg.tile_n * cfg.num_stages
+""", "tiles")
+
+
+def test_jaxtyping_annotations_are_inert() -> None:
+    pytest.importorskip("jaxtyping")
+    assert_known("""
+import jaxtyping
+
+def rows(x: jaxtyping.Float[jaxtyping.Array, "*B M K"], m: int = 64) -> int:
+    return m * 2
+
+r = rows(None)
+""", "r")
+
+
+# -- paths that end ---------------------------------------------------------------------------
+
+KERNEL_HEADER = """\
+import jax.numpy as jnp
+import pytest
+from absl.testing import absltest
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+"""
+
+
+def severities(source: str) -> list[tuple[str, Severity]]:
+    return [(d.code, d.severity) for d in diagnostics(analyze(KERNEL_HEADER + source))]
+
+
+BF16_STORE = """\
+    def body(acc_ref):
+      acc_ref[...] = acc_ref[...].astype(jnp.bfloat16)
+    pl.run_scoped(body, plgpu.ACC((64, 128)))
+"""
+
+
+def test_a_bf16_store_into_the_accumulator_is_an_error() -> None:
+    # (the finding the tests below put after a skip)
+    assert severities("class KernelTest(absltest.TestCase):\n  def test_it(self):\n" + BF16_STORE) \
+        == [("WG001", Severity.ERROR)]
+
+
+@pytest.mark.parametrize("skip", ['self.skipTest("no GPU")', 'pytest.skip("no GPU")',
+                                  'self.fail("unsupported")', "raise absltest.SkipTest('no GPU')"])
+def test_a_skip_ends_the_path(skip: str) -> None:
+    source = f"class KernelTest(absltest.TestCase):\n  def test_it(self):\n    {skip}\n" + BF16_STORE
+    assert severities(source) == []
+
+
+def test_a_skip_on_some_paths_leaves_a_finding_on_the_others() -> None:
+    source = ("class KernelTest(absltest.TestCase):\n  def test_it(self, on_tpu):\n"
+              "    if on_tpu:\n      self.skipTest('TPU only')\n" + BF16_STORE)
+    assert severities(source) == [("WG001", Severity.WARNING)]
