@@ -19,7 +19,7 @@ from wgmma_lsp.interpret.values import (
 from wgmma_lsp.interpret.dtypes import SymDType
 from wgmma_lsp.models.arrays import FLOAT32, INT32, as_array, to_dtype
 from wgmma_lsp.models.registry import CONSTANTS, METHODS, model
-from wgmma_lsp.models import interpret_mode, smem_budget, tmem_budget
+from wgmma_lsp.models import implicit_copies, interpret_mode, smem_budget, tmem_budget
 from wgmma_lsp.models.scopes_lowering import check_run_scoped_lowering
 
 _SPACES = {"plgpu.SMEM": "smem", "plgpu.GMEM": "gmem", "plgpu.TMEM": "tmem", "plgpu.REGS": "regs",
@@ -380,6 +380,7 @@ def _pallas_call_apply(call: Call) -> Value:
             for s in scratch.items:
                 smem_budget.add_allocation(root, s, what="pallas_call scratch")
         smem_budget.pallas_call_pipeline(root, refs, n_buffers, kw.get("compiler_params"), kw.get("grid"))
+        implicit_copies.check_input_copies(call.interp, refs, len(args), call.span, call.line)
 
     return _run_kernel(call, wrapped, refs, "pallas_call", smem_setup=smem_setup)
 

@@ -1,0 +1,110 @@
+"""`pl.pallas_call`'s implicit copies (JAX 0.10, Mosaic GPU, Lane semantics): the pipeline copies
+every SMEM BlockSpec block in with a TMA before the kernel body runs, and the body's whole-block
+loads and stores spread the block over the warpgroup's 128 threads.
+
+Mirrors (jax 0.10.2) jax/_src/pallas/mosaic_gpu/pallas_call_registration.py ->
+lowering.py `lower_pipelined_jaxpr_to_module` (its `emit_pipeline` copies each input block with
+`copy_gmem_to_smem`, whose Lane lowering in primitives.py raises WG070's "Only copies transferring
+a number of bytes divisible by the warpgroup size are supported" for a block of other than a
+multiple of 128 bytes, blamed on the pallas_call) and fragmented_array.py
+`FragmentedArray.load_strided` / `store_untiled` (WG085: an untransformed ref must hold a
+multiple of 128 elements, blamed on the load or store). 0.12 does not lower a Mosaic GPU
+pallas_call at all (WG093).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from wgmma_lsp.interpret import dtypes as T
+from wgmma_lsp.interpret.jax_source import pallas_call_lowers_mosaic_gpu
+from wgmma_lsp.interpret.jax_version import installed
+from wgmma_lsp.interpret.values import Const, RefVal, Value
+from wgmma_lsp.models import refs  # noqa: F401 - its GETITEM/SETITEM are wrapped below
+from wgmma_lsp.models.registry import GETITEM, SETITEM
+from wgmma_lsp.rules import strided_elements, tma_bytes_per_warpgroup
+
+WARPGROUP_SIZE = 128
+_MLIR = {"float32": "f32", "float16": "f16", "bfloat16": "bf16", "float64": "f64", "int32": "i32",
+         "int16": "i16", "int8": "i8", "int64": "i64", "uint32": "i32", "uint16": "i16", "uint8": "i8"}
+
+
+def _applies(interp: Any) -> bool:
+    v = installed()
+    return interp.lowering == "lane" and v is not None and v[:2] == (0, 10) \
+        and pallas_call_lowers_mosaic_gpu() is True
+
+
+def _block(ref: Value) -> tuple[tuple[int, ...], T.DType] | None:
+    """A pallas_call SMEM block with no transforms, of known shape and dtype."""
+    if not (isinstance(ref, RefVal) and ref.kind == "plain" and ref.space in ("smem", "default")
+            and not ref.transforms and ref.origin_desc.startswith("pallas_call ")):
+        return None
+    shape, dtype = ref.shape, T.concrete(ref.dtype)
+    if shape is None or dtype is None or not shape or not all(isinstance(d, int) for d in shape):
+        return None
+    return shape, dtype  # type: ignore[return-value]
+
+
+def check_input_copies(interp: Any, refs_: list[Value], n_inputs: int, span: Any, line: int) -> bool:
+    """The pipeline's copies of the input blocks, in order: WG070 at the pallas_call for the
+    first one whose byte count is not a multiple of 128. True when one was reported."""
+    if not _applies(interp):
+        return False
+    for ref in refs_[:n_inputs]:
+        block = _block(ref)
+        if block is None:
+            if not (isinstance(ref, RefVal) and ref.space in ("gmem", "any")):
+                return False  # a copy not known: a later one cannot be claimed
+            continue
+        shape, dtype = block
+        nbytes = math.prod(shape) * T.itemsize_bits(dtype) // 8
+        if nbytes % WARPGROUP_SIZE:
+            interp.report(tma_bytes_per_warpgroup.RULE,
+                          "Only copies transferring a number of bytes divisible by the warpgroup size are "
+                          f"supported. Got bytes={nbytes} but warpgroup size is {WARPGROUP_SIZE}",
+                          span, line, data={"implicit_copy": True, "block_shape": list(shape)})
+            return True
+    return False
+
+
+def _whole(index: Value) -> bool:
+    return isinstance(index, Const) and index.value is Ellipsis
+
+
+def _check_access(interp: Any, ref: Value, index: Value, node: Any) -> None:
+    if node is None or not _whole(index) or not _applies(interp):
+        return
+    block = _block(ref)
+    if block is None:
+        return
+    shape, dtype = block
+    n = math.prod(shape)
+    mlir = _MLIR.get(dtype.name)
+    if n % WARPGROUP_SIZE == 0 or mlir is None:
+        return
+    strides = [math.prod(shape[i + 1:]) for i in range(len(shape))]
+    ref_ty = (f"memref<{'x'.join(map(str, shape))}x{mlir}, strided<[{', '.join(map(str, strides))}], offset: ?>, "
+              "#gpu.address_space<workgroup>>")
+    interp.report(strided_elements.RULE,
+                  f"{ref_ty} must have a number of elements that is a multiple of {WARPGROUP_SIZE} (got {n})",
+                  interp.span(node), node.lineno - 1)
+
+
+def _wrap() -> None:
+    get, put = GETITEM["ref"], SETITEM["ref"]
+
+    def getitem(interp, ref, index, node):
+        out = get(interp, ref, index, node)
+        _check_access(interp, ref, index, node)
+        return out
+
+    def setitem(interp, ref, index, value, target, value_node, aug):
+        put(interp, ref, index, value, target, value_node, aug)
+        _check_access(interp, ref, index, target)
+
+    GETITEM["ref"], SETITEM["ref"] = getitem, setitem
+
+
+_wrap()
