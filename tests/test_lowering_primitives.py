@@ -68,7 +68,8 @@ CASES = [
     ("jnp.concatenate([x, y])", (256, 128)), ("jnp.concatenate([x])", (128, 128)),
     ("jnp.concatenate((x, y), axis=1)", (128, 256)), ("lax.concatenate([x, y], 0)", (256, 128)),
     ("jnp.stack([x, y])", (2, 128, 128)), ("jnp.stack([x])", (1, 128, 128)), ("jnp.stack((v, v), axis=1)", (128, 2)),
-    ("jnp.transpose(v)", (128,)), ("x + y", (128, 128)),
+    ("jnp.transpose(v)", (128,)), ("x + y", (128, 128)), ("x.T", (128, 128)), ("v.T + x", (128, 128)),
+    ("(x + 1).T @ y", (128, 128)),
 ]
 WATCHED = {"dot_general", "transpose", "stack", "concatenate"}
 

@@ -40,7 +40,7 @@ from wgmma_lsp.interpret.values import (
 from wgmma_lsp.models import containers, jax_api
 from wgmma_lsp.models.arrays import array_binop, array_compare
 from wgmma_lsp.models.python import BUILTINS
-from wgmma_lsp.models.registry import ATTRIBUTES, CONSTANTS, GETITEM, SETITEM
+from wgmma_lsp.models.registry import ATTRIBUTE_SITES, ATTRIBUTES, CONSTANTS, GETITEM, SETITEM
 
 _CMPOPS: dict[type, Callable[[Any, Any], Any]] = {
     ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
@@ -142,6 +142,9 @@ class ExpressionsMixin:
         kind = _value_kind(obj)
         getter = ATTRIBUTES.get(f"{kind}.{attr}")
         if getter is not None:
+            site = ATTRIBUTE_SITES.get(f"{kind}.{attr}")
+            if site is not None and node is not None:
+                site(self, obj, node)
             return getter(obj)
         if f"{kind}.{attr}" in self.methods:
             return BoundMethod(obj, attr)

@@ -11,7 +11,7 @@ their jaxprs by tests/test_lowering_primitives.py), claimed only on those versio
 arrays of known rank (refs and Python values are converted first and not claimed):
 
 - `jnp.dot`, `jnp.matmul`, `lax.dot`, `a @ b` (both at least 1-D) -> `dot_general`;
-- `jnp.transpose`, `lax.transpose`, `x.transpose(...)`, `jnp.swapaxes` with a permutation that
+- `x.T` (2 or more dimensions), `jnp.transpose`, `lax.transpose`, `x.transpose(...)`, `jnp.swapaxes` with a permutation that
   is not the identity (an identity permutation binds nothing) -> `transpose`;
 - `jnp.concatenate` / `lax.concatenate` of two or more arrays (one binds nothing) -> `concatenate`;
 - `jnp.stack` of arrays -> `stack`.
@@ -31,7 +31,7 @@ from wgmma_lsp.interpret.jax_lowering_rules import registered
 from wgmma_lsp.interpret.jax_version import installed
 from wgmma_lsp.interpret.values import ArrayVal, Const, TupleVal, Value
 from wgmma_lsp.models import arrays, pipelines  # noqa: F401 - their models are wrapped below
-from wgmma_lsp.models.registry import METHODS, MODELS
+from wgmma_lsp.models.registry import ATTRIBUTE_SITES, METHODS, MODELS
 from wgmma_lsp.rules import lowering_unimplemented_primitive as wg084
 
 #: The JAX versions whose jnp/lax -> primitive mapping the tests verified.
@@ -157,6 +157,17 @@ def matmul_operator(interp: Any, left: Value, right: Value, node: ast.AST, resul
         span = interp.span(node)
         bound(interp, "dot_general", span, span.line)
     return result
+
+
+def _array_T(interp: Any, obj: Value, node: ast.AST) -> None:
+    """`x.T`: `jnp.transpose(x)`, a transpose for 2 or more dimensions."""
+    n = _ndim(obj)
+    if n is not None and n >= 2:
+        span = interp.span(node)
+        bound(interp, "transpose", span, span.line)
+
+
+ATTRIBUTE_SITES["array.T"] = _array_T
 
 
 def _wrap_warp_level(name: str) -> None:
