@@ -38,7 +38,7 @@ def _diagnostics(analysis: Analysis, settings: Settings) -> list[Diagnostic]:
         if not settings.rule_enabled(rule.code, rule.name) or f.key in seen:
             continue
         seen.add(f.key)
-        default = Severity.ERROR if f.certain and rule.stage != "deprecation" else Severity.WARNING
+        default = Severity.ERROR if f.certain and rule.stage not in ("deprecation", "hazard") else Severity.WARNING
         message = f.message + f.context_note
         if f.condition:
             message = f"{message} (differs unless {f.condition})"

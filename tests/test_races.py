@@ -1,0 +1,134 @@
+"""The static race warnings (WG2xx) against JAX's own dynamic race detector.
+
+Each hazard has fixtures in pairs under tests/fixtures/races: `racy/NAME.py` has a data race and a
+`# R: WG2xx` comment on the line the analyzer must warn at; `fixed/NAME.py` is the same kernel
+without the race. Ground truth is JAX's GPU interpret mode with `detect_races=True`, run on the
+CPU in a fresh process (tests/race_oracle.py):
+
+- the racy kernel races under the detector, and the warning sits on one of the two lines of a
+  race JAX reports, its related location on the other;
+- the fixed twin runs race-free under the detector and gets no WG2xx warning;
+- the warning's quick fix, applied, gives a kernel the detector finds race-free (and whose
+  output still equals the fixture's `expected()`, where it has one), with no WG2xx left.
+
+A fixture's `# race-detector: >=0.12` line says that only jax 0.12's detector models its hazard
+(0.10.2 copies SMEM to GMEM synchronously and treats commit_smem / wait_smem_to_gmem as no-ops):
+on 0.10 the analyzer still warns (a race is a race on the GPU), and the detector's part is skipped.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from wgmma_lsp.analysis import analyze
+from wgmma_lsp.apply_fixes import apply_edits
+from wgmma_lsp.ide.diagnostics import diagnostics
+from wgmma_lsp.interpret.jax_version import installed
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from race_oracle import Detected, detect_many, detector_models, expected_warnings  # noqa: E402
+
+RACES = Path(__file__).parent / "fixtures" / "races"
+NAMES = sorted(p.stem for p in (RACES / "racy").glob("*.py"))
+
+
+def _modelled(source: str) -> bool:
+    need = detector_models(source)
+    version = installed()
+    return need == "all" or (need == ">=0.12" and version is not None and version[:2] >= (0, 12))
+
+
+def _skip_reason(source: str) -> str:
+    return (f"jax {'.'.join(map(str, installed() or ()))}'s race detector does not model this hazard "
+            f"(the fixture needs {detector_models(source)}: asynchronous SMEM->GMEM copies, commit_smem)")
+
+
+def _hazards(source: str, path: Path):
+    return [d for d in diagnostics(analyze(source, str(path))) if d.code.startswith("WG2")]
+
+
+def _fixed_by_quick_fix(name: str) -> str | None:
+    """The racy fixture with the first quick fix of its warnings applied (None: none offered)."""
+    path = RACES / "racy" / f"{name}.py"
+    source = path.read_text()
+    fixes = [f for d in _hazards(source, path) for f in d.fixes]
+    return apply_edits(source, list(fixes[0].edits)) if fixes else None
+
+
+@pytest.fixture(scope="module")
+def verdicts(tmp_path_factory) -> dict[Path, Detected]:
+    """The detector's verdict on every fixture it models, and on every quick-fixed racy one, from
+    one process (the kernels run one after the other)."""
+    paths = []
+    fixed_dir = tmp_path_factory.mktemp("quick_fixed")
+    for name in NAMES:
+        for kind in ("racy", "fixed"):
+            path = RACES / kind / f"{name}.py"
+            if _modelled(path.read_text()):
+                paths.append(path)
+        quick = _fixed_by_quick_fix(name)
+        if quick is not None and _modelled(quick):
+            (fixed_dir / f"{name}.py").write_text(quick)
+            paths.append(fixed_dir / f"{name}.py")
+    out = detect_many(paths)
+    out[Path("quick_fixed")] = Detected([], None, str(fixed_dir), None)
+    return out
+
+
+def test_there_are_enough_pairs() -> None:
+    assert len(NAMES) >= 25
+    assert all((RACES / "fixed" / f"{n}.py").exists() for n in NAMES)
+    codes = {code for n in NAMES for _, code in expected_warnings((RACES / "racy" / f"{n}.py").read_text())}
+    assert codes == {"WG200", "WG201", "WG202"}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_racy_fixture(name: str, verdicts) -> None:
+    path = RACES / "racy" / f"{name}.py"
+    source = path.read_text()
+    want = expected_warnings(source)
+    assert want, "a racy fixture says where the warning goes (# R: WG2xx)"
+    found = _hazards(source, path)
+    assert {(d.span.line + 1, d.code) for d in found} == want
+    assert all(d.severity.name == "WARNING" for d in found)
+    if not _modelled(source):
+        pytest.skip(_skip_reason(source))
+    verdict = verdicts[path]
+    assert verdict.error is None, verdict.error
+    assert verdict.found and verdict.races, verdict
+    for d in found:
+        assert d.related, d
+        here, there = d.span.line + 1, d.related[0].span.line + 1
+        assert any(here in race and there in race for race in verdict.races), (here, there, verdict.races)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_fixed_twin(name: str, verdicts) -> None:
+    path = RACES / "fixed" / f"{name}.py"
+    source = path.read_text()
+    assert _hazards(source, path) == []
+    if not _modelled(source):
+        pytest.skip(_skip_reason(source))
+    verdict = verdicts[path]
+    assert verdict.error is None, verdict.error
+    assert verdict.found is False and verdict.races == [], verdict.races
+    assert verdict.matches is not False
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_quick_fix_removes_the_race(name: str, verdicts) -> None:
+    source = (RACES / "racy" / f"{name}.py").read_text()
+    fixed = _fixed_by_quick_fix(name)
+    if fixed is None:
+        pytest.skip("no quick fix offered here (the later wait is in another function or before the access)")
+    out = Path(verdicts[Path("quick_fixed")].error or "") / f"{name}.py"
+    assert _hazards(fixed, out) == []
+    if not _modelled(source):
+        pytest.skip(_skip_reason(source))
+    verdict = verdicts[out]
+    assert verdict.error is None, verdict.error
+    assert verdict.found is False and verdict.races == [], (fixed, verdict.races)
+    assert verdict.matches is not False

@@ -1,0 +1,132 @@
+"""Happens-before over a kernel's log: which accesses race in every execution the log shows.
+
+The order is the one JAX's GPU interpret mode gives (jax/_src/pallas/mosaic_gpu/interpret/:
+`gpu_callbacks.py`, `shared_memory.py`), computed with sets instead of vector clocks:
+
+- A TMA load (`copy_gmem_to_smem`) writes its SMEM destination asynchronously; it is complete
+  for a thread once the thread waits on the barrier it arrives on. The arrival carries what its
+  issuer knew when it issued it (JAX: the copy's clock is the thread's), so knowledge passes on
+  through chains of copies, waits and `barrier_arrive`s. A barrier's clock in JAX is the join of
+  every arrival so far; here a wait takes what every arrival before it on that barrier (slot)
+  carries — in a kernel of several threads, also the arrivals later in the log (another thread
+  may arrive first), iterated to a fixpoint: more ordering than any execution has, never less.
+- A TMA store (`copy_smem_to_gmem`) reads its SMEM source asynchronously until a
+  `wait_smem_to_gmem(n)` leaves at most `n` newer stores in flight (jax 0.12: `shared_memory.py:
+  wait_smem_to_gmem`; each copy is its own bulk group).
+- The thread's writes to SMEM become visible to the TMA engine (the async proxy) only at the
+  next `commit_smem()` (jax 0.12: `GpuClockBundle.commit_smem`).
+
+An access races when it conflicts with a certain operation it is not ordered with, both are
+certain, and their boxes are known to overlap. Waits, arrivals and commits count wherever they
+may happen; an unknown barrier or count orders everything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from wgmma_lsp.hazards.log import Event
+from wgmma_lsp.hazards.regions import may_overlap, overlap
+
+_MAX_PASSES = 4
+
+
+@dataclass(frozen=True)
+class Hazard:
+    code: str  # "WG200" read before the TMA load is waited; "WG201" write during a TMA store;
+    # "WG202" TMA store of uncommitted writes
+    access: int  # index of the racing access in the log
+    other: int  # index of the operation it races with
+    newer: int = 0  # WG201: certain stores issued after `other` (the count a fix may leave)
+    waits: tuple[int, ...] = ()  # WG200: waits on other barriers (or slots) before the access
+
+
+def _conflict(a: Event, b: Event) -> bool:
+    return a.certain and b.certain and a.same_buffer(b) and overlap(a.box, b.box)
+
+
+def _slots_match(a: Event, b: Event) -> bool:
+    return a.barrier is b.barrier and may_overlap(a.slot, b.slot)
+
+
+class _Pass:
+    def __init__(self, events: list[Event], before: dict[int, list[tuple[int, frozenset[int]]]]):
+        self.events = events
+        self.before = before  # barrier-arrival knowledge from the previous pass
+        self.arrivals: dict[int, list[tuple[int, frozenset[int]]]] = {}
+        self.hazards: list[Hazard] = []
+
+    def run(self) -> None:
+        known: set[int] = set()
+        loads: list[int] = []
+        stores: list[int] = []  # in flight, oldest first
+        uncommitted: list[int] = []  # thread writes since the last commit_smem
+        all_loads = [i for i, e in enumerate(self.events) if e.kind == "load"]
+        for i, ev in enumerate(self.events):
+            k = ev.kind
+            if k in ("read", "write", "store"):
+                self._before_wait(i, ev, loads, known)
+            if k in ("write", "load"):
+                self._during_store(i, ev, stores)
+            if k == "load":
+                loads.append(i)
+                self._arrive(i, ev, frozenset(known | {i}))
+            elif k == "arrive":
+                self._arrive(i, ev, frozenset(known))
+            elif k == "wait":
+                if ev.barrier is None:
+                    known.update(all_loads)
+                else:
+                    for key, got in self.arrivals.get(id(ev.barrier), []) + self.before.get(id(ev.barrier), []):
+                        if self.events[key].barrier is ev.barrier and may_overlap(self.events[key].slot, ev.slot):
+                            known.update(got)
+            elif k == "write":
+                uncommitted.append(i)
+            elif k == "commit":
+                uncommitted.clear()
+            elif k == "store":
+                for w in uncommitted:
+                    if _conflict(ev, self.events[w]):
+                        self.hazards.append(Hazard("WG202", i, w))
+                        break
+                stores.append(i)
+            elif k == "wait_store":
+                n = ev.n if ev.n is not None and ev.n >= 0 else 0
+                del stores[:max(0, len(stores) - n)]
+
+    def _arrive(self, i: int, ev: Event, knowledge: frozenset[int]) -> None:
+        if ev.barrier is not None:
+            self.arrivals.setdefault(id(ev.barrier), []).append((i, knowledge))
+
+    def _before_wait(self, i: int, ev: Event, loads: list[int], known: set[int]) -> None:
+        for j in loads:
+            if j not in known and _conflict(ev, self.events[j]):
+                load = self.events[j]
+                waits = tuple(w for w in range(j + 1, i) if self.events[w].kind == "wait"
+                              and self.events[w].certain and not _slots_match(self.events[w], load))
+                self.hazards.append(Hazard("WG200", i, j, waits=waits))
+                return
+
+    def _during_store(self, i: int, ev: Event, stores: list[int]) -> None:
+        for pos, s in enumerate(stores):
+            if _conflict(ev, self.events[s]):
+                newer = sum(1 for t in stores[pos + 1:] if self.events[t].certain)
+                self.hazards.append(Hazard("WG201", i, s, newer=newer))
+                return
+
+
+def analyse(events: list[Event], single_thread: bool = False) -> list[Hazard]:
+    """The hazards of one kernel's log (none when the passes do not settle). With one thread, a
+    wait sees the arrivals before it only: one pass."""
+    before: dict[int, list[tuple[int, frozenset[int]]]] = {}
+    if single_thread:
+        p = _Pass(events, before)
+        p.run()
+        return p.hazards
+    for _ in range(_MAX_PASSES):
+        p = _Pass(events, before)
+        p.run()
+        if p.arrivals == before:
+            return p.hazards
+        before = p.arrivals
+    return []

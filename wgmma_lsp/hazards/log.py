@@ -1,0 +1,166 @@
+"""The record of a kernel's shared-memory operations, as the interpreter runs its body.
+
+`kernel_enter` opens a log for the kernel `_run_kernel` is about to interpret; the models append
+events to the innermost open log (`record`); `finished` hands it over for analysis
+(`report.py`); `kernel_pop` closes it. An event knows whether it happens in every execution the
+analysis sees (`certain`): not on a path the interpreter is unsure of, not inside a traced branch
+or a loop that may not run (`maybe`), not in a pass that only computes joined state.
+"""
+
+from __future__ import annotations
+
+import ast
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from wgmma_lsp.hazards.regions import Box, box_of
+from wgmma_lsp.interpret.values import RefVal, Value
+from wgmma_lsp.spans import Span
+
+
+@dataclass
+class Event:
+    """One operation. `kind`: "load" (copy_gmem_to_smem: an async-proxy write of `buffer`
+    arriving on `barrier`), "store" (copy_smem_to_gmem: an async-proxy read of `buffer`), "read"
+    / "write" (the thread's loads and stores through an SMEM ref), "wait" / "arrive" (on
+    `barrier`), "commit" (commit_smem), "wait_store" (wait_smem_to_gmem(n))."""
+
+    kind: str
+    certain: bool
+    span: Span | None
+    line: int  # 0-based line JAX's source info names for it
+    buffer: RefVal | None = None  # the allocation (root ref) of an SMEM access
+    box: Box | None = None
+    barrier: RefVal | None = None  # the barrier allocation (root ref)
+    slot: Box | None = None  # which barriers of a barrier array (None: unknown)
+    n: int | None = None  # wait_smem_to_gmem's n (None: unknown)
+    func: int | None = None  # id() of the enclosing `def` node (fixes edit one function)
+    data: dict[str, Any] = field(default_factory=dict)  # what fixes need (spans, spellings)
+
+    def same_buffer(self, other: "Event") -> bool:
+        return self.buffer is not None and self.buffer is other.buffer
+
+
+@dataclass
+class KernelLog:
+    events: list[Event] = field(default_factory=list)
+    maybe_depth: int = 0  # inside traced branches / loops that may not run
+    opaque: str = ""  # why the log cannot be trusted (a pipeline, a ref passed to an unknown call)
+    memo_saved: bool = False
+    # One thread runs the body (no `num_threads`, no warp_map): program order is its time, and a
+    # wait sees only the arrivals before it. Otherwise another thread may arrive first.
+    single_thread: bool = False
+
+
+_MAX_EVENTS = 20_000  # a kernel body with more operations than this is not analysed
+
+#: Off: no kernel log is opened (benchmarks/bench_hazards.py measures what the analysis adds).
+ENABLED = True
+
+
+def _stack(interp) -> list[KernelLog]:
+    stack = getattr(interp, "_hazard_logs", None)
+    if stack is None:
+        stack = interp._hazard_logs = []
+    return stack
+
+
+def current(interp) -> KernelLog | None:
+    stack = getattr(interp, "_hazard_logs", None)
+    return stack[-1] if stack else None
+
+
+def kernel_enter(interp, single_thread: bool = False) -> None:
+    """A kernel body is about to run. Calls inside it are not memoised while it runs: a call
+    replayed from the memo would leave its operations out of the log (a barrier_wait in a helper
+    called twice), and a log with a hole could prove a race that is not there."""
+    if not ENABLED:
+        return
+    log = KernelLog(memo_saved=interp.memo_enabled, single_thread=single_thread)
+    interp.memo_enabled = False
+    _stack(interp).append(log)
+
+
+def kernel_pop(interp) -> None:
+    stack = _stack(interp)
+    if stack and ENABLED:
+        log = stack.pop()
+        interp.memo_enabled = log.memo_saved
+
+
+def finished(interp) -> KernelLog | None:
+    """The body ran: its log, if it is one to analyse (complete, not too long, in a pass that
+    reports)."""
+    log = current(interp)
+    if log is None or log.opaque or not log.events or len(log.events) > _MAX_EVENTS \
+            or interp.hover_only or interp.silent:
+        return None
+    return log
+
+
+def certain_here(interp) -> bool:
+    log = current(interp)
+    return bool(interp.certain and not interp.silent and (log is None or log.maybe_depth == 0)
+                and not any(f.maybe_returned for f in interp.stack)
+                and not any(lp.maybe_stopped for lp in interp.loops if lp is not None))
+
+
+def _enclosing_def(interp) -> int | None:
+    for f in reversed(interp.stack):
+        if f.func is not None:
+            return id(f.func.node)
+    return None
+
+
+def record(interp, kind: str, span: Span | None, line: int, ref: Value | None = None,
+           index: Value | None = None, barrier: Value | None = None, n: int | None = None,
+           **data: Any) -> None:
+    """Append one operation to the open kernel log (nothing when no kernel is being run)."""
+    log = current(interp)
+    if log is None or log.opaque:
+        return
+    if len(log.events) > _MAX_EVENTS:
+        return
+    ev = Event(kind, certain_here(interp), span, line, n=n, func=_enclosing_def(interp), data=data)
+    if isinstance(ref, RefVal):
+        ev.buffer = ref.root()
+        ev.box = box_of(ref, index)
+    elif ref is not None:
+        ev.certain = False  # not a ref we know: it proves nothing (a sync still counts)
+    if isinstance(barrier, RefVal):
+        ev.barrier = barrier.root()
+        ev.slot = box_of(barrier)
+    elif barrier is not None and kind in ("wait", "arrive"):
+        ev.barrier = None  # an unknown barrier: a wait on it may order anything
+    log.events.append(ev)
+
+
+def make_opaque(interp, why: str) -> None:
+    """Something ran that the log does not see into (a pipeline's own copies and barriers):
+    the kernel's hazards are not analysed."""
+    log = current(interp)
+    if log is not None and not log.opaque:
+        log.opaque = why
+
+
+@contextmanager
+def maybe(interp, flag: bool = True) -> Iterator[None]:
+    """A region JAX traces but that may not run at run time (a `pl.when` on a traced condition,
+    a branch of `lax.cond`, the body of a loop whose trip count may be 0)."""
+    log = current(interp) if flag else None
+    if log is not None:
+        log.maybe_depth += 1
+    try:
+        yield
+    finally:
+        if log is not None:
+            log.maybe_depth -= 1
+
+
+def call_func_prefix(node: ast.AST | None) -> str | None:
+    """`plgpu.` for a call spelled `plgpu.copy_gmem_to_smem(...)`: how the fix spells its own
+    call; None when the function is called by a bare name."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return ast.unparse(node.func.value) + "."
+    return None

@@ -1,0 +1,84 @@
+"""The hazards of a kernel's log, reported as findings of the WG2xx rules (warnings: a race is
+a run-time fact of some executions, not an error JAX raises)."""
+
+from __future__ import annotations
+
+from wgmma_lsp.hazards.analysis import Hazard, analyse
+from wgmma_lsp.hazards.log import Event, KernelLog
+from wgmma_lsp.hazards.regions import may_overlap
+from wgmma_lsp.rules import smem_read_before_tma_wait, smem_write_during_tma_store, tma_store_uncommitted
+from wgmma_lsp.rules.base import Related
+
+_ACCESS = {"read": "Reading", "write": "Writing", "store": "Copying out (copy_smem_to_gmem)",
+           "load": "Overwriting (copy_gmem_to_smem)"}
+
+
+def _text(ev: Event, key: str, fallback: str) -> str:
+    return ev.data.get(key) or fallback
+
+
+def report_hazards(interp, log: KernelLog) -> None:
+    # A race is not an exception: no `try` around the kernel catches it, and reporting one must
+    # not mark a `try` as having raised (interpret/interp_try.py).
+    saved, interp.handlers = interp.handlers, []
+    try:
+        _report(interp, log.events, log.single_thread)
+    finally:
+        interp.handlers = saved
+
+
+def _report(interp, events: list[Event], single_thread: bool) -> None:
+    seen: set[tuple] = set()
+    for h in analyse(events, single_thread):
+        access, other = events[h.access], events[h.other]
+        if (h.code, access.line, h.other) in seen:  # `smem[...] += 1`: its read and write race alike
+            continue
+        seen.add((h.code, access.line, h.other))
+        if access.span is None or other.span is None or access.buffer is None:
+            continue
+        aval = access.buffer.aval()
+        if h.code == "WG200":
+            _wg200(interp, h, access, other, aval, events)
+        elif h.code == "WG201":
+            _wg201(interp, h, access, other, aval, events)
+        elif h.code == "WG202":
+            rule = tma_store_uncommitted.RULE
+            message = rule.template.format(aval=aval, write_line=other.line + 1)
+            interp.report(rule, message, access.span, access.line,
+                          related=[Related(other.span, "the write the TMA engine may not see")],
+                          data={"prefix": access.data.get("prefix")})
+
+
+def _wg200(interp, h: Hazard, access: Event, load: Event, aval: str, events: list[Event]) -> None:
+    rule = smem_read_before_tma_wait.RULE
+    barrier = _text(load, "barrier_text", "its barrier")
+    detail = ""
+    if h.waits:
+        w = events[h.waits[-1]]
+        detail = f" (the barrier_wait at line {w.line + 1} waits on {_text(w, 'barrier_text', 'another barrier')})"
+    message = rule.template.format(access=_ACCESS[access.kind], aval=aval, copy_line=load.line + 1,
+                                   barrier=barrier, detail=detail)
+    related = [Related(load.span, f"the copy_gmem_to_smem writing it, arriving on {barrier}")]
+    if h.waits:
+        related.append(Related(events[h.waits[-1]].span, "a wait on another barrier"))
+    # A wait on the copy's barrier (slot) that comes later: the fix moves it up.
+    later = next((e for e in events[h.access + 1:] if e.kind == "wait"
+                  and (e.barrier is None or e.barrier is load.barrier and may_overlap(e.slot, load.slot))), None)
+    data = {"barrier_span": load.data.get("barrier_span"), "prefix": load.data.get("prefix"),
+            "same_function": load.func == access.func}
+    if later is not None:
+        data["later_wait_line"] = later.line
+        data["later_wait_same_function"] = later.func == access.func and later.line > access.line
+    interp.report(rule, message, access.span, access.line, related=related, data=data)
+
+
+def _wg201(interp, h: Hazard, access: Event, store: Event, aval: str, events: list[Event]) -> None:
+    rule = smem_write_during_tma_store.RULE
+    waits = [e for e in events[h.other + 1:h.access] if e.kind == "wait_store" and e.n is not None]
+    detail = f" (the wait_smem_to_gmem({waits[-1].n}) at line {waits[-1].line + 1} leaves it in flight)" \
+        if waits else ""
+    message = rule.template.format(access=_ACCESS[access.kind], aval=aval, store_line=store.line + 1,
+                                   newer=h.newer, detail=detail)
+    interp.report(rule, message, access.span, access.line,
+                  related=[Related(store.span, "the copy_smem_to_gmem still reading it")],
+                  data={"prefix": store.data.get("prefix"), "newer": h.newer})

@@ -1,0 +1,264 @@
+"""What each JAX operation adds to a kernel's hazard log (wgmma_lsp/hazards/).
+
+The models that decide JAX's errors stay as they are: this module imports them first, then wraps
+them so that each also appends its operation to the log of the kernel
+being interpreted:
+
+- `plgpu.kernel(...)(...)` and `pl.pallas_call(...)(...)` open the log around the body and, when
+  it has run, report the hazards (`hazards.log.kernel_enter/finished/pop`, `hazards.report`);
+- `copy_gmem_to_smem` / `copy_smem_to_gmem` / `barrier_wait` / `barrier_arrive` /
+  `commit_smem` / `wait_smem_to_gmem`, and loads and stores through SMEM refs (`ref[...]`,
+  `ref[...] = v`, `pl.load`, `plgpu.load`), mirror jax/_src/pallas/mosaic_gpu/interpret/
+  gpu_callbacks.py (the functions of the same names, and `_get` / `_swap`);
+- the control flow JAX traces once but runs any number of times (a `pl.when` on a traced
+  condition, `lax.cond`/`switch`/`while_loop`/`scan`, a `fori_loop` or `pl.loop` not known to run)
+  marks its events as possible only (`hazards.log.maybe`);
+- what the log cannot see into — `emit_pipeline` (its own copies and barriers), the tcgen05
+  operations that arrive on barriers — makes the kernel's log opaque: no hazard is reported.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Callable
+
+from wgmma_lsp.hazards import log as H
+from wgmma_lsp.hazards.report import report_hazards
+from wgmma_lsp.interpret.call import Call
+from wgmma_lsp.interpret.values import Const, RefVal, Value, Wrapped, as_int
+from wgmma_lsp.models import arrays, blackwell, pallas, pipelines, refs, tma  # noqa: F401  (first: wrapped here)
+from wgmma_lsp.models.registry import GETITEM, MODELS, SETITEM, model
+
+
+def _smem(ref: Value) -> bool:
+    return isinstance(ref, RefVal) and ref.kind == "plain" and ref.root().space == "smem"
+
+
+def _unparsed(node: ast.AST | None) -> str | None:
+    return ast.unparse(node) if node is not None else None
+
+
+def _wrap(name: str, before: Callable[[Call], None] | None = None,
+          after: Callable[[Call], None] | None = None) -> None:
+    inner = MODELS[name]
+
+    def fn(call: Call) -> Value:
+        if before is not None:
+            before(call)
+        result = inner(call)
+        if after is not None:
+            after(call)
+        return result
+
+    fn.__doc__ = inner.__doc__
+    MODELS[name] = fn
+
+
+# -- the kernel -----------------------------------------------------------------------------
+def _single_thread(call: Call) -> bool:
+    """`pl.pallas_call`: one warpgroup; `plgpu.kernel`: unless `num_threads` may be over 1."""
+    wrapped = call.wrapped
+    if not isinstance(wrapped, Wrapped):
+        return False
+    if wrapped.api == "pl.pallas_call":
+        return True
+    n = wrapped.kwargs.get("num_threads", Const(None))
+    return "?" not in wrapped.kwargs and isinstance(n, Const) and n.value in (None, 1)
+
+
+def _kernel_launch(name: str) -> None:
+    inner = MODELS[name]
+
+    def fn(call: Call) -> Value:
+        H.kernel_enter(call.interp, _single_thread(call))
+        try:
+            result = inner(call)
+            log = H.finished(call.interp)
+            if log is not None:
+                report_hazards(call.interp, log)
+        finally:
+            H.kernel_pop(call.interp)
+        return result
+
+    fn.__doc__ = inner.__doc__
+    MODELS[name] = fn
+
+
+_kernel_launch("plgpu.kernel()")
+_kernel_launch("pl.pallas_call()")
+
+
+# -- TMA copies and barriers ----------------------------------------------------------------
+def _copy_in(call: Call) -> None:
+    """`copy_gmem_to_smem(src, dst, barrier, ...)`: an async write of dst arriving on barrier."""
+    dst, barrier = call.get(1, "dst"), call.get(2, "barrier")
+    if not _smem(dst):
+        return
+    collective = call.kwargs.get("collective_axes")
+    H.record(call.interp, "load", call.span, call.line, ref=dst, barrier=barrier,
+             barrier_span=call.span_of(2, "barrier"), barrier_text=_unparsed(call.node_of(2, "barrier")),
+             prefix=H.call_func_prefix(call.node))
+    if collective is not None and not (isinstance(collective, Const) and collective.value is None):
+        log = H.current(call.interp)
+        if log is not None and log.events:
+            log.events[-1].certain = False  # a multicast: other blocks' barriers take part
+
+
+def _copy_out(call: Call) -> None:
+    """`copy_smem_to_gmem(src, dst, predicate=None, *, commit_group=True)`: an async read of
+    src. A copy that does not close its bulk group, or may not run, is not one JAX's
+    interpreter counts the same way: its events are possible only."""
+    src = call.get(0, "src")
+    if not _smem(src):
+        return
+    predicate = call.get(2, "predicate", Const(None))
+    commit = call.kwargs.get("commit_group", Const(True))
+    H.record(call.interp, "store", call.span, call.line, ref=src, prefix=H.call_func_prefix(call.node))
+    if not (isinstance(predicate, Const) and predicate.value is None) \
+            or not (isinstance(commit, Const) and commit.value is True):
+        log = H.current(call.interp)
+        if log is not None and log.events:
+            log.events[-1].certain = False  # still a copy in flight for the counts of waits
+
+
+def _barrier_op(kind: str) -> Callable[[Call], None]:
+    def fn(call: Call) -> None:
+        H.record(call.interp, kind, call.span, call.line, barrier=call.get(0, "barrier"),
+                 barrier_text=_unparsed(call.node_of(0, "barrier")))
+    return fn
+
+
+_wrap("plgpu.copy_gmem_to_smem", after=_copy_in)
+_wrap("plgpu.copy_smem_to_gmem", after=_copy_out)
+_wrap("plgpu.barrier_wait", after=_barrier_op("wait"))
+_wrap("plgpu.barrier_arrive", after=_barrier_op("arrive"))
+
+
+@model("plgpu.commit_smem")
+def _commit_smem(call: Call) -> Value:
+    """`commit_smem()`: the thread's SMEM writes become visible to the async proxy (TMA)."""
+    H.record(call.interp, "commit", call.span, call.line)
+    return Const(None)
+
+
+@model("plgpu.wait_smem_to_gmem")
+def _wait_smem_to_gmem(call: Call) -> Value:
+    """`wait_smem_to_gmem(n, wait_read_only=False)`: at most the `n` newest SMEM->GMEM copies of
+    the thread stay in flight."""
+    n = as_int(call.get(0, "n", Const(None)))
+    H.record(call.interp, "wait_store", call.span, call.line, n=n if n is not None and n >= 0 else None)
+    return Const(None)
+
+
+# -- loads and stores through SMEM refs ---------------------------------------------------------
+_getitem = GETITEM["ref"]
+_setitem = SETITEM["ref"]
+
+
+def _ref_getitem(interp, ref, index, node):
+    result = _getitem(interp, ref, index, node)
+    if node is not None and _smem(ref):
+        H.record(interp, "read", interp.span(node), node.lineno - 1, ref=ref, index=index)
+    return result
+
+
+def _ref_setitem(interp, ref, index, value, target, value_node, aug) -> None:
+    _setitem(interp, ref, index, value, target, value_node, aug)
+    if target is not None and _smem(ref):
+        if aug:
+            H.record(interp, "read", interp.span(target), target.lineno - 1, ref=ref, index=index)
+        H.record(interp, "write", interp.span(target), target.lineno - 1, ref=ref, index=index)
+
+
+GETITEM["ref"] = _ref_getitem
+SETITEM["ref"] = _ref_setitem
+
+
+def _load(idx_position: int | None) -> Callable[[Call], None]:
+    def fn(call: Call) -> None:
+        ref = call.get(0)
+        if not _smem(ref):
+            return
+        index = call.get(idx_position, "idx") if idx_position is not None and call.has(idx_position, "idx") else None
+        H.record(call.interp, "read", call.span, call.line, ref=ref, index=index)
+    return fn
+
+
+_wrap("pl.load", after=_load(1))
+_wrap("plgpu.load", after=_load(1))
+
+
+# -- control flow that may not run ------------------------------------------------------------
+def _maybe(name: str, decide: Callable[[Call], bool]) -> None:
+    inner = MODELS[name]
+
+    def fn(call: Call) -> Value:
+        with H.maybe(call.interp, decide(call)):
+            return inner(call)
+
+    fn.__doc__ = inner.__doc__
+    MODELS[name] = fn
+
+
+def _traced_condition(call: Call) -> bool:
+    wrapped = call.wrapped
+    cond = wrapped.kwargs.get("condition") if isinstance(wrapped, Wrapped) else None
+    return not (isinstance(cond, Const) and isinstance(cond.value, bool))
+
+
+def _runs(lower: Value | None, upper: Value | None) -> bool:
+    lo, hi = as_int(lower) if lower is not None else None, as_int(upper) if upper is not None else None
+    return lo is not None and hi is not None and lo < hi
+
+
+def _always(call: Call) -> bool:
+    return True
+
+
+def _threads(call: Call) -> bool:
+    """`pl.core_map` / `plgpu.warp_map`: more threads run the body."""
+    log = H.current(call.interp)
+    if log is not None:
+        log.single_thread = False
+    return True
+
+
+_maybe("pl.when()", _traced_condition)
+for _name in ("lax.cond", "lax.switch", "lax.while_loop", "lax.scan", "plgpu.nd_loop()",
+              "plgpu.dynamic_scheduling_loop()"):
+    _maybe(_name, _always)
+for _name in ("pl.core_map()", "plgpu.warp_map"):
+    _maybe(_name, _threads)
+_maybe("lax.fori_loop", lambda call: not _runs(call.get(0, "lower"), call.get(1, "upper")))
+
+
+_pl_loop = MODELS["pl.loop"]
+
+
+@model("pl.loop")
+def _pl_loop_bounds(call: Call) -> Value:
+    result = _pl_loop(call)
+    if isinstance(result, Wrapped):
+        step = as_int(call.get(2, "step", Const(1)))
+        runs = _runs(call.get(0, "lower"), call.get(1, "upper")) and step is not None and step > 0
+        # kept with the decorator for `pl.loop(...)(body)`: does the body run at least once?
+        result.kwargs["__hazard_runs__"] = Const(runs)
+    return result
+
+
+_maybe("pl.loop()", lambda call: not (isinstance(call.wrapped, Wrapped)
+                                       and call.wrapped.kwargs.get("__hazard_runs__") == Const(True)))
+
+
+# -- what the log does not see into ---------------------------------------------------------------
+def _opaque(name: str, why: str) -> None:
+    if name in MODELS:
+        _wrap(name, before=lambda call: H.make_opaque(call.interp, why))
+
+
+for _name in ("plgpu.emit_pipeline()", "plgpu.emit_pipeline_warp_specialized()", "plgpu.pipeline_callback()"):
+    _opaque(_name, "a pipeline's own copies and barriers")
+for _name in ("plgpu.tcgen05_mma", "plgpu.tcgen05_commit_arrive", "plgpu.async_copy_smem_to_tmem",
+              "plgpu.async_prefetch"):
+    _opaque(_name, "tcgen05 operations arrive on barriers")
+del _name
