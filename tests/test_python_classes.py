@@ -204,7 +204,31 @@ class Config(pydantic.BaseModel):
 
 cfg = Config(num_stages=4)
 tiles = cfg.tile_m * cfg.tile_n * cfg.num_stages
-""", "tiles")
+
+class Dim(enum.IntEnum):
+    M = 0
+    N = 1
+
+@pydantic.dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
+class KernelConfig:
+    block_m: typing.Annotated[int, pydantic.Field(multiple_of=8, gt=0)] = 64
+    block_n: pydantic.PositiveInt = 128
+    persistent: pydantic.StrictBool = True
+    minor: Dim = Dim.N
+    scale: float = 1.0
+
+@pydantic.dataclasses.dataclass(frozen=True, kw_only=True)
+class Derived(KernelConfig):
+    split_k: pydantic.PositiveInt = 1
+
+k = Derived(block_m=128, split_k=2)
+if k.minor == Dim.M:
+    steps = k.block_m // k.split_k
+else:
+    steps = k.block_n // k.split_k
+persistent = k.persistent
+converted = Derived(scale=2).scale  # pydantic makes it 2.0: the interpreter does not claim 2
+""", "tiles", "steps", "persistent")
 
 
 def test_jaxtyping_annotations_are_inert() -> None:

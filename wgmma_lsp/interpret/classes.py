@@ -267,7 +267,7 @@ def _bind_fields(interp: "Interpreter", cls: ClassVal, fields: list[tuple[str, V
             attrs[name] = Opaque(name)  # perhaps in the unknown *args/**kwargs
         else:
             attrs[name] = _field_value(interp, call, name, default)
-    if cls.kind == "pydantic":  # validation converts what does not have the annotated type
+    if cls.kind == "pydantic" or cls.validated:  # validation converts what is not of the annotated type
         for name, v in list(attrs.items()):
             if name in call.kwargs and not _has_annotated_type(cls, name, v):
                 attrs[name] = Opaque(name)
@@ -280,16 +280,51 @@ def _kw_only(spec: Value) -> bool:
 
 
 def _has_annotated_type(cls: ClassVal, name: str, v: Value) -> bool:
+    """Whether pydantic keeps `v` as it is for field `name` (it converts a value of another type:
+    `1` for a float field is `1.0`): a constant of exactly the annotated simple type (`int`,
+    `PositiveInt`, `Annotated[int, ...]`, `int | None`), an object of a class; else unknown."""
     for c in mro(cls):
         for stmt in c.node.body:
             if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) \
                     and stmt.target.id == name:
-                ann = stmt.annotation
-                simple = ann.id if isinstance(ann, ast.Name) else None
-                if simple in ("int", "float", "str", "bool") and isinstance(v, Const):
-                    return type(v.value).__name__ == simple
-                return not isinstance(v, Const)  # (a constant of another annotation may be converted)
+                if not isinstance(v, Const):
+                    return isinstance(v, InstanceVal)
+                allowed = _simple_types(stmt.annotation)
+                return allowed is not None and type(v.value).__name__ in allowed
     return False
+
+
+_PYDANTIC_INTS = {"PositiveInt", "NegativeInt", "NonNegativeInt", "NonPositiveInt", "StrictInt"}
+_PYDANTIC_FLOATS = {"PositiveFloat", "NegativeFloat", "NonNegativeFloat", "NonPositiveFloat",
+                    "StrictFloat"}
+
+
+def _simple_types(ann: ast.expr) -> set[str] | None:
+    """The Python types an annotation accepts unchanged, when it is made of simple ones."""
+    if isinstance(ann, ast.Constant) and ann.value is None:
+        return {"NoneType"}
+    name = ann.id if isinstance(ann, ast.Name) else ann.attr if isinstance(ann, ast.Attribute) else None
+    if name in ("int", "float", "str", "bool"):
+        return {name}
+    if name in _PYDANTIC_INTS:
+        return {"int"}
+    if name in _PYDANTIC_FLOATS:
+        return {"float"}
+    if name in ("StrictBool", "StrictStr"):
+        return {name[6:].lower()}
+    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
+        a, b = _simple_types(ann.left), _simple_types(ann.right)
+        return a | b if a is not None and b is not None else None
+    if isinstance(ann, ast.Subscript):
+        base = ann.value.id if isinstance(ann.value, ast.Name) else \
+            ann.value.attr if isinstance(ann.value, ast.Attribute) else ""
+        parts = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
+        if base == "Annotated" and parts:
+            return _simple_types(parts[0])
+        if base == "Optional" and len(parts) == 1:
+            inner = _simple_types(parts[0])
+            return inner | {"NoneType"} if inner is not None else None
+    return None
 
 
 def instantiate(interp: "Interpreter", cls: ClassVal, call: Call) -> Value:

@@ -328,7 +328,7 @@ class StatementsMixin:
         for kw in s.keywords:
             self.eval(kw.value, env)
         cls_env = Env(env)
-        is_dc = frozen = False
+        is_dc = frozen = validated = False
         options: dict[str, Value] = {}
         for dec in s.decorator_list:
             d = self.eval(dec, env)
@@ -337,6 +337,7 @@ class StatementsMixin:
                                               and d.func.name.endswith("dataclass")):
                 is_dc = True
                 options = d.kwargs if isinstance(d, (Wrapped, PartialVal)) else {}
+                validated = validated or self._pydantic_decorator(dec, env)
                 frozen = self.truth(options.get("frozen", Const(False))) is True
         kind = classes.kind_of(bases)
         takes_fields = is_dc or kind in ("namedtuple", "pydantic")
@@ -365,7 +366,7 @@ class StatementsMixin:
                 self.exec_stmt(stmt, cls_env)
         methods = {k: v for k, v in cls_env.vars.items() if isinstance(v, FuncVal)}
         cls = ClassVal(s, s.name, [(n, UNKNOWN if d is _REQUIRED else d) for n, d in fields], methods,
-                       is_dc, bases=bases, kind=kind, frozen=frozen)
+                       is_dc, bases=bases, kind=kind, frozen=frozen, validated=validated)
         for k, v in cls_env.vars.items():
             if not isinstance(v, FuncVal):
                 cls.methods.setdefault(k, v)
@@ -375,6 +376,14 @@ class StatementsMixin:
         if self._closure_scopes is not None:
             self._closure_scopes.update((env, cls_env))
         self.record_def_name(s, cls)
+
+    def _pydantic_decorator(self, dec: ast.expr, env: Env) -> bool:
+        """`@pydantic.dataclasses.dataclass(...)`, however imported: a dataclass whose
+        `__init__` validates (and converts) what it is given."""
+        node = dec.func if isinstance(dec, ast.Call) else dec
+        with self.quiet():  # (evaluated once more, for its name only)
+            f = self.eval(node, env)
+        return isinstance(f, ApiVal) and f.name.startswith("pydantic.")
 
     def exec_Import(self, s: ast.Import, env: Env) -> None:
         for alias in s.names:

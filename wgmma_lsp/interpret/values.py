@@ -403,6 +403,7 @@ class ClassVal(Value):
     bases: tuple[Value, ...] = ()
     kind: str = ""
     frozen: bool = False
+    validated: bool = False  # a pydantic dataclass: its __init__ validates (and converts) values
 
     def describe(self) -> str:
         return f"class {self.name}"
