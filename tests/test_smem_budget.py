@@ -20,6 +20,9 @@ CLEAN = [p for p in sorted(LOWERING.glob("*.py")) if not expectations(p.read_tex
 # supported JAX.
 KERNEL_FIXTURES = sorted(p for p in (Path(__file__).parent / "fixtures" / "lowering_kernel").glob("*.py")
                          if "smem_budget" in p.name)
+# Kernels that only size shared memory: JAX's budget check comes before it lowers their bodies
+# (some of which it then rejects for reasons of their own: a reduction's layout, say).
+SMEM_FIXTURES = sorted((Path(__file__).parent / "fixtures" / "smem_budget").glob("*.py"))
 
 lane_jax = pytest.mark.skipif(installed() is None or installed()[:2] != (0, 10),
                               reason="JAX 0.10 lowers these pl.pallas_call kernels with Mosaic GPU")
@@ -51,11 +54,21 @@ def test_smem_total_is_jaxs(path: Path) -> None:
     assert ours == jax_smem_bytes(path)
 
 
+def test_a_helper_shared_by_two_kernels_allocates_in_each() -> None:
+    """A helper's `pl.run_scoped` counts in every kernel that calls it: the second call is not a
+    memo replay that would leave its allocation out (the second kernel's WG032 was lost so)."""
+    path = Path(__file__).parent / "fixtures" / "smem_budget" / "shared_helper.py"
+    source = path.read_text()
+    findings = analyze(source, str(path)).findings
+    assert {(f.span.line + 1, f.rule.code, f.message) for f in findings} == expectations(source)
+    assert len(findings) == 1
+
+
 def test_pipeline_fixtures_are_among_the_kernel_fixtures() -> None:
     assert sum("emit_pipeline" in p.name for p in KERNEL_FIXTURES) >= 3
 
 
-@pytest.mark.parametrize("path", KERNEL_FIXTURES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", KERNEL_FIXTURES + SMEM_FIXTURES, ids=lambda p: p.stem)
 def test_kernel_smem_total_is_jaxs(path: Path) -> None:
     """`plgpu.kernel` kernels (emit_pipeline buffers x stages, their barriers, the kernel's own
     scratch): the analyzer's total is exactly JAX's `smem_bytes`, on the installed JAX."""
@@ -147,8 +160,9 @@ def test_shipped_kernels_smem_totals_against_jaxs_lowering(tmp_path: Path) -> No
     """The kernels shipped in the installed jax, at the harness's configs (tests/shipped_harness.py),
     lowered by JAX with the SMEM bound at 0: each `smem_bytes` JAX reports is one of the
     analyzer's totals for that file, or above a total the analyzer marks as a lower bound (an
-    allocation it cannot size: warp-specialized pipelines with `allocations=`, reductions'
-    scratch). Where the analyzer sizes everything it must be exact."""
+    allocation it cannot size: warp-specialized pipelines with `allocations=`). Where the
+    analyzer sizes everything it must be exact (reductions' scratch included: attention's
+    totals are JAX's)."""
     from jax.experimental.mosaic.gpu import core as mgpu_core
     from shipped_harness import ENTRIES, shipped_kernel_files, trace_entries, with_harness
 

@@ -43,6 +43,7 @@ class JaxFacts:
     layout_failure_message: str | None = None
     layout_inference_takes_swizzle_only: bool | None = None
     wgmma_mixable_dtypes: list[str] | None = None  # jax_source.wgmma_mixable_dtypes
+    reduction_scratch: dict[str, Any] | None = None  # jax_reduction_scratch.read
     # "lane/warpgroup" -> primitives with a Mosaic GPU lowering rule: jax_lowering_rules.py
     mosaic_lowering_rules: dict[str, list[str]] | None = None
     # "plgpu.kernel" -> {"out_shape": [JAX's deprecation message, alias or None]}: jax_deprecations.py
@@ -62,6 +63,7 @@ class JaxFacts:
             "layout_failure_message": self.layout_failure_message,
             "layout_inference_takes_swizzle_only": self.layout_inference_takes_swizzle_only,
             "wgmma_mixable_dtypes": self.wgmma_mixable_dtypes,
+            "reduction_scratch": self.reduction_scratch,
             "mosaic_lowering_rules": self.mosaic_lowering_rules,
             "deprecated_params": self.deprecated_params,
         }
@@ -81,6 +83,7 @@ class JaxFacts:
             layout_failure_message=_opt(data["layout_failure_message"], str),
             layout_inference_takes_swizzle_only=_opt(data["layout_inference_takes_swizzle_only"], bool),
             wgmma_mixable_dtypes=_opt(data.get("wgmma_mixable_dtypes"), list),
+            reduction_scratch=_opt(data.get("reduction_scratch"), dict),
             mosaic_lowering_rules=_opt(data.get("mosaic_lowering_rules"), dict),
             deprecated_params={str(api): {str(p): [str(m), _opt(r, str)] for p, (m, r) in ps.items()}
                                for api, ps in data.get("deprecated_params", {}).items()},
@@ -118,7 +121,8 @@ def _sig(d: dict[str, Any]) -> Signature:
 
 def extract() -> tuple[JaxFacts, list[Path]]:
     """The facts of the analysed environment's JAX read from its source, with the files read."""
-    from wgmma_lsp.interpret import jax_deprecations, jax_lowering_rules, jax_source, jax_version
+    from wgmma_lsp.interpret import (jax_deprecations, jax_lowering_rules, jax_reduction_scratch, jax_source,
+                                     jax_version)
 
     jax_source.start_reading()
     try:
@@ -144,6 +148,7 @@ def extract() -> tuple[JaxFacts, list[Path]]:
             layout_failure_message=jax_source._read_layout_failure(),
             layout_inference_takes_swizzle_only=jax_source._read_swizzle_only(),
             wgmma_mixable_dtypes=jax_source._read_wgmma_mixable_dtypes(),
+            reduction_scratch=jax_reduction_scratch.read(),
             mosaic_lowering_rules=jax_lowering_rules.read(root) if root is not None else None,
             deprecated_params=jax_deprecations.read(exports, jax_deprecations.find_function),
         )

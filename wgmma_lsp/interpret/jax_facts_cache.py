@@ -22,7 +22,7 @@ from typing import Any
 log = logging.getLogger("wgmma_lsp")
 
 _EXTRACTORS = ("jax_source.py", "jax_facts.py", "jax_version.py", "jax_deprecations.py",
-               "jax_lowering_rules.py")
+               "jax_lowering_rules.py", "jax_reduction_scratch.py")
 
 
 def cache_dir() -> Path:

@@ -17,6 +17,7 @@ from wgmma_lsp.interpret.values import (
     UNKNOWN, ApiVal, ArrayVal, Const, DTypeVal, Opaque, OpaqueReplaced, ShapeDtypeVal, SymInt, UnknownInt,
     TupleVal, Value, as_dim, as_shape, dim_value,
 )
+from wgmma_lsp.models import smem_budget
 from wgmma_lsp.models.indexing import index_shape
 from wgmma_lsp.models.registry import ATTRIBUTES, CONSTANTS, GETITEM, METHODS, attribute, method, model
 
@@ -663,11 +664,13 @@ def reduce(x: Value, axis: Value, keepdims: Value, dtype_rule: str) -> Value:
     return ArrayVal(shape, dt)
 
 
-def _reduction(rule: str):
+def _reduction(rule: str, name: str):
     def fn(call: Call) -> Value:
+        smem_budget.reduction(call.interp, name, call.span)  # a kernel's reduction scratch
         return reduce(call.get(0), call.get(1, "axis", Const(None)), call.get(99, "keepdims", Const(False)), rule)
 
     def meth(obj: Value, call: Call) -> Value:
+        smem_budget.reduction(call.interp, name, call.span)
         return reduce(obj, call.get(0, "axis", Const(None)), call.get(99, "keepdims", Const(False)), rule)
     return fn, meth
 
@@ -675,7 +678,7 @@ def _reduction(rule: str):
 for _n, _rule in {"sum": "sum", "prod": "sum", "max": "same", "min": "same", "amax": "same",
                   "amin": "same", "mean": "mean", "argmax": "arg", "argmin": "arg",
                   "any": "bool", "all": "bool", "var": "mean", "std": "mean"}.items():
-    _f, _mt = _reduction(_rule)
+    _f, _mt = _reduction(_rule, _n)
     model(f"jnp.{_n}")(_f)
     METHODS[f"array.{_n}"] = _mt
 

@@ -120,6 +120,8 @@ def _allocate(call: Call, spec: Value, span, desc: str) -> Value:
         return spec.to_ref(spec.span or span, desc)
     if isinstance(spec, TupleVal):
         return TupleVal(tuple(_allocate(call, s, span, desc) for s in spec.items), spec.is_list)
+    if isinstance(spec, DictVal):  # a dict of allocations (a pipeline's `get_allocations`)
+        return DictVal(tuple((k, _allocate(call, s, span, desc)) for k, s in spec.items))
     if isinstance(spec, Const) and spec.value is None:
         return spec  # an empty pytree: the body gets None
     if isinstance(spec, ApiVal) and spec.name == "plgpu.SemaphoreType.REGULAR":
@@ -408,6 +410,7 @@ def _run_kernel(call: Call, wrapped: Wrapped, refs: list[Value], what: str,
     start = len(interp.findings)
     saved_scopes = interp.smem_scopes
     root = smem_budget.start_kernel(interp)
+    root.reduction_bytes = smem_budget.reduction_bytes_of(kw.get("compiler_params"))
     if smem_setup is not None:
         smem_setup(root)
     tmem_budget.kernel_enter(interp, refs)

@@ -23,8 +23,10 @@ inside a `run_scoped` of its `scratch_shapes` (lower_pipelined_jaxpr_to_module).
 Only allocations on every path are counted (those under an undecided Python branch are not), and
 allocations wgmma-lsp cannot size count as zero: such a total is a lower bound of JAX's
 (`complete=False`), reported in our own words ("at least ..."), never as JAX's message.
-Not modelled: the `reduction_scratch_bytes` (2,048 by default) JAX reserves in a scope that
-reduces an array (`jnp.sum` & co.) — such kernels are not sized exactly.
+A reduction (`jnp.sum`, `x.max()`, … — the primitives the installed JAX's
+`_reduce_resource_estimator` is registered for, read by `interpret/jax_reduction_scratch.py`)
+asks for `reduction_scratch_bytes` (the kernel's `CompilerParams`, 2,048 by default), taken like
+a scope run after its siblings: the maximum with them, inside its parent.
 """
 
 from __future__ import annotations
@@ -35,9 +37,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wgmma_lsp.interpret import dtypes as T
+from wgmma_lsp.interpret import jax_reduction_scratch
 from wgmma_lsp.interpret.dtypes import itemsize_bits
 from wgmma_lsp.rules.base import Related
-from wgmma_lsp.interpret.values import AllocSpec, ArrayVal, Const, RefVal, TupleVal, Value, Wrapped, as_int
+from wgmma_lsp.interpret.values import AllocSpec, ArrayVal, Const, DictVal, RefVal, TupleVal, Value, Wrapped, as_int
 
 SMEM_ALIGNMENT = 1024
 MBARRIER_BYTES = 8
@@ -72,6 +75,8 @@ class Scope:
     # What allocated the bytes, for related locations: (span, text, bytes).
     causes: list[tuple[Any, str, int]] = field(default_factory=list)
     inner_causes: list[tuple[Any, str, int]] = field(default_factory=list)
+    # The kernel's `reduction_scratch_bytes` (set on its root scope; None: not known).
+    reduction_bytes: int | None = None
 
     def total(self) -> tuple[int, Counter]:
         return self.own_bytes + self.inner_bytes, self.own_barriers + self.inner_barriers
@@ -121,6 +126,10 @@ def add_allocation(scope: Scope, spec: Value, multiplier: int = 1, what: str = "
         for item in spec.items:
             add_allocation(scope, item, multiplier, what)
         return
+    if isinstance(spec, DictVal):  # a dict of allocations (a pipeline's `get_allocations`)
+        for _, item in spec.items:
+            add_allocation(scope, item, multiplier, what)
+        return
     if not isinstance(spec, AllocSpec):
         scope.complete = False
         return
@@ -163,13 +172,56 @@ def enter(interp, allocations: list[Value]) -> Scope | None:
     return _push(interp, scope)
 
 
+def not_replayable(interp) -> None:
+    """The calls running now change the kernel's shared memory (a scope, a reduction's scratch):
+    a memo replay of one of them in another kernel or scope would not redo it (its allocations
+    would be missing there), so none of them is memoised."""
+    for entry in getattr(interp, "captures", ()):
+        entry.writes_outside = True
+
+
 def _push(interp, scope: Scope) -> Scope:
+    not_replayable(interp)
     if not interp.certain:
         scope.own_bytes = 0
         scope.own_barriers = Counter()
         scope.complete = scope.tmem = False
     _stack(interp).append(scope)
     return scope
+
+
+def reduction(interp, jnp_name: str, span) -> None:
+    """`jnp.<jnp_name>` reduces an array in the kernel: if the installed JAX reserves reduction
+    scratch for its primitive, the current scope needs at least that much (as an inner scope)."""
+    stack = _stack(interp)
+    if not stack:
+        return
+    scope = stack[-1]
+    if not jax_reduction_scratch.known():
+        scope.complete = False  # the JAX's estimator was not read: it may reserve some
+        return
+    if jax_reduction_scratch.scratch_primitive(jnp_name) is None:
+        return
+    not_replayable(interp)
+    n = stack[0].reduction_bytes
+    if n is None or not interp.certain:  # how much, or whether it is traced at all: unknown
+        scope.complete = False
+        return
+    if n > scope.inner_bytes:
+        scope.inner_parts = [f"reduction scratch: {n:,} B"]
+        scope.inner_causes = [(span, "reduction scratch", n)] if span is not None else []
+    scope.inner_bytes = max(scope.inner_bytes, n)
+
+
+def reduction_bytes_of(params: Value | None) -> int | None:
+    """The `reduction_scratch_bytes` of a kernel's compiler params (the installed default when
+    not given); None when not known."""
+    if params is None or (isinstance(params, Const) and params.value is None):
+        return jax_reduction_scratch.default_bytes()
+    if isinstance(params, Wrapped) and params.api == "plgpu.CompilerParams" and "?" not in params.kwargs:
+        given = params.kwargs.get("reduction_scratch_bytes")
+        return jax_reduction_scratch.default_bytes() if given is None else as_int(given)
+    return None
 
 
 def enter_pipeline(interp, scope: Scope) -> Scope | None:

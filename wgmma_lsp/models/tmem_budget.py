@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.jax_version import installed
 from wgmma_lsp.interpret.values import AllocSpec, RefVal, TupleVal, Value
+from wgmma_lsp.models import smem_budget
 from wgmma_lsp.rules import tmem_columns
 
 TMEM_ROWS = 128
@@ -60,6 +61,7 @@ def _add(interp, items: list[tuple[tuple | None, object, dict]]) -> int:
     budget = _budget(interp)
     if budget is None or not items:
         return 0
+    smem_budget.not_replayable(interp)  # a replay elsewhere would not add these columns
     total = 0
     for shape, dtype, attrs in items:
         cols = _cols(shape, dtype, attrs)
