@@ -6,6 +6,8 @@ What counts as a kernel body and as a ref/array name is defined in `wgmma_lsp/id
 kernel bodies are found from the syntax; which names hold arrays/refs is observed from real JAX
 tracing the file's entry points on the CPU (tests/shipped_harness.py). The file is analysed as a
 user opens it (no harness lines, so sizes are symbolic where they come from parameters).
+Then the same for the installed tokamax's Mosaic GPU kernel files (tests/tokamax_harness.py;
+tokamax 0.0.17 needs Python >= 3.12: `.venv312/bin/python benchmarks/bench_hover_coverage.py`).
 
     .venv/bin/python benchmarks/bench_hover_coverage.py [-v] [FILE_PREFIX]
 
@@ -67,7 +69,38 @@ def main(argv: list[str]) -> int:
                     if not n.covered:
                         print(f"    {n.line + 1}:{n.col + 1} {n.function}.{n.name}: "
                               f"{' | '.join(n.shown) or 'nothing'}   (JAX: {n.jax_aval[:60]})")
+        tokamax(Path(tmp), prefixes, verbose, "--opened" in argv)
     return 0
+
+
+def tokamax(tmp: Path, prefixes: list[str], verbose: bool, opened: bool) -> None:
+    """The same for tokamax's Mosaic GPU kernel files (tests/tokamax_harness.py: its kernel
+    functions called with concrete configs, JAX tracing them on the CPU; every
+    `ops/*/pallas_mosaic_gpu*.py` is listed, those without a harness entry as n/a)."""
+    from tokamax_harness import ENTRIES as TOKAMAX_ENTRIES
+    from tokamax_harness import hover_coverage_of, kernel_files, ops_dir, skip_reason
+
+    reason = skip_reason()
+    if reason:
+        print(f"\ntokamax: skipped ({reason})")
+        return
+    print(f"\n{'tokamax (ops/)':52} {'names':>6} {'as opened':>10} {'with entry':>11}")
+    for path in kernel_files():
+        rel = path.relative_to(ops_dir()).as_posix()
+        if prefixes and not any(path.name.startswith(p) or rel.startswith(p) for p in prefixes):
+            continue
+        if rel not in TOKAMAX_ENTRIES:
+            if not path.name.endswith("_test.py"):
+                print(f"{rel:52} {'—':>6} {'n/a':>10} {'n/a':>11}  (no CPU entry point in the harness)")
+            continue
+        as_opened, cov = hover_coverage_of(rel, tmp)
+        flag = "" if min(as_opened.share, cov.share) >= TARGET else "  below target"
+        print(f"{rel:52} {cov.total:6d} {as_opened.share:10.1%} {cov.share:11.1%}{flag}")
+        if verbose:
+            for n in (as_opened if opened else cov).names:
+                if not n.covered:
+                    print(f"    {n.line + 1}:{n.col + 1} {n.function}.{n.name}: "
+                          f"{' | '.join(n.shown) or 'nothing'}   (JAX: {n.jax_aval[:60]})")
 
 
 if __name__ == "__main__":

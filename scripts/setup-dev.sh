@@ -18,6 +18,10 @@ fi
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e '.[test]'
 echo "setup-dev: $("$VENV/bin/python" -c 'from importlib.metadata import version as v; print("jax", v("jax"), "pygls", v("pygls"), "jedi", v("jedi"))')"
+# tokamax (the test extra installs it, with its dependencies, where its Python allows: >= 3.12)
+"$VENV/bin/python" -c 'import importlib.metadata as m
+try: print("setup-dev: tokamax", m.version("tokamax"))
+except m.PackageNotFoundError: print("setup-dev: no tokamax for this Python (it needs >= 3.12): its tests skip")'
 
 if [[ "${1:-}" == "--no-editors" ]]; then
   exit 0

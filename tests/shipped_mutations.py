@@ -252,8 +252,10 @@ def mutated_source(m: Mutation) -> str:
     return with_harness(m.apply((kernel_dir() / m.file).read_text()), m.file)
 
 
-def our_errors(source: str, path: str) -> list[Reported]:
-    """The errors wgmma-lsp reports (default settings), with the line JAX would blame."""
+def our_errors(source: str, path: str, keep=None) -> list[Reported]:
+    """The errors wgmma-lsp reports (default settings), with the line JAX would blame. `keep`
+    (a finding's contexts -> bool) says which contexts JAX's run can confirm (default: any but
+    the file's own main())."""
     from wgmma_lsp.analysis import analyze
     from wgmma_lsp.ide.diagnostics import diagnostics
     from wgmma_lsp.ide.model import Severity
@@ -272,8 +274,8 @@ def our_errors(source: str, path: str) -> list[Reported]:
                     f.rule.exception == "AssertionError" and f.rule.template.startswith("assert "),
                     f.data.get("jax_message") if isinstance(f.data, dict) else None)
            for f in analysis.findings if (f.span, f.rule.code, f.message) in errors
-           and (not f.contexts or any(c is None or not c.origin.startswith("main()")
-                                      for c in f.contexts))}
+           and (keep(f.contexts) if keep else not f.contexts or any(
+               c is None or not c.origin.startswith("main()") for c in f.contexts))}
     return sorted(out, key=lambda e: (e.line, e.code))
 
 

@@ -1,0 +1,293 @@
+"""Seeded bugs planted in tokamax's Mosaic GPU kernels, and the two verdicts on them.
+
+As `shipped_mutations.py` does for jax's own kernels: each mutation is a small textual edit of
+the INSTALLED tokamax file (read at test time, never copied here), located by an exact pattern
+(the edit fails loudly when the installed file no longer has it) and kept on its line, so line
+numbers keep their meaning. The mutated file gets the harness of `tokamax_harness.py` (CPU shims
+and concrete entry points), is written to a temporary folder and goes to real JAX
+(`jax.make_jaxpr` on the CPU, then the Mosaic GPU lowering for "cuda" for mutations marked
+`lower`); the same mutated text goes to wgmma-lsp, analysed as the installed file it replaces
+(so that it resolves its own package). They agree when JAX's error (first line of its message,
+blamed line) is among our errors, and when JAX accepts the mutant and we report no error.
+
+    .venv312/bin/python tests/tokamax_mutations.py [ID_SUBSTRING...]   # every verdict, the rate
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from shipped_harness import first_line  # noqa: E402
+from shipped_mutations import Mutation, Outcome, Reported, our_errors  # noqa: E402
+from tokamax_harness import ENTRIES, harnessed_copy, ops_dir, trace, with_harness  # noqa: E402
+
+GLU = "gated_linear_unit/pallas_mosaic_gpu_kernel_sm90.py"
+RD = "ragged_dot/pallas_mosaic_gpu_kernel_sm90.py"
+ATT = "attention/pallas_mosaic_gpu_kernel_sm90.py"
+VJP = "attention/pallas_mosaic_gpu_vjp_kernel_sm90.py"
+
+_SHORT = {GLU: "glu", RD: "ragged_dot", ATT: "attention", VJP: "attention_vjp"}
+
+
+@dataclass(frozen=True)
+class TokamaxMutation(Mutation):
+    """A mutation of one tokamax kernel file (`file`: its path under `tokamax/_src/ops/`)."""
+
+    @property
+    def id(self) -> str:
+        return f"{_SHORT.get(self.file, self.file)}:{self.name}"
+
+
+def _after(pattern: str, stmt: str) -> tuple[str, str]:
+    """Plant `stmt` on the same line, after the statement `pattern` ends."""
+    return pattern, f"{pattern}; {stmt}"
+
+
+M = TokamaxMutation
+_GLU_ACC = "acc_ref=plgpu.ACC((tile_m, 2 * tile_n), jnp.float32)"
+_RD_ACC = "acc = pl.run_scoped(compute_acc, plgpu.ACC((block_m, block_n)))"
+_RC_ACC = "acc = pl.run_scoped(acc_scope, plgpu.ACC((block_m, block_n)))"
+_ATT_QK_ACC = "acc_type = plgpu.ACC((block_q, block_kv), jnp.float32)"
+_ATT_QK = "plgpu.wgmma(acc, q_smem.at[block.ds(wg, block_q)], k_smem.at[si].T)"
+_ATT_PV = "plgpu.wgmma(acc, p_, v_smem.at[si])"
+
+MUTATIONS: list[TokamaxMutation] = [
+    # -- gated linear unit (sm90): `@functools.partial(pl.run_scoped, acc_ref=plgpu.ACC(...))`,
+    #    a warp-specialized pipeline whose allocations come from `get_allocations`, lax.cond
+    M(GLU, "acc-store-bf16", *_after("eval_pipeline(acc_ref)",
+                                     "acc_ref[...] = acc_ref[...].astype(jnp.bfloat16)")),
+    M(GLU, "acc-sizes-swapped", _GLU_ACC, "acc_ref=plgpu.ACC((2 * tile_n, tile_m), jnp.float32)"),
+    M(GLU, "acc-in-smem", _GLU_ACC, "acc_ref=plgpu.SMEM((tile_m, 2 * tile_n), jnp.float32)"),
+    M(GLU, "acc-bf16", _GLU_ACC, "acc_ref=plgpu.ACC((tile_m, 2 * tile_n), jnp.bfloat16)"),
+    M(GLU, "wgmma-operands-swapped-cond", "plgpu.wgmma(acc_ref, a_smem, reshaped_b0)",
+      "plgpu.wgmma(acc_ref, reshaped_b0, a_smem)"),
+    M(GLU, "wgmma-operands-swapped-m", "plgpu.wgmma(acc_ref, a_smem.at[wg_m_slice], reshaped_b)",
+      "plgpu.wgmma(acc_ref, reshaped_b, a_smem.at[wg_m_slice])"),
+    M(GLU, "b-not-collapsed", "plgpu.wgmma(acc_ref, a_smem, reshaped_b1)",
+      "plgpu.wgmma(acc_ref, a_smem, b_smem1)"),
+    M(GLU, "epilogue-store-f32", "acc = acc.astype(dtype)", "acc = acc.astype(jnp.float32)"),
+    M(GLU, "out-scratch-f32", "(2, num_out_slots, epi_tile_m, epi_tile_n),\n          dtype,",
+      "(2, num_out_slots, epi_tile_m, epi_tile_n),\n          jnp.float32,"),
+    M(GLU, "out-scratch-epi-swapped", "(2, num_out_slots, epi_tile_m, epi_tile_n),",
+      "(2, num_out_slots, epi_tile_n, epi_tile_m * 2),"),
+    M(GLU, "lhs-bad-swizzle", "plgpu.SwizzleTransform(swizzle),", "plgpu.SwizzleTransform(32),",
+      lower=True),
+    M(GLU, "lhs-bad-tiling", "plgpu.TilingTransform((8, swizzle_elems)),",
+      "plgpu.TilingTransform((8, swizzle_elems // 2)),", lower=True),
+    M(GLU, "out-bad-swizzle", "plgpu.SwizzleTransform(out_swizzle),", "plgpu.SwizzleTransform(32),",
+      lower=True),
+    M(GLU, "pipeline-too-deep", "max_concurrent_steps=num_stages,",
+      "max_concurrent_steps=num_stages * 8,", lower=True),
+    # harmless edits: JAX accepts them, so must we
+    M(GLU, "harmless-memory-registers", "memory_registers=40,", "memory_registers=48,", lower=True),
+    M(GLU, "harmless-acc-roundtrip", "acc = acc_ref[...].astype(dtype).astype(jnp.float32)",
+      "acc = acc_ref[...].astype(jnp.float32)", lower=True),
+    # -- ragged dot (sm90): persistent vs. not chosen from the config, `plgpu.nd_loop(...)(f)` on
+    #    a `functools.partial`, block specs from a tokamax helper
+    M(RD, "acc-store-bf16", *_after("plgpu.wgmma(acc, lhs_smem, rhs_smem)",
+                                    "acc[...] = acc[...].astype(jnp.bfloat16)")),
+    M(RD, "acc-sizes-swapped", _RD_ACC, "acc = pl.run_scoped(compute_acc, plgpu.ACC((block_n, block_m)))"),
+    M(RD, "acc-in-smem", _RD_ACC,
+      "acc = pl.run_scoped(compute_acc, plgpu.SMEM((block_m, block_n), jnp.float32))"),
+    M(RD, "acc-bf16", _RD_ACC,
+      "acc = pl.run_scoped(compute_acc, plgpu.ACC((block_m, block_n), jnp.bfloat16))"),
+    M(RD, "wgmma-operands-swapped", "plgpu.wgmma(acc, lhs_smem, rhs_smem)",
+      "plgpu.wgmma(acc, rhs_smem, lhs_smem)"),
+    M(RD, "epilogue-no-cast", "o_smem[...] = acc_.astype(o_smem.dtype)\n          plgpu.commit_smem()",
+      "o_smem[...] = acc_\n          plgpu.commit_smem()"),
+    M(RD, "out-smem-shape-swapped", "(block_m, block_n), o_gmem.dtype, tiling_prefix=(1,)",
+      "(block_n, block_m), o_gmem.dtype, tiling_prefix=(1,)"),
+    M(RD, "pipeline-too-deep", "max_concurrent_steps=config.num_stages,",
+      "max_concurrent_steps=config.num_stages * 16,", lower=True),
+    M(RD, "contracting-acc-in-smem", _RC_ACC,
+      "acc = pl.run_scoped(acc_scope, plgpu.SMEM((block_m, block_n), jnp.float32))"),
+    M(RD, "contracting-acc-sizes-swapped", _RC_ACC,
+      "acc = pl.run_scoped(acc_scope, plgpu.ACC((block_n, block_m)))"),
+    M(RD, "contracting-operands-swapped", "plgpu.wgmma(acc, lhs_smem[...] * mask, rhs_smem)",
+      "plgpu.wgmma(acc, rhs_smem, lhs_smem[...] * mask)"),
+    M(RD, "contracting-epilogue-no-cast",
+      "o_smem[...] = acc_.astype(o_smem.dtype)\n    plgpu.commit_smem()",
+      "o_smem[...] = acc_\n    plgpu.commit_smem()"),
+    M(RD, "harmless-wait", "plgpu.wgmma_wait(1)\n\n          spec", "plgpu.wgmma_wait(0)\n\n          spec",
+      lower=True),
+    # -- flash attention forward (sm90): scratch built by a helper as a dict, `**scratch`, the
+    #    kernel wrapper chosen from `config.persistent`, `@grid_loop(init_carry=0)`, lax.cond
+    M(ATT, "qk-acc-in-smem", _ATT_QK_ACC, "acc_type = plgpu.SMEM((block_q, block_kv), jnp.float32)"),
+    M(ATT, "qk-acc-sizes-swapped", _ATT_QK_ACC, "acc_type = plgpu.ACC((block_kv, block_q), jnp.float32)"),
+    M(ATT, "qk-acc-bf16", _ATT_QK_ACC, "acc_type = plgpu.ACC((block_q, block_kv), jnp.bfloat16)"),
+    M(ATT, "qk-operands-swapped", _ATT_QK,
+      "plgpu.wgmma(acc, k_smem.at[si].T, q_smem.at[block.ds(wg, block_q)])"),
+    M(ATT, "qk-no-transpose", _ATT_QK, "plgpu.wgmma(acc, q_smem.at[block.ds(wg, block_q)], k_smem.at[si])"),
+    M(ATT, "pv-store-bf16", *_after(_ATT_PV, "acc[...] = acc[...].astype(jnp.bfloat16)")),
+    M(ATT, "pv-operands-swapped", _ATT_PV, "plgpu.wgmma(acc, v_smem.at[si], p_)"),
+    M(ATT, "pv-p-not-cast", "p_ = p.astype(v.dtype)", "p_ = p"),
+    M(ATT, "pv-acc-init-bf16", "plgpu.ACC.init(acc)", "plgpu.ACC.init(acc.astype(jnp.bfloat16))",
+      lower=True),
+    M(ATT, "k-scratch-f32", 'k_scratch = tiled_smem((num_stages, block_kv, head_dim), k.dtype, "k")',
+      'k_scratch = tiled_smem((num_stages, block_kv, head_dim), jnp.float32, "k")'),
+    M(ATT, "residual-scratch-bf16", "l_scratch = m_scratch = plgpu.SMEM((_COMPUTE_WGS, block_q), jnp.float32)",
+      "l_scratch = m_scratch = plgpu.SMEM((_COMPUTE_WGS, block_q), jnp.bfloat16)"),
+    M(ATT, "pipeline-too-deep", "num_stages = config.num_stages\n\n  epi_tile_q",
+      "num_stages = config.num_stages * 8\n\n  epi_tile_q", lower=True),
+    M(ATT, "harmless-tiny", "l_i += float(jnp.finfo(jnp.float32).tiny)", "l_i += 1e-30", lower=True),
+    # -- flash attention backward (sm90): scoped accumulators from `q_smem.shape`, two ACCs in
+    #    one `pl.run_scoped`, `plgpu.wgmma_accumulator_load`
+    M(VJP, "dq-acc-in-smem", "plgpu.ACC(q_smem.shape, jnp.float32)", "plgpu.SMEM(q_smem.shape, jnp.float32)"),
+    M(VJP, "dq-store-f32", "q_smem[...] = dq.astype(dtype)", "q_smem[...] = dq"),
+    M(VJP, "s-operands-swapped", "plgpu.wgmma(s_acc, q_smem, k_smem.T)", "plgpu.wgmma(s_acc, k_smem.T, q_smem)"),
+    M(VJP, "dq-acc-sizes-swapped", "acc_type = plgpu.ACC((block_q, block_kv), jnp.float32)",
+      "acc_type = plgpu.ACC((block_kv, block_q), jnp.float32)"),
+    M(VJP, "dkv-acc-in-smem", "dk_acc_type = plgpu.ACC(k_smem.shape, jnp.float32)",
+      "dk_acc_type = plgpu.SMEM(k_smem.shape, jnp.float32)"),
+    M(VJP, "dv-store-f32", "v_smem[...] = dv.astype(v.dtype)", "v_smem[...] = dv"),
+    M(VJP, "dkv-s-acc-sizes-swapped", "acc_type = plgpu.ACC((block_kv, block_q), jnp.float32)",
+      "acc_type = plgpu.ACC((block_q, block_kv), jnp.float32)"),
+    M(VJP, "dv-p-not-cast", "plgpu.wgmma(dv_acc, p.astype(dtype), dout_smem)",
+      "plgpu.wgmma(dv_acc, p, dout_smem)"),
+    M(VJP, "dk-operands-swapped", "plgpu.wgmma(dk_acc, ds.astype(dtype), q_smem)",
+      "plgpu.wgmma(dk_acc, q_smem, ds.astype(dtype))"),
+    M(VJP, "q-scratch-f32", 'tiled_wgs_smem((block_q_dq, head_dim), q.dtype, "q")',
+      'tiled_wgs_smem((block_q_dq, head_dim), jnp.float32, "q")'),
+    M(VJP, "pipeline-too-deep", "max_concurrent_steps=min(config.num_stages, num_kv_tiles),",
+      "max_concurrent_steps=min(config.num_stages * 16, num_kv_tiles),", lower=True),
+]
+
+#: The kinds of mistake issue 17 names, each planted at least once (names of the mutations).
+SEED_CLASSES: dict[str, set[str]] = {
+    "accumulator stored in bf16": {"acc-store-bf16", "pv-store-bf16"},
+    "accumulator shape swapped": {"acc-sizes-swapped", "qk-acc-sizes-swapped"},
+    "accumulator allocated in SMEM": {"acc-in-smem", "qk-acc-in-smem", "dq-acc-in-smem"},
+    "swapped wgmma operands": {"wgmma-operands-swapped", "wgmma-operands-swapped-cond", "qk-operands-swapped"},
+    "wrong scratch dtype": {"out-scratch-f32", "k-scratch-f32", "q-scratch-f32"},
+    "bad swizzle": {"lhs-bad-swizzle", "out-bad-swizzle"},
+    "pipeline too deep for SMEM": {"pipeline-too-deep"},
+}
+
+
+_DIM = r"[\w.?]+(?:\s*(?:\*\*|[*+/%-]|//)\s*[\w.?]+)*"
+_DIMS = re.compile(r"(?P<open>[\[(])(?P<dims>" + _DIM + r"(?:,\s*" + _DIM + r")*,?)(?P<close>[\])])")
+
+
+def symbolic_match(ours: str, jax: str) -> bool:
+    """Our message is JAX's with some sizes left symbolic or unknown (`float32[config.block_m, 128]`
+    or `lhs=(?, 64)` for JAX's `float32[64,128]`, `lhs=(64, 64)`): every dims group of ours that
+    names a variable or a `?` matches any dims. Not JAX's message, but not a different error."""
+    parts, last = [], 0
+    for m in _DIMS.finditer(ours):
+        if not re.search(r"[A-Za-z_?]", m.group("dims")):
+            continue
+        parts += [re.escape(ours[last:m.start()]), re.escape(m.group("open")), r"[^\[\]()]*",
+                  re.escape(m.group("close"))]
+        last = m.end()
+    if not parts:
+        return False
+    pattern = "".join(parts) + re.escape(ours[last:])
+    return re.fullmatch(re.sub(r"\\ ", r"\\s*", pattern), jax) is not None
+
+
+@dataclass
+class TokamaxOutcome(Outcome):
+    """`Outcome`, plus: an error of ours at JAX's line whose message is JAX's with symbolic sizes
+    (`symbolic`) is not counted as wrong, nor as agreeing; when JAX blames no line of the file
+    (a kernel-level lowering error, raised after the kernel's frames returned), our error with
+    JAX's message anywhere in the file agrees."""
+
+    # every entry's error, (line, first line of the message): the harness has several entries
+    # per file (configs that take different branches); `jax` is the first of them
+    jax_all: list[tuple[int | None, str]] = field(default_factory=list)
+
+    def _confirmed(self, e: Reported) -> bool:
+        return any(e.matches(j) if j[0] is not None else first_line(e.message) == j[1]
+                   for j in self.jax_all)
+
+    @property
+    def symbolic(self) -> list[Reported]:
+        return [e for e in self.ours if any(j[0] in (e.line, e.blame_line)
+                                            and symbolic_match(first_line(e.message), j[1])
+                                            for j in self.jax_all)]
+
+    @property
+    def agrees(self) -> bool:
+        if self.jax is None:
+            return not self.ours
+        return any(self._confirmed(e) for e in self.ours)
+
+    @property
+    def false_errors(self) -> list[Reported]:
+        if any(j[0] is None for j in self.jax_all):
+            return []  # JAX names no line for one of its errors: it contradicts none of ours
+        return [e for e in super().false_errors if e not in self.symbolic and not self._confirmed(e)]
+
+
+def harness_errors(source: str, path: str) -> list[Reported]:
+    """Our errors (default settings, as `shipped_mutations.our_errors`) that the harness's JAX run
+    can confirm or refute: proven without a context, or in a context made by one of the harness's
+    `# wgmma-lsp: trace` entries. An error proven only in another context (a config class's
+    defaults, a `get_heuristics_config`, one of tokamax's own tests) runs code with other values
+    than JAX ran here."""
+    return our_errors(source, path, keep=_harness_context)
+
+
+def _harness_context(contexts) -> bool:
+    return not contexts or any(c is None or c.origin.startswith("entry point `") for c in contexts)
+
+
+def mutated_source(m: Mutation) -> str:
+    return with_harness(m.apply((ops_dir() / m.file).read_text()), m.file)
+
+
+def run(m: Mutation, tmp: Path) -> TokamaxOutcome:
+    """JAX's verdict (the mutant traced from `tmp`) and ours (the same text, analysed as the
+    installed file)."""
+    source = mutated_source(m)
+    path = harnessed_copy(m.file, tmp, m.apply((ops_dir() / m.file).read_text()))
+    path = path.rename(path.with_name(f"{m.id.replace(':', '__')}.py"))
+    ran: set[int] = set()
+    verdicts = trace(path, lower=m.lower, ran=ran)
+    failed = [v for v in verdicts if v.message is not None]
+    jax_all = [(v.line, "AssertionError: " if v.exc_type == "AssertionError" and not (v.message or "").strip()
+                else first_line(v.message)) for v in failed]
+    return TokamaxOutcome(m, jax_all[0] if jax_all else None, harness_errors(source, str(ops_dir() / m.file)),
+                          ran, failed[0].stage if failed else None, jax_all)
+
+
+def run_all(only: list[str] | None = None) -> list[TokamaxOutcome]:
+    with tempfile.TemporaryDirectory() as tmp:
+        return [run(m, Path(tmp)) for m in MUTATIONS if not only or any(o in m.id for o in only)]
+
+
+def recall(outcomes: list[Outcome]) -> tuple[int, int]:
+    """(reported at JAX's line with JAX's message, rejected by JAX)."""
+    rejected = [o for o in outcomes if o.rejected]
+    return sum(o.agrees for o in rejected), len(rejected)
+
+
+def report(outcomes: list[Outcome]) -> str:
+    lines = []
+    for o in outcomes:
+        mark = "FALSE" if o.false_errors else ("ok" if o.agrees else ("symb" if o.symbolic else "miss"))
+        jax = f"JAX {o.jax[0]}: {o.jax[1][:110]}" if o.jax else "JAX accepts"
+        lines.append(f"{mark:5} {o.mutation.id:42} {jax}")
+        lines += [f"{'':48} JAX {j[0]}: {j[1][:110]} (another entry)" for j in o.jax_all[1:] if j != o.jax]
+        for e in o.ours:
+            extra = " (beyond JAX's first error)" if e in o.beyond else ""
+            lines.append(f"{'':48} ours {e.line}/{e.blame_line}: {e.code} {e.message[:100]}{extra}")
+    hit, rejected = recall(outcomes)
+    lines.append(f"\nJAX rejects {rejected} of {len(outcomes)} tokamax mutants; wgmma-lsp reports {hit} of "
+                 f"them at JAX's line with JAX's message ({hit / max(1, rejected):.0%}); "
+                 f"mutants with a false error: {sum(bool(o.false_errors) for o in outcomes)}; "
+                 f"accepted mutants with an error from us: "
+                 f"{sum(1 for o in outcomes if not o.rejected and o.ours)}")
+    return "\n".join(lines)
+
+
+assert {m.file for m in MUTATIONS} <= set(ENTRIES)
+
+if __name__ == "__main__":
+    print(report(run_all(sys.argv[1:])))
