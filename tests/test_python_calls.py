@@ -289,3 +289,51 @@ y = x + jnp.finfo(jnp.float32).max
     real = jax.eval_shape(lambda x: x + jnp.finfo(jnp.float32).max,
                           jax.ShapeDtypeStruct((8,), jnp.bfloat16))
     assert ours.describe() == f"{real.dtype}[{real.shape[0]}]"
+
+
+# -- a call that raises ends the path, as a `raise` does ------------------------------------------
+
+def test_code_after_a_call_that_always_raises_never_runs() -> None:
+    """`check(64)` raises on every path (directly, through a helper, in `__init__`): CPython never
+    runs the store after it, so nothing is reported there."""
+    assert severities("""
+def check(n):
+  if n < 128:
+    raise ValueError("too small")
+
+def deeper(n):
+  check(n)
+
+class Config:
+  def __init__(self, n):
+    assert n >= 128
+    self.n = n
+
+def kernel(a_ref):
+  def body(acc_ref):
+    check(64)
+    acc_ref[...] = acc_ref[...].astype(jnp.bfloat16)
+  def body2(acc_ref):
+    deeper(64)
+    acc_ref[...] = acc_ref[...].astype(jnp.bfloat16)
+  def body3(acc_ref):
+    Config(64)
+    acc_ref[...] = acc_ref[...].astype(jnp.bfloat16)
+  pl.run_scoped(body, plgpu.ACC((64, 128)))
+  pl.run_scoped(body2, plgpu.ACC((64, 128)))
+  pl.run_scoped(body3, plgpu.ACC((64, 128)))
+""") == []
+
+
+def test_a_generators_call_does_not_run_its_body() -> None:
+    assert severities("""
+def gen():
+  raise ValueError("never runs: a generator's call only makes the generator")
+  yield 1
+
+def kernel(a_ref):
+  def body(acc_ref):
+    gen()
+    acc_ref[...] = acc_ref[...].astype(jnp.bfloat16)
+  pl.run_scoped(body, plgpu.ACC((64, 128)))
+""") == [("WG001", Severity.ERROR)]

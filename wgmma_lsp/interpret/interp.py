@@ -119,6 +119,7 @@ class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixi
         self.memo_enabled = False
         self.memo: dict[Any, MemoEntry] = {}
         self.captures: list[MemoEntry] = []
+        self.raised_out = False  # the user function call that just ended raised on every path
         self.sweep_start = 0
         # Steps all configuration sweeps together may spend (interpret/sweep_budget.py): the
         # first case of a sweep always runs; the budget keeps the speed target.

@@ -113,6 +113,8 @@ class CallsMixin:
             if self.observing:
                 self.obs.add(hit.observed)  # what the run it stands for looked at
             self._replay(hit, func, call)
+            if hit.raised and self.stack:
+                self.stack[-1].returned = True  # the call raises every time: nothing after it runs
             return hit.result if hit.result is not None else UNKNOWN
         if self.silent:
             return self._call_user(func, call)
@@ -128,6 +130,7 @@ class CallsMixin:
                 entry.result = self._call_user(func, call)
         finally:
             self.captures.pop()
+        entry.raised = self.raised_out
         if not entry.writes_outside:
             self.memo[key] = entry
         return entry.result
@@ -198,6 +201,14 @@ class CallsMixin:
                 self.context.pop()
             if saved_where is not None:
                 self.leave_module(saved_where)
+        self.raised_out = False
+        if frame.returned and not frame.returns and not call.generic and always_raises_out(node):
+            # Every path of the body raised (`raise`, a failing `assert`, a call that raises):
+            # in the caller, as after a `raise` there, nothing after this call runs.
+            self.raised_out = True
+            if self.stack:
+                self.stack[-1].returned = True
+            return UNKNOWN
         if not frame.returns:
             return Const(None)
         result = frame.returns[0]
@@ -316,3 +327,19 @@ def _unbound_param(p: ast.arg) -> Value:
     if isinstance(p.annotation, ast.Name) and p.annotation.id == "int":
         return SymInt(D.Sym.var(p.arg))
     return Opaque(p.arg)
+
+
+def always_raises_out(node: ast.AST) -> bool:
+    """Whether a body that ended on every path without `return` makes its call raise: a plain
+    function (a generator's or coroutine's call returns an object without running the body).
+    Only asked when a body raised on every path, which is rare: not cached."""
+    if not isinstance(node, ast.FunctionDef):
+        return False
+    stack: list[ast.AST] = list(node.body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)):
+            return False
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(n))
+    return True

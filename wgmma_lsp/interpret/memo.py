@@ -36,6 +36,7 @@ class MemoEntry:
     # not change them, so such a call is not stored.
     born: int = field(default_factory=next_born)
     writes_outside: bool = False
+    raised: bool = False  # the call raised on every path: a replay ends the caller's path too
 
 
 def fingerprint(v: Any, depth: int = 0) -> Any:

@@ -217,3 +217,59 @@ def dynamic_scheduling_scope(kw: dict[str, Value]) -> Scope:
     scope.add_barrier("cluster_barrier" if clustered else "barrier", arrivals, 2,
                       what="dynamic_scheduling_loop barriers")
     return scope
+
+
+def warp_specialized_allocations(call: Call, kw: dict[str, Value]) -> Value | None:
+    """`pipeline.get_allocations(*gmem_refs)` (`_get_scoped_allocs`): the dict the user's own
+    `pl.run_scoped` allocates — per spec `SMEM((slots, *block_shape), gmem_ref.dtype,
+    transforms=spec.transforms)`, the produced and the consumed barriers — as allocation specs
+    (no span of their own: JAX blames their errors on the `run_scoped` that allocates them).
+    None when any part is not known."""
+    from wgmma_lsp.interpret.dtypes import DType
+    from wgmma_lsp.interpret.jax_version import matches
+    from wgmma_lsp.interpret.values import AllocSpec, DictVal
+
+    mcs, _ = _steps(kw, 2)
+    found = _specs_and_refs(call, kw)
+    grid = kw.get("grid")
+    if mcs is None or found is None or not isinstance(grid, TupleVal):
+        return None
+    ins, outs, gmem = found
+    smem: list[Value] = []
+    for i, (spec, ref) in enumerate(zip(ins + outs, gmem)):
+        if not isinstance(spec, BlockSpecVal):
+            return None
+        slots: int | None = mcs
+        if i >= len(ins):
+            uses = _uses_grid(spec, len(grid.items))
+            slots = None if uses is None else (mcs if uses else 1)
+        block = _block(spec, ref)
+        if block is None or block.shape is None or slots is None:
+            return None
+        smem.append(AllocSpec("smem", ArrayVal((slots, *block.shape), block.dtype),
+                              transforms=spec.transforms))
+    produced, consumed = _bool_kw(kw, "manual_produced_barriers"), _bool_kw(kw, "manual_consumed_barriers")
+    wgs = as_int(kw.get("num_compute_wgs", Const(None)))
+    if produced is None or consumed is None or wgs is None:
+        return None
+    collective = any(isinstance(s, BlockSpecVal) and s.collective_axes for s in ins)
+    if any(isinstance(s, BlockSpecVal) and s.collective_axes is None for s in ins):
+        return None
+
+    def barrier(kind: str, arrivals: int) -> AllocSpec:
+        return AllocSpec("barrier", ArrayVal((mcs,), DType(kind)), arrivals=arrivals,
+                         attrs=(("orders_tensor_core", False),))
+
+    kind = "cluster_barrier" if collective else "barrier"
+    consumed_bars = TupleVal(tuple(barrier(kind, wgs) for _ in (ins if consumed else [None])), True)
+    smem_in, smem_out = TupleVal(tuple(smem[:len(ins)]), True), TupleVal(tuple(smem[len(ins):]), True)
+    if matches("<0.11"):  # jax 0.10: one produced barrier, `in_smem_barrier_ref`
+        return DictVal((("flat_in_smem_refs", smem_in), ("flat_out_smem_refs", smem_out),
+                        ("in_smem_barrier_ref", barrier("barrier", len(ins))),
+                        ("flat_consumed_barrier_refs", consumed_bars)))
+    if not matches(">=0.12"):
+        return None  # a JAX whose dict was not read
+    produced_bars = [barrier("barrier", 1) for _ in ins] if produced else [barrier("barrier", len(ins))]
+    return DictVal((("flat_in_smem_refs", smem_in), ("flat_out_smem_refs", smem_out),
+                    ("flat_produced_barrier_refs", TupleVal(tuple(produced_bars), True)),
+                    ("flat_consumed_barrier_refs", consumed_bars)))

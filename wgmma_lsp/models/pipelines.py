@@ -221,8 +221,12 @@ def barrier_ref(num_barriers: Value, call: Call) -> RefVal:
 
 def _get_allocations(obj: Value, call: Call) -> Value:
     """`pipeline.get_allocations(*gmem_refs)`: what `pl.run_scoped` allocates for it (a dict of
-    SMEM buffers and barriers, handed back through `allocations=`); its inside is not modelled."""
-    return UNKNOWN
+    SMEM buffers and barriers, handed back through `allocations=`; models/pipeline_smem.py)."""
+    from wgmma_lsp.models.pipeline_smem import warp_specialized_allocations
+
+    assert isinstance(obj, Wrapped)
+    allocs = warp_specialized_allocations(call, obj.kwargs)
+    return allocs if allocs is not None else UNKNOWN
 
 
 METHODS["wrapped:plgpu.emit_pipeline_warp_specialized.get_allocations"] = _get_allocations
