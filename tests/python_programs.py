@@ -235,7 +235,8 @@ def _assign(g: _Gen, lines: list[str], indent: str = "") -> None:
 def _statement(g: _Gen, lines: list[str]) -> None:
     """One top-level statement (or a few) of a random shape."""
     shape = g.choice(["assign", "assign", "if", "for", "while", "mutate", "aug", "unpack", "func",
-                      "closure", "varargs", "class", "comprehension"])
+                      "closure", "varargs", "class", "comprehension", "helpers", "aliasing",
+                      "heuristics", "try"])
     if shape == "assign":
         _assign(g, lines)
     elif shape == "if":
@@ -324,6 +325,8 @@ def _statement(g: _Gen, lines: list[str]) -> None:
         g.names.update({r1: "int", r2: "int", r3: "tuple"})
     elif shape == "class":
         _class(g, lines)
+    elif shape in ("helpers", "aliasing", "heuristics", "try"):
+        _real_code(g, lines, shape)
     elif shape == "comprehension":
         name = g.fresh("list")
         lines.append(f"{name} = [x * y for x in range({g.small(0, 4)}) if x != {g.small(0, 3)} "
@@ -331,11 +334,57 @@ def _statement(g: _Gen, lines: list[str]) -> None:
         g.names[name] = "list"
 
 
+def _real_code(g: _Gen, lines: list[str], shape: str) -> None:
+    """Shapes of kernel-library code: helper chains, helpers that fill the list they are given,
+    a heuristic that picks a config, a guarded computation."""
+    p = f"h{g.n}"
+    g.n += 1
+    r1, r2, r3 = g.fresh("int"), g.fresh("int"), g.fresh("int")
+    if shape == "helpers":
+        lines += [f"def {p}_pad(x, m={g.choice([8, 16, 64])}):", "    return -(-x // m) * m",
+                  f"def {p}_tiles(n, tile):", f"    return {p}_pad(n, tile) // tile",
+                  f"def {p}_plan(m, n, tile_m={g.choice([64, 128])}, tile_n={g.choice([64, 256])}):",
+                  f"    grid = ({p}_tiles(m, tile_m), {p}_tiles(n, tile_n))",
+                  "    return grid, math.prod(grid)",
+                  f"({r1}, {r2}), {r3} = {p}_plan({g.small(1, 9) * 100}, {g.small(1, 9) * 64})"]
+    elif shape == "aliasing":
+        acc, row, grid, cells, d = (f"{p}_{x}" for x in ("acc", "row", "grid", "cells", "d"))
+        lines += [f"def {p}_add(xs, v):", "    xs.append(v)", "    return len(xs)",
+                  f"{acc} = []", f"{r1} = {p}_add({acc}, {g.int_(0)}) + {p}_add({acc}, 2)",
+                  f"def {p}_grow(v, into=[]):", "    into.append(v)", "    return list(into)",
+                  f"{p}_g = {p}_grow(1)", f"{r2} = len({p}_grow(2)) + len({p}_g)",
+                  f"{row} = [0] * 3", f"{grid} = [{row}, {row}]", f"{grid}[0][1] = {g.int_(0)}",
+                  f"{cells} = [[0] * 2 for _ in range(2)]", f"{cells}[0][0] = 1",
+                  f"{d} = {{'a': []}}", f"{d}['a'].append(1)", f"{d}.setdefault('b', []).append(2)",
+                  f"{r3} = {row}[1] + {cells}[1][0] + len({d}['a']) + len({d}['b'])"]
+        g.names.update({acc: "list", row: "list", cells: "list", d: "dict"})
+    elif shape == "heuristics":
+        lines += ["@dataclasses.dataclass(frozen=True)", f"class {p}_Config:",
+                  "    block_m: int", "    block_n: int = 128", "    num_stages: int = 2",
+                  f"def {p}_pick(m, n, dtype_bits=16):",
+                  f"    if m <= {g.choice([64, 128])}:",
+                  f"        return {p}_Config(block_m=64, num_stages=4 if dtype_bits == 8 else 3)",
+                  "    elif n % 256 == 0:",
+                  f"        return {p}_Config(128, block_n=256)",
+                  f"    return {p}_Config(128)",
+                  f"{p}_cfg = {p}_pick({g.small(1, 6) * 48}, {g.small(1, 4) * 128}, {g.choice([8, 16])})",
+                  f"{r1} = {p}_cfg.block_m * {p}_cfg.block_n * {p}_cfg.num_stages",
+                  f"{r2} = {p}_cfg.block_m * 2 // {p}_cfg.num_stages",
+                  f"{r3} = functools.reduce(lambda a, b: a * b, ({p}_cfg.block_m, {p}_cfg.block_n), 1)"]
+    else:  # try
+        lines += ["try:", f"    {r1} = {g.int_(1)} // ({g.small(0, 2)})", "except ZeroDivisionError:",
+                  f"    {r1} = -1", f"{r2} = 0", f"for {p}_i in range({g.small(0, 4)}):",
+                  "    try:", f"        {r2} += [1, 2][{p}_i]", "    except IndexError:",
+                  "        break", f"{r3} = {r2} * 2"]
+    g.names.update({r1: "int", r2: "int", r3: "int"})
+
+
 def _class(g: _Gen, lines: list[str]) -> None:
     """A config class in one of the forms kernel code uses, and a few values read from it."""
     c = g.fresh("cls").replace("v", "C")
     tm, tn, ns = g.small(1, 8) * 16, g.small(1, 8) * 16, g.small(1, 4)
-    form = g.choice(["dataclass", "frozen", "plain", "namedtuple", "enum", "inherit", "factory"])
+    form = g.choice(["dataclass", "frozen", "plain", "namedtuple", "enum", "inherit", "factory",
+                     "cached", "intenum"])
     r1, r2, r3 = g.fresh("int"), g.fresh("int"), g.fresh("int")
     if form in ("dataclass", "frozen"):
         frozen = "(frozen=True)" if form == "frozen" else ""
@@ -373,6 +422,18 @@ def _class(g: _Gen, lines: list[str]) -> None:
                   "    def size(self):", "        return super().size() + self.k",
                   f"o_{c} = {c}({tm})",
                   f"{r1} = o_{c}.size()", f"{r2} = o_{c}.m", f"{r3} = {c}Base({tn}).size()"]
+    elif form == "cached":
+        lines += [f"class {c}:", "    def __init__(self, m):", "        self.m = m",
+                  "        self.calls = 0", "    @functools.cached_property",
+                  "    def tiles(self):", "        self.calls += 1", "        return self.m // 16",
+                  f"o_{c} = {c}({tm})", f"{r1} = o_{c}.tiles + o_{c}.tiles", f"{r2} = o_{c}.calls",
+                  f"o_{c}.m = 16", f"{r3} = o_{c}.tiles"]
+    elif form == "intenum":
+        lines += [f"class {c}(enum.IntEnum):", "    M = 0", "    N = 1",
+                  f"dim_{c} = {c}({g.small(0, 1)})",
+                  f"{r1} = {tm} if dim_{c} == 0 else {tn}",
+                  f"{r2} = int(dim_{c} in ({c}.N,)) + (dim_{c} < 1)",
+                  f"{r3} = [m.value for m in {c}][-1] + len({c}.__members__)"]
     else:  # factory
         lines += ["@dataclasses.dataclass", f"class {c}:", f"    m: int = {tm}",
                   "    dims: list = dataclasses.field(default_factory=list)",

@@ -7,9 +7,7 @@ from dataclasses import dataclass
 
 from wgmma_lsp.interpret.block_exits import _breaks, _leaves
 from wgmma_lsp.interpret.env import Env
-from wgmma_lsp.interpret.values import (
-    UNKNOWN,
-)
+from wgmma_lsp.interpret.values import UNKNOWN, join
 from wgmma_lsp.rules.base import Rule
 
 
@@ -20,6 +18,7 @@ class TryMixin:
         # An error raised inside `try` is certain only when no handler can catch it (a TypeError
         # under `except ValueError:` still propagates); handlers and `else` may not run at all.
         scope = _TryScope(_handler_filters(s.handlers))
+        start = env.copy() if s.handlers else None
         self.handlers.append(scope)
         try:
             self.run_path(lambda: self.exec_block(s.body, env))
@@ -33,11 +32,17 @@ class TryMixin:
         loop = self._own_loop()
         before = (frame.maybe_returned if frame else False,
                   loop.maybe_stopped if loop else False, loop.broke if loop else False)
+        caught: list[Env] = []  # where the handlers that go on leave the names
         with self.uncertain():
+            # A handler starts from where the body raised: any point of it (a name the body
+            # binds once is its old or its new value; bound more often, unknown).
+            raised = _raise_state(start, env, s.body) if start is not None else env
             for h in s.handlers:
+                e = raised.copy()
                 if h.name:
-                    env.vars[h.name] = UNKNOWN
-                self.run_path(lambda h=h: self.exec_block(h.body, env))
+                    e.vars[h.name] = UNKNOWN
+                if not self.run_path(lambda h=h, e=e: self.exec_block(h.body, e)):
+                    caught.append(e)
             if not scope.tripped:
                 # A handler runs only once an error was caught, and none was found in the body:
                 # how its code leaves (`continue`, a re-`raise`) says nothing about what follows.
@@ -46,6 +51,8 @@ class TryMixin:
                 if loop is not None:
                     loop.maybe_stopped, loop.broke = before[1], before[2]
             self.run_path(lambda: self.exec_block(s.orelse, env))
+        if caught:  # after the statement: the body's (and else's) path, or a handler's
+            self.merge_into(env, [env.copy(), *caught])
         self.exec_block(s.finalbody, env)
 
     exec_TryStar = exec_Try
@@ -102,6 +109,40 @@ class _TryScope:
                 if texts is None or any(t in message for t in texts):
                     return True
         return False
+
+
+def _raise_state(start: Env, end: Env, body: list[ast.stmt]) -> Env:
+    """The names as a handler may find them: bound by the body once, the value before it or
+    after it; bound more than once (or in a loop), unknown."""
+    out = end.copy()
+    for name, times in _bindings(body, 1).items():
+        a, b = start.vars.get(name), end.vars.get(name)
+        out.vars[name] = UNKNOWN if times > 1 or a is None or b is None else join(a, b)
+    return out
+
+
+def _bindings(stmts: list[ast.stmt], weight: int) -> dict[str, int]:
+    """How many times each name may be bound by these statements (anything inside a loop counts
+    twice); a nested function or class binds only its own name here."""
+    out: dict[str, int] = {}
+    todo: list[tuple[ast.AST, int]] = [(stmt, weight) for stmt in stmts]
+    while todo:
+        node, w = todo.pop()
+        name = None
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            name = node.id
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out[node.name] = out.get(node.name, 0) + w
+            continue
+        elif isinstance(node, ast.alias):
+            name = (node.asname or node.name).split(".")[0]
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            name = node.name
+        if name is not None:
+            out[name] = out.get(name, 0) + w
+        inner = 2 if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.comprehension)) else w
+        todo.extend((c, inner) for c in ast.iter_child_nodes(node))
+    return out
 
 
 def _builtin_exception(name: str) -> type | None:
