@@ -337,3 +337,29 @@ def kernel(a_ref):
     acc_ref[...] = acc_ref[...].astype(jnp.bfloat16)
   pl.run_scoped(body, plgpu.ACC((64, 128)))
 """) == [("WG001", Severity.ERROR)]
+
+
+# -- block dimensions of a pipeline's BlockSpec ---------------------------------------------------
+
+def test_element_and_blocked_block_dims_give_their_block_size() -> None:
+    """`pl.Element(64)` / `pl.Blocked(64)` in a BlockSpec's block shape: the pipeline's SMEM
+    block takes the block size (pipeline.py `_get_block_size`), as an int dimension would."""
+    from wgmma_lsp.ide.hover import hover
+
+    source = HEADER + """
+def kernel(a_gmem, b_gmem, o_gmem):
+  spec = functools.partial(plgpu.BlockSpec, delay_release=0)
+  def step(indices, a_smem, b_smem):
+    x = a_smem[...]
+  plgpu.emit_pipeline(step, grid=(4,), in_specs=[spec((pl.Element(64), 32), lambda k: (0, k)),
+                                                 spec((32, pl.Blocked(128)), lambda k: (k, 0))])(a_gmem, b_gmem)
+
+def f(a, b):
+  return plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct((64, 128), jnp.float32))(a, b)
+
+# wgmma-lsp: trace f(bf16[64,128], bf16[128,128])
+"""
+    analysis = analyze(source)
+    line = source.splitlines().index("  def step(indices, a_smem, b_smem):")
+    assert "Ref<smem>{bfloat16[64,32]}" in hover(analysis, line, 22).markdown
+    assert "Ref<smem>{bfloat16[32,128]}" in hover(analysis, line, 30).markdown

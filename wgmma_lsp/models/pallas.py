@@ -273,6 +273,8 @@ def _blockspec(call: Call) -> Value:
 
 
 def _block_ref(array: Value, spec: Value, default_space: str, origin, desc: str) -> RefVal:
+    from wgmma_lsp.models.block_dims import block_size
+
     arr = as_array(array) if not isinstance(array, ShapeDtypeVal) else array.array
     shape = arr.shape if arr is not None else None
     dtype = arr.dtype if arr is not None else None
@@ -295,7 +297,7 @@ def _block_ref(array: Value, spec: Value, default_space: str, origin, desc: str)
                         continue  # squeezed
                     if isinstance(d, ApiVal) and d.name in ("pl.Squeezed", "pl.squeezed"):
                         continue
-                    dims.append(as_shape(d)[0] if as_shape(d) else None)  # type: ignore[index]
+                    dims.append(block_size(d))  # an int, pl.Element(n), pl.Blocked(n)
                 shape = tuple(dims)
     elif not (isinstance(spec, Const) and spec.value is None):
         shape, space = None, None  # type: ignore[assignment]
