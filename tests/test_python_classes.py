@@ -283,3 +283,32 @@ def test_a_skip_on_some_paths_leaves_a_finding_on_the_others() -> None:
     source = ("class KernelTest(absltest.TestCase):\n  def test_it(self, on_tpu):\n"
               "    if on_tpu:\n      self.skipTest('TPU only')\n" + BF16_STORE)
     assert severities(source) == [("WG001", Severity.WARNING)]
+
+
+def test_isinstance_object_setattr_and_frozen_instances() -> None:
+    assert_known("""
+class Base:
+    pass
+
+class Child(Base):
+    pass
+
+@dataclasses.dataclass(frozen=True)
+class Frozen:
+    m: int = 2
+    def __post_init__(self):
+        object.__setattr__(self, "twice", self.m * 2)
+
+def bump(f):
+    try:
+        f.m = 5  # FrozenInstanceError
+    except dataclasses.FrozenInstanceError:
+        pass
+    return f.m
+
+c = Child()
+checks = [isinstance(c, Base), isinstance(Base(), Child), isinstance(3, int), isinstance(True, int),
+          isinstance([1], (tuple, list)), isinstance("x", (int, float)), isinstance({}, dict)]
+twice = Frozen().twice
+unchanged = bump(Frozen())
+""", "checks", "twice", "unchanged")

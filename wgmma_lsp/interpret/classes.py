@@ -101,6 +101,11 @@ def opaque_bases(cls: ClassVal) -> bool:
     return False
 
 
+def frozen(cls: ClassVal) -> bool:
+    """Instances of a frozen dataclass refuse attribute assignment (FrozenInstanceError)."""
+    return any(c.frozen for c in mro(cls))
+
+
 def lookup(cls: ClassVal, name: str) -> Value | None:
     for c in mro(cls):
         v = c.methods.get(name)
@@ -137,8 +142,13 @@ def _no_call(interp: "Interpreter") -> Call:
     return Call(interp, None, [], {}, [], {}, None)
 
 
+ANY_ATTR = "<any attribute>"  # in an instance's attrs: it was given attributes not known by name
+
+
 def instance_attr(interp: "Interpreter", obj: InstanceVal, attr: str) -> Value:
     """`obj.attr` for an attribute the instance does not hold itself."""
+    if ANY_ATTR in obj.attrs:
+        return UNKNOWN
     m = lookup(obj.cls, attr)
     if m is None:
         return UNKNOWN
@@ -221,6 +231,41 @@ def super_attr(interp: "Interpreter", sup: SuperVal, attr: str) -> Value:
 
 
 _OBJECT_INIT = ApiVal("wgmma_lsp.object_init")
+
+
+_BUILTIN_TYPES = {"builtins.int": int, "builtins.float": float, "builtins.str": str,
+                  "builtins.bool": bool, "builtins.tuple": tuple, "builtins.list": list,
+                  "builtins.dict": dict, "builtins.object": object}
+
+
+def isinstance_of(v: Value, of: Value) -> bool | None:
+    """`isinstance(v, of)` when the interpreter knows the answer, else None."""
+    if isinstance(of, TupleVal):
+        answers = [isinstance_of(v, c) for c in of.items]
+        if True in answers:
+            return True
+        return False if all(a is False for a in answers) else None
+    if isinstance(of, ApiVal) and of.name in _BUILTIN_TYPES:
+        t = _BUILTIN_TYPES[of.name]
+        if isinstance(v, Const) and v.value is not Ellipsis:
+            return isinstance(v.value, t)
+        if isinstance(v, TupleVal) and not isinstance(v, NamedTupleVal):
+            return issubclass(list if v.is_list else tuple, t)
+        if isinstance(v, DictVal):
+            return issubclass(dict, t)
+        if isinstance(v, InstanceVal) and not opaque_bases(v.cls) and v.cls.kind == "" \
+                and t is not object:
+            return False
+        return None
+    if isinstance(of, ClassVal) and isinstance(v, (InstanceVal, NamedTupleVal)):
+        cls = v.cls
+        if of in mro(cls):
+            return True
+        return None if opaque_bases(cls) or opaque_bases(of) else False
+    if isinstance(of, ClassVal) and isinstance(v, (Const, TupleVal, DictVal)) \
+            and not isinstance(v, NamedTupleVal) and not opaque_bases(of) and not of.kind:
+        return False
+    return None
 
 
 # -- instances ---------------------------------------------------------------------------------

@@ -185,7 +185,10 @@ class StatementsMixin:
             self.setitem(obj, index, value, target, value_node, env)
         elif isinstance(target, ast.Attribute):
             obj = self.eval(target.value, env)
-            if isinstance(obj, InstanceVal):
+            if isinstance(obj, InstanceVal) and classes.frozen(obj.cls):
+                if self.stack:  # dataclasses.FrozenInstanceError: nothing after it on this path
+                    self.stack[-1].returned = True
+            elif isinstance(obj, InstanceVal):
                 if obj.shared:
                     if obj.born < self.iteration_born:
                         self.outside_writes += 1  # state a repeated sweep iteration would miss

@@ -5,9 +5,9 @@ no value depends on them), typing constructs that return what they are given."""
 
 from __future__ import annotations
 
-from wgmma_lsp.interpret import classes
+from wgmma_lsp.interpret import classes, mutation
 from wgmma_lsp.interpret.call import Call
-from wgmma_lsp.interpret.values import UNKNOWN, Const, Value, Wrapped
+from wgmma_lsp.interpret.values import UNKNOWN, Const, InstanceVal, Value, Wrapped
 from wgmma_lsp.models.registry import model
 
 
@@ -54,6 +54,33 @@ def _field(call: Call) -> Value:
 def _validator(call: Call) -> Value:
     """`@field_validator("x")` and the like: the method stays (never run: inert)."""
     return Wrapped("identity_decorator", UNKNOWN, {})
+
+
+@model("builtins.isinstance")
+def _isinstance(call: Call) -> Value:
+    """`isinstance(x, C)` where it is decided: a constant, tuple or list against builtin types;
+    an instance of a user class against classes (none of them with a base the interpreter does
+    not know)."""
+    if len(call.args) != 2 or call.kwargs:
+        return call.interp.unknown_call(call)
+    out = classes.isinstance_of(call.args[0], call.args[1])
+    return Const(out) if out is not None else UNKNOWN
+
+
+@model("builtins.object.__setattr__")
+def _object_setattr(call: Call) -> Value:
+    """`object.__setattr__(self, "name", value)` (a frozen dataclass's `__post_init__`)."""
+    if len(call.args) == 3 and not call.kwargs and isinstance(call.args[0], InstanceVal) \
+            and isinstance(call.args[1], Const) and isinstance(call.args[1].value, str) \
+            and not call.args[0].shared:
+        mutation.set_attr(call.interp, call.args[0], call.args[1].value, call.args[2])
+        return Const(None)
+    if call.args and isinstance(call.args[0], InstanceVal) and not call.args[0].shared:
+        obj = call.args[0]  # an attribute not known by its name was set: none of them is known
+        for name in obj.attrs:
+            obj.attrs[name] = UNKNOWN
+        obj.attrs[classes.ANY_ATTR] = UNKNOWN
+    return UNKNOWN
 
 
 @model("typing.cast")

@@ -20,7 +20,7 @@ from wgmma_lsp.interpret import const_fold  # noqa: E402 - beside the table it s
 BUILTINS = {"range", "len", "int", "float", "bool", "min", "max", "tuple", "list", "zip",
             "enumerate", "abs", "sum", "print", "isinstance", "property", "staticmethod",
             "classmethod", "divmod", "reversed", "sorted", "str", "repr", "all", "any", "dict",
-            "getattr", "hasattr", "type", "round", "pow", "slice", "map", "super"}
+            "getattr", "hasattr", "type", "round", "pow", "slice", "map", "super", "object"}
 
 
 def _consts(values: list[Value]) -> list | None:
@@ -220,7 +220,7 @@ def _reversed(call: Call) -> Value:
     return TupleVal(tuple(reversed(v.items))) if isinstance(v, TupleVal) else UNKNOWN
 
 
-@model("builtins.print", "builtins.isinstance", "builtins.hasattr", "builtins.type",
+@model("builtins.print", "builtins.hasattr", "builtins.type",
        "builtins.all", "builtins.any")
 def _opaque(call: Call) -> Value:
     return call.interp.unknown_call(call)
