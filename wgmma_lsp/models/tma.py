@@ -13,6 +13,7 @@ from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import Const, RefVal, Value, is_unknown
 from wgmma_lsp.models.registry import model
+from wgmma_lsp.models.copy_checks import check_copy_trace
 from wgmma_lsp.models.tma_lowering import check_copy_lowering
 from wgmma_lsp.rules import copy_leader_tracked, ref_memory_space
 from wgmma_lsp.rules.base import Related
@@ -74,14 +75,15 @@ def _copy_gmem_to_smem(call: Call) -> Value:
             return Const(None)
     elif leader is None and not call.complete:
         return Const(None)
-    if _checks(call, [(0, "src", "gmem"), (1, "dst", "smem"), (2, "barrier", "smem")]):
+    if _checks(call, [(0, "src", "gmem"), (1, "dst", "smem"), (2, "barrier", "smem")]) \
+            and check_copy_trace(call, gmem_to_smem=True):
         check_copy_lowering(call, gmem_to_smem=True)
     return Const(None)
 
 
 @model("plgpu.copy_smem_to_gmem")
 def _copy_smem_to_gmem(call: Call) -> Value:
-    if _checks(call, [(0, "src", "smem"), (1, "dst", "gmem")]):
+    if _checks(call, [(0, "src", "smem"), (1, "dst", "gmem")]) and check_copy_trace(call, gmem_to_smem=False):
         check_copy_lowering(call, gmem_to_smem=False)
     return Const(None)
 

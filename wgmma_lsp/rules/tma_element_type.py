@@ -15,5 +15,8 @@ RULE = Rule(
     stage="lower",
     semantics=("lane",),
     doc_file=doc_path(__file__),
+    # 0.12 checks it while tracing the copy, in its own words (models/copy_checks.py).
+    version_templates=((">=0.12", "Expected dtypes to match but src had type {src_ref.dtype} and dst had type "
+                                  "{dst_ref.dtype}"),),
     catalog_rows=(76,),
 )

@@ -15,5 +15,9 @@ RULE = Rule(
     stage="lower",
     semantics=("lane",),
     doc_file=doc_path(__file__),
+    # 0.12 checks it while tracing the copy, in its own words (models/copy_checks.py).
+    version_templates=((">=0.12", "Expected source shape to be {expected_src_shape}, but got {src_shape}. "
+                                  "{partitioned_desc} / Expected shapes to match, but src has shape {src_shape} "
+                                  "and dst has shape {dst_shape}"),),
     catalog_rows=(75,),
 )
