@@ -8,6 +8,10 @@ race as the pair of lines of the fixture its two accesses come from (JAX prints 
 ... from <thread>, path:line:col (fn)` / `write of ... , path:line:col (fn)`), whether
 `get_races().races_found` was set, and the error the run ended with, if any.
 
+The detector runs with `num_tma_threads_per_device=5` (jax 0.12's default): with jax 0.10's
+default of one, every TMA copy shares one vector-clock entry, and a wait on any copy's barrier
+orders the thread after every earlier copy (a wait on the wrong barrier goes unseen).
+
 Which JAX runs is the interpreter of the test (`sys.executable`): jax 0.10's detector treats
 SMEM->GMEM copies as synchronous and `commit_smem`/`wait_smem_to_gmem` as no-ops; jax 0.12's
 models them. `detector_models(path)` reads the fixture's `# race-detector: >=0.12` line.
@@ -39,6 +43,8 @@ from jax._src.pallas.mosaic_gpu.interpret import gpu_callbacks
 from jax._src.pallas.mosaic_gpu.interpret.params import InterpretGPUParams
 fields = {f.name for f in dataclasses.fields(InterpretGPUParams)}
 kw = {"detect_races": True}
+if "num_tma_threads_per_device" in fields:
+    kw["num_tma_threads_per_device"] = 5  # jax 0.12's default; 0.10's (1) orders every copy after the last
 if "on_race" in fields:
     kw["on_race"] = "warn"
 for n, path in enumerate(sys.argv[1:]):
@@ -122,6 +128,13 @@ def detector_models(source: str) -> str:
     (">=0.12", or "all")."""
     m = re.search(r"^# race-detector: (\S+)", source, re.M)
     return m.group(1) if m else "all"
+
+
+def detector_raises(source: str) -> str | None:
+    """The error the detector's run must end with instead of a race (`# race-detector-raises:`):
+    jax 0.12 checks at the end of each thread that no SMEM->GMEM copy is still reading."""
+    m = re.search(r"^# race-detector-raises: (.+)$", source, re.M)
+    return m.group(1).strip() if m else None
 
 
 def expected_warnings(source: str) -> set[tuple[int, str]]:

@@ -13,8 +13,11 @@ The order is the one JAX's GPU interpret mode gives (jax/_src/pallas/mosaic_gpu/
 - A TMA store (`copy_smem_to_gmem`) reads its SMEM source asynchronously until a
   `wait_smem_to_gmem(n)` leaves at most `n` newer stores in flight (jax 0.12: `shared_memory.py:
   wait_smem_to_gmem`; each copy is its own bulk group).
-- The thread's writes to SMEM become visible to the TMA engine (the async proxy) only at the
-  next `commit_smem()` (jax 0.12: `GpuClockBundle.commit_smem`).
+- The thread's accesses to SMEM are ordered before the TMA engine's (the async proxy's) only by
+  a `commit_smem()` in between (jax 0.12: `GpuClockBundle.commit_smem`): a copy out of what the
+  thread wrote, a copy in over what it read or wrote.
+- When the kernel ends, no copy out may still be reading its SMEM (jax 0.12:
+  `GPUSharedMemory.kernel_thread_finished`).
 
 An access races when it conflicts with a certain operation it is not ordered with, both are
 certain, and their boxes are known to overlap. Waits, arrivals and commits count wherever they
@@ -34,7 +37,8 @@ _MAX_PASSES = 4
 @dataclass(frozen=True)
 class Hazard:
     code: str  # "WG200" read before the TMA load is waited; "WG201" write during a TMA store;
-    # "WG202" TMA store of uncommitted writes
+    # "WG202" TMA store of uncommitted writes; "WG203" TMA store in flight when the kernel ends;
+    # "WG204" TMA load over SMEM the thread accessed since the last commit
     access: int  # index of the racing access in the log
     other: int  # index of the operation it races with
     newer: int = 0  # WG201: certain stores issued after `other` (the count a fix may leave)
@@ -50,8 +54,10 @@ def _slots_match(a: Event, b: Event) -> bool:
 
 
 class _Pass:
-    def __init__(self, events: list[Event], before: dict[int, list[tuple[int, frozenset[int]]]]):
+    def __init__(self, events: list[Event], before: dict[int, list[tuple[int, frozenset[int]]]],
+                 ends_kernel: bool = False):
         self.events = events
+        self.ends_kernel = ends_kernel
         self.before = before  # barrier-arrival knowledge from the previous pass
         self.arrivals: dict[int, list[tuple[int, frozenset[int]]]] = {}
         self.hazards: list[Hazard] = []
@@ -60,7 +66,7 @@ class _Pass:
         known: set[int] = set()
         loads: list[int] = []
         stores: list[int] = []  # in flight, oldest first
-        uncommitted: list[int] = []  # thread writes since the last commit_smem
+        uncommitted: list[int] = []  # thread reads and writes since the last commit_smem
         all_loads = [i for i, e in enumerate(self.events) if e.kind == "load"]
         for i, ev in enumerate(self.events):
             k = ev.kind
@@ -69,6 +75,10 @@ class _Pass:
             if k in ("write", "load"):
                 self._during_store(i, ev, stores)
             if k == "load":
+                for w in uncommitted:
+                    if _conflict(ev, self.events[w]):
+                        self.hazards.append(Hazard("WG204", i, w))
+                        break
                 loads.append(i)
                 self._arrive(i, ev, frozenset(known | {i}))
             elif k == "arrive":
@@ -80,19 +90,24 @@ class _Pass:
                     for key, got in self.arrivals.get(id(ev.barrier), []) + self.before.get(id(ev.barrier), []):
                         if self.events[key].barrier is ev.barrier and may_overlap(self.events[key].slot, ev.slot):
                             known.update(got)
-            elif k == "write":
+            elif k in ("read", "write"):
                 uncommitted.append(i)
             elif k == "commit":
                 uncommitted.clear()
             elif k == "store":
                 for w in uncommitted:
-                    if _conflict(ev, self.events[w]):
+                    if self.events[w].kind == "write" and _conflict(ev, self.events[w]):
                         self.hazards.append(Hazard("WG202", i, w))
                         break
                 stores.append(i)
             elif k == "wait_store":
                 n = ev.n if ev.n is not None and ev.n >= 0 else 0
                 del stores[:max(0, len(stores) - n)]
+        # The kernel ends: its SMEM goes away while a copy out still reads it (jax 0.12's
+        # interpreter raises in `kernel_thread_finished`).
+        left = [s for s in stores if self.events[s].certain]
+        if self.ends_kernel and left:
+            self.hazards.append(Hazard("WG203", left[-1], left[-1], newer=len(left)))
 
     def _arrive(self, i: int, ev: Event, knowledge: frozenset[int]) -> None:
         if ev.barrier is not None:
@@ -115,16 +130,17 @@ class _Pass:
                 return
 
 
-def analyse(events: list[Event], single_thread: bool = False) -> list[Hazard]:
+def analyse(events: list[Event], single_thread: bool = False, ends_kernel: bool = False) -> list[Hazard]:
     """The hazards of one kernel's log (none when the passes do not settle). With one thread, a
-    wait sees the arrivals before it only: one pass."""
+    wait sees the arrivals before it only: one pass. `ends_kernel`: the log runs to the end of
+    the kernel (a `plgpu.kernel` body), where no copy out may still be reading."""
     before: dict[int, list[tuple[int, frozenset[int]]]] = {}
     if single_thread:
-        p = _Pass(events, before)
+        p = _Pass(events, before, ends_kernel)
         p.run()
         return p.hazards
     for _ in range(_MAX_PASSES):
-        p = _Pass(events, before)
+        p = _Pass(events, before, ends_kernel)
         p.run()
         if p.arrivals == before:
             return p.hazards

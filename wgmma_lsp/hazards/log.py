@@ -51,9 +51,12 @@ class KernelLog:
     # One thread runs the body (no `num_threads`, no warp_map): program order is its time, and a
     # wait sees only the arrivals before it. Otherwise another thread may arrive first.
     single_thread: bool = False
+    ends_kernel: bool = False  # the log runs to the kernel's end (`plgpu.kernel`)
+    body_end: tuple[int, str] | None = None  # (0-based line after the body, its indentation)
+    body_func: int = 0  # id() of the body's `def` node
 
 
-_MAX_EVENTS = 20_000  # a kernel body with more operations than this is not analysed
+MAX_EVENTS = 20_000  # a kernel body with more operations than this is not analysed
 
 #: Off: no kernel log is opened (benchmarks/bench_hazards.py measures what the analysis adds).
 ENABLED = True
@@ -71,13 +74,15 @@ def current(interp) -> KernelLog | None:
     return stack[-1] if stack else None
 
 
-def kernel_enter(interp, single_thread: bool = False) -> None:
+def kernel_enter(interp, single_thread: bool = False, ends_kernel: bool = False,
+                 body_end: tuple[int, str] | None = None) -> None:
     """A kernel body is about to run. Calls inside it are not memoised while it runs: a call
     replayed from the memo would leave its operations out of the log (a barrier_wait in a helper
     called twice), and a log with a hole could prove a race that is not there."""
     if not ENABLED:
         return
-    log = KernelLog(memo_saved=interp.memo_enabled, single_thread=single_thread)
+    log = KernelLog(memo_saved=interp.memo_enabled, single_thread=single_thread, ends_kernel=ends_kernel,
+                    body_end=body_end)
     interp.memo_enabled = False
     _stack(interp).append(log)
 
@@ -93,7 +98,7 @@ def finished(interp) -> KernelLog | None:
     """The body ran: its log, if it is one to analyse (complete, not too long, in a pass that
     reports)."""
     log = current(interp)
-    if log is None or log.opaque or not log.events or len(log.events) > _MAX_EVENTS \
+    if log is None or log.opaque or not log.events or len(log.events) > MAX_EVENTS \
             or interp.hover_only or interp.silent:
         return None
     return log
@@ -120,7 +125,7 @@ def record(interp, kind: str, span: Span | None, line: int, ref: Value | None = 
     log = current(interp)
     if log is None or log.opaque:
         return
-    if len(log.events) > _MAX_EVENTS:
+    if len(log.events) > MAX_EVENTS:
         return
     ev = Event(kind, certain_here(interp), span, line, n=n, func=_enclosing_def(interp), data=data)
     if isinstance(ref, RefVal):

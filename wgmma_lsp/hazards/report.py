@@ -6,7 +6,10 @@ from __future__ import annotations
 from wgmma_lsp.hazards.analysis import Hazard, analyse
 from wgmma_lsp.hazards.log import Event, KernelLog
 from wgmma_lsp.hazards.regions import may_overlap
-from wgmma_lsp.rules import smem_read_before_tma_wait, smem_write_during_tma_store, tma_store_uncommitted
+from wgmma_lsp.rules import (
+    smem_read_before_tma_wait, smem_write_during_tma_store, store_in_flight_at_exit, tma_load_uncommitted,
+    tma_store_uncommitted,
+)
 from wgmma_lsp.rules.base import Related
 
 _ACCESS = {"read": "Reading", "write": "Writing", "store": "Copying out (copy_smem_to_gmem)",
@@ -22,14 +25,15 @@ def report_hazards(interp, log: KernelLog) -> None:
     # not mark a `try` as having raised (interpret/interp_try.py).
     saved, interp.handlers = interp.handlers, []
     try:
-        _report(interp, log.events, log.single_thread)
+        _report(interp, log)
     finally:
         interp.handlers = saved
 
 
-def _report(interp, events: list[Event], single_thread: bool) -> None:
+def _report(interp, log: KernelLog) -> None:
+    events = log.events
     seen: set[tuple] = set()
-    for h in analyse(events, single_thread):
+    for h in analyse(events, log.single_thread, log.ends_kernel):
         access, other = events[h.access], events[h.other]
         if (h.code, access.line, h.other) in seen:  # `smem[...] += 1`: its read and write race alike
             continue
@@ -41,6 +45,19 @@ def _report(interp, events: list[Event], single_thread: bool) -> None:
             _wg200(interp, h, access, other, aval, events)
         elif h.code == "WG201":
             _wg201(interp, h, access, other, aval, events)
+        elif h.code == "WG203":
+            rule = store_in_flight_at_exit.RULE
+            end = log.body_end if access.func == log.body_func else None
+            interp.report(rule, rule.template.format(aval=aval), access.span, access.line,
+                          data={"prefix": access.data.get("prefix"), "insert_at": end})
+        elif h.code == "WG204":
+            rule = tma_load_uncommitted.RULE
+            message = rule.template.format(aval=aval, what="read" if other.kind == "read" else "written",
+                                           line=other.line + 1)
+            interp.report(rule, message, access.span, access.line,
+                          related=[Related(other.span, f"the thread's {'read' if other.kind == 'read' else 'write'} "
+                                                       "the TMA engine is not ordered after")],
+                          data={"prefix": access.data.get("prefix")})
         elif h.code == "WG202":
             rule = tma_store_uncommitted.RULE
             message = rule.template.format(aval=aval, write_line=other.line + 1)

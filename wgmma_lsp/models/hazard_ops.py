@@ -20,12 +20,13 @@ being interpreted:
 from __future__ import annotations
 
 import ast
+import dataclasses
 from typing import Callable
 
 from wgmma_lsp.hazards import log as H
 from wgmma_lsp.hazards.report import report_hazards
 from wgmma_lsp.interpret.call import Call
-from wgmma_lsp.interpret.values import Const, RefVal, Value, Wrapped, as_int
+from wgmma_lsp.interpret.values import UNKNOWN, ArrayVal, Const, RefVal, TupleVal, Value, Wrapped, as_int
 from wgmma_lsp.models import arrays, blackwell, pallas, pipelines, refs, tma  # noqa: F401  (first: wrapped here)
 from wgmma_lsp.models.registry import GETITEM, MODELS, SETITEM, model
 
@@ -66,11 +67,29 @@ def _single_thread(call: Call) -> bool:
     return "?" not in wrapped.kwargs and isinstance(n, Const) and n.value in (None, 1)
 
 
+def _body_end(call: Call) -> tuple[int, tuple[int, str] | None]:
+    """(id of the body's `def`, where a statement appended to the body goes: the 0-based line
+    after its last statement, or before a final `return`, and the body's indentation)."""
+    wrapped = call.wrapped
+    func = wrapped.func if isinstance(wrapped, Wrapped) else None
+    node = getattr(func, "node", None)
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not node.body:
+        return 0, None
+    last = node.body[-1]
+    row = last.lineno - 1 if isinstance(last, ast.Return) else (last.end_lineno or last.lineno)
+    return id(node), (row, " " * node.body[0].col_offset)
+
+
 def _kernel_launch(name: str) -> None:
     inner = MODELS[name]
 
     def fn(call: Call) -> Value:
-        H.kernel_enter(call.interp, _single_thread(call))
+        body, end = _body_end(call)
+        H.kernel_enter(call.interp, _single_thread(call), ends_kernel=name == "plgpu.kernel()",
+                       body_end=end)
+        log = H.current(call.interp)
+        if log is not None:
+            log.body_func = body
         try:
             result = inner(call)
             log = H.finished(call.interp)
@@ -206,9 +225,51 @@ def _traced_condition(call: Call) -> bool:
     return not (isinstance(cond, Const) and isinstance(cond.value, bool))
 
 
-def _runs(lower: Value | None, upper: Value | None) -> bool:
+def _trips(lower: Value | None, upper: Value | None, step: Value | None = None) -> int:
+    """How many times a loop with these bounds runs, when they are Python ints (0 otherwise)."""
     lo, hi = as_int(lower) if lower is not None else None, as_int(upper) if upper is not None else None
-    return lo is not None and hi is not None and lo < hi
+    st = as_int(step) if step is not None else 1
+    if lo is None or hi is None or st is None or st <= 0:
+        return 0
+    return len(range(lo, hi, st))
+
+
+def _index_free(carry: Value | None) -> bool:
+    """A loop carry that cannot hold a Python number the body would index with: the body's
+    second run sees the same boxes as its first (the loop index itself is traced: unknown)."""
+    if carry is None or isinstance(carry, Const):
+        return carry is None or carry.value is None
+    if isinstance(carry, TupleVal):
+        return all(_index_free(x) for x in carry.items)
+    return isinstance(carry, ArrayVal)
+
+
+def _second_iteration(call: Call, start: int, trips: int, carry: Value | None) -> None:
+    """The body of a loop that runs at least twice, traced once: its operations again, as its
+    second step (which meets what the first left in flight: a copy out still reading, a read not
+    committed before the next load). Only when nothing the body's boxes depend on changes."""
+    log = H.current(call.interp)
+    if log is None or trips < 2 or not _index_free(carry):
+        return
+    body = log.events[start:]
+    if body and len(log.events) + len(body) <= H.MAX_EVENTS:
+        log.events.extend(dataclasses.replace(e, data=dict(e.data)) for e in body)
+
+
+def _loop(name: str, trips: Callable[[Call], int], carry: Callable[[Call], Value | None]) -> None:
+    inner = MODELS[name]
+
+    def fn(call: Call) -> Value:
+        n = trips(call)
+        log = H.current(call.interp)
+        start = len(log.events) if log is not None else 0
+        with H.maybe(call.interp, n < 1):
+            result = inner(call)
+        _second_iteration(call, start, n, carry(call))
+        return result
+
+    fn.__doc__ = inner.__doc__
+    MODELS[name] = fn
 
 
 def _always(call: Call) -> bool:
@@ -229,7 +290,8 @@ for _name in ("lax.cond", "lax.switch", "lax.while_loop", "lax.scan", "plgpu.nd_
     _maybe(_name, _always)
 for _name in ("pl.core_map()", "plgpu.warp_map"):
     _maybe(_name, _threads)
-_maybe("lax.fori_loop", lambda call: not _runs(call.get(0, "lower"), call.get(1, "upper")))
+_loop("lax.fori_loop", lambda call: _trips(call.get(0, "lower"), call.get(1, "upper")),
+      lambda call: call.get(3, "init_val"))
 
 
 _pl_loop = MODELS["pl.loop"]
@@ -239,15 +301,19 @@ _pl_loop = MODELS["pl.loop"]
 def _pl_loop_bounds(call: Call) -> Value:
     result = _pl_loop(call)
     if isinstance(result, Wrapped):
-        step = as_int(call.get(2, "step", Const(1)))
-        runs = _runs(call.get(0, "lower"), call.get(1, "upper")) and step is not None and step > 0
-        # kept with the decorator for `pl.loop(...)(body)`: does the body run at least once?
-        result.kwargs["__hazard_runs__"] = Const(runs)
+        # kept with the decorator for `pl.loop(...)(body)`: how many times the body runs
+        result.kwargs["__hazard_trips__"] = Const(_trips(call.get(0, "lower"), call.get(1, "upper"),
+                                                         call.get(2, "step", Const(1))))
     return result
 
 
-_maybe("pl.loop()", lambda call: not (isinstance(call.wrapped, Wrapped)
-                                       and call.wrapped.kwargs.get("__hazard_runs__") == Const(True)))
+def _pl_loop_trips(call: Call) -> int:
+    trips = call.wrapped.kwargs.get("__hazard_trips__") if isinstance(call.wrapped, Wrapped) else None
+    return trips.value if isinstance(trips, Const) and isinstance(trips.value, int) else 0
+
+
+_loop("pl.loop()", _pl_loop_trips,
+      lambda call: call.wrapped.kwargs.get("init_carry", Const(None)) if isinstance(call.wrapped, Wrapped) else UNKNOWN)
 
 
 # -- what the log does not see into ---------------------------------------------------------------
