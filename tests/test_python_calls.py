@@ -363,3 +363,61 @@ def f(a, b):
     line = source.splitlines().index("  def step(indices, a_smem, b_smem):")
     assert "Ref<smem>{bfloat16[64,32]}" in hover(analysis, line, 22).markdown
     assert "Ref<smem>{bfloat16[32,128]}" in hover(analysis, line, 30).markdown
+
+
+# -- RefUnion and custom_vmap --------------------------------------------------------------------
+
+_UNION = ("plgpu.RefUnion((plgpu.SMEM((128, 64), jnp.bfloat16), plgpu.SMEM((2, 128, 64), jnp.bfloat16)), "
+          "(plgpu.SMEM((2, 1, 64, 64), jnp.bfloat16), plgpu.SMEM((2, 64), jnp.float32), "
+          "plgpu.SMEM((3, 5), jnp.float32)))")
+
+
+def test_ref_union_size_is_jaxs() -> None:
+    """The union's buffer is as large as JAX makes it (its largest group, members aligned)."""
+    import jax.numpy as jnp
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+
+    ours = interpreted(HEADER + f"u = {_UNION}\n")["u"]
+    real = eval(_UNION, {"plgpu": plgpu, "jnp": jnp})  # noqa: S307 - the test's own expression
+    assert getattr(ours, "num_bytes", None) == real.shape[0]
+
+
+def test_a_ref_union_unpacks_into_its_groups_refs() -> None:
+    from wgmma_lsp.ide.hover import hover
+
+    source = HEADER + f"""
+def kernel(x_gmem, o_gmem, union):
+  (q_smem, k_smem), (o_smem, *rest) = union
+
+def f(x):
+  return plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct((64, 128), jnp.float32),
+                      scratch_types=[{_UNION}])(x)
+
+# wgmma-lsp: trace f(bf16[64,128])
+"""
+    analysis = analyze(source)
+    line = source.splitlines().index("  (q_smem, k_smem), (o_smem, *rest) = union")
+    assert "Ref<smem>{bfloat16[2,128,64]}" in hover(analysis, line, 11).markdown
+    assert "Ref<smem>{bfloat16[2,1,64,64]}" in hover(analysis, line, 22).markdown
+
+
+def test_custom_vmap_functions_run_when_called() -> None:
+    """`@jax.custom_batching.custom_vmap` (tokamax's persistent kernels): calling it runs the
+    function; `@f.def_vmap` registers a rule and returns it."""
+    assert severities("""
+import jax.custom_batching
+
+def kernel(a_ref):
+  @jax.custom_batching.custom_vmap
+  def wrapper(x):
+    def body(acc_ref):
+      acc_ref[...] = acc_ref[...].astype(jnp.bfloat16)
+    pl.run_scoped(body, plgpu.ACC((64, 128)))
+    return x
+
+  @wrapper.def_vmap
+  def rule(axis_size, in_batched, x):
+    return x, in_batched[0]
+
+  wrapper(jnp.zeros((8,), jnp.float32))
+""") == [("WG001", Severity.ERROR)]

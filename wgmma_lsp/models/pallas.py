@@ -122,6 +122,10 @@ def _allocate(call: Call, spec: Value, span, desc: str) -> Value:
         return TupleVal(tuple(_allocate(call, s, span, desc) for s in spec.items), spec.is_list)
     if isinstance(spec, DictVal):  # a dict of allocations (a pipeline's `get_allocations`)
         return DictVal(tuple((k, _allocate(call, s, span, desc)) for k, s in spec.items))
+    from wgmma_lsp.models.ref_union import RefUnionSpec
+
+    if isinstance(spec, RefUnionSpec):  # the union unpacks into its groups' refs
+        return _allocate(call, spec.groups, span, desc)
     if isinstance(spec, Const) and spec.value is None:
         return spec  # an empty pytree: the body gets None
     if isinstance(spec, ApiVal) and spec.name == "plgpu.SemaphoreType.REGULAR":
@@ -633,7 +637,7 @@ def _jit(call: Call) -> Value:
     return Wrapped("jax.jit_decorator", UNKNOWN, dict(call.kwargs), call.span)
 
 
-@model("jax.custom_vjp", "jax.custom_jvp")
+@model("jax.custom_vjp", "jax.custom_jvp", "jax.custom_batching.custom_vmap")
 def _custom_derivative(call: Call) -> Value:
     """`jax.custom_vjp(f, nondiff_argnums=...)` (jax/_src/custom_derivatives.py): calling it
     calls f (the forward pass traces f); `.defvjp`/`.defjvp` only register rules."""
@@ -644,6 +648,8 @@ def _custom_derivative(call: Call) -> Value:
 
 for _rule in ("defvjp", "defjvp", "defjvps"):
     METHODS[f"wrapped:jax.jit.{_rule}"] = lambda obj, call: Const(None)
+# `@f.def_vmap` on a custom_vmap (jax/_src/custom_batching.py): registers the rule, returns it
+METHODS["wrapped:jax.jit.def_vmap"] = lambda obj, call: call.get(0)
 
 
 @model("jax.jit_decorator()")

@@ -130,6 +130,11 @@ def add_allocation(scope: Scope, spec: Value, multiplier: int = 1, what: str = "
         for _, item in spec.items:
             add_allocation(scope, item, multiplier, what)
         return
+    from wgmma_lsp.models.ref_union import RefUnionSpec, as_allocation
+
+    if isinstance(spec, RefUnionSpec):  # one buffer, the size of its largest group
+        add_allocation(scope, as_allocation(spec), multiplier, what or spec.describe())
+        return
     if not isinstance(spec, AllocSpec):
         scope.complete = False
         return
