@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from wgmma_lsp.analysis import analyze
-from wgmma_lsp.interpret import jax_lowering_rules
+from wgmma_lsp.interpret import jax_lowering_rules, jax_source
 from wgmma_lsp.interpret.jax_source import jax_root
 
 pytestmark = pytest.mark.skipif(jax_root() is None, reason="needs an installed jax")
@@ -52,7 +52,7 @@ def test_the_analysis_follows_the_table_of_the_installed_jax() -> None:
     for prim in ("dot_general", "transpose", "stack", "concatenate", "add", "exp"):
         for sem in ("lane", "warpgroup"):
             have = any(p.name == prim for p in runtime[f"{sem}/warpgroup"])
-            assert jax_lowering_rules.registered(f"{prim}_p", sem) is have, (prim, sem)
+            assert jax_source.lowering_rule_registered(f"{prim}_p", sem) is have, (prim, sem)
 
 
 #: (expression on x, y: f32[128,128] and v: f32[128] loaded in the kernel, output shape)

@@ -56,7 +56,7 @@ class JaxEnvironment:
         """One line for `--show-settings` and the server's log."""
         if self.jax_root is not None:
             return f"jax {self.jax_version or '(unknown version)'} at {self.jax_root}, from {self.where}"
-        from wgmma_lsp.interpret.jax_facts import bundled_version
+        from wgmma_lsp.interpret.jax_facts_data import bundled_version
 
         return (f"no JAX found in {self.where}; using the facts bundled for jax "
                 f"{bundled_version()}")
@@ -253,6 +253,16 @@ def active() -> JaxEnvironment:
     return _active
 
 
+#: Called when the analysed JAX changes (`on_change`).
+_change_hooks: list = []
+
+
+def on_change(hook) -> None:
+    """Call `hook()` whenever `activate` changes the analysed JAX (what was read from the old
+    JAX is dropped: interpret/jax_facts.py registers here)."""
+    _change_hooks.append(hook)
+
+
 def activate(env: JaxEnvironment) -> bool:
     """Analyse with `env`'s JAX from now on (every cached JAX fact is dropped). Returns whether
     the JAX changed."""
@@ -261,9 +271,8 @@ def activate(env: JaxEnvironment) -> bool:
     _active = env
     changed = old is None or (old.jax_root, old.jax_version) != (env.jax_root, env.jax_version)
     if changed:
-        from wgmma_lsp.interpret import jax_facts
-
-        jax_facts.forget()
+        for hook in _change_hooks:  # the JAX facts read so far (interpret/jax_facts.py) are dropped
+            hook()
         lookup = sys.modules.get("wgmma_lsp.program.lookup")
         if lookup is not None:  # it keeps where jax is
             lookup.installed_jax_parent.cache_clear()

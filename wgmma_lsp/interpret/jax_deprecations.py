@@ -101,7 +101,7 @@ def deprecated_params(fn: ast.FunctionDef) -> dict[str, tuple[str, str | None]]:
 def read(exports_by_module: dict, find_function) -> dict[str, dict[str, list]]:
     """"plgpu.kernel" -> {"out_shape": [message, "out_type"]} for every public function with
     deprecated parameters. `find_function(export)` gives its FunctionDef (or None)."""
-    from wgmma_lsp.interpret.jax_source import PUBLIC_MODULES
+    from wgmma_lsp.interpret.jax_source_read import PUBLIC_MODULES
 
     out: dict[str, dict[str, list]] = {}
     for prefix, module in PUBLIC_MODULES.items():
@@ -117,7 +117,7 @@ def read(exports_by_module: dict, find_function) -> dict[str, dict[str, list]]:
 
 def find_function(exp, depth: int = 0) -> ast.FunctionDef | None:
     """The `def` of an exported name in the analysed JAX's source (through re-exports)."""
-    from wgmma_lsp.interpret import jax_source
+    from wgmma_lsp.interpret import jax_source_read as jax_source
 
     module, name = exp.module, exp.name
     while module is not None and name is not None and depth < 6:

@@ -19,10 +19,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from wgmma_lsp.interpret.jax_facts_data import FORMAT, JaxFacts
+
 log = logging.getLogger("wgmma_lsp")
 
-_EXTRACTORS = ("jax_source.py", "jax_facts.py", "jax_version.py", "jax_deprecations.py",
-               "jax_lowering_rules.py", "jax_reduction_scratch.py")
+_EXTRACTORS = ("jax_source_read.py", "jax_api_types.py", "jax_facts_data.py", "jax_facts.py",
+               "version_text.py", "jax_deprecations.py", "jax_lowering_rules.py", "jax_reduction_scratch.py")
 
 
 def cache_dir() -> Path:
@@ -44,8 +46,6 @@ def _extractor_digest() -> str:
 
 
 def _key(jax_root: Path, version: str | None) -> dict[str, Any]:
-    from wgmma_lsp.interpret.jax_facts import FORMAT
-
     return {"format": FORMAT, "jax_version": version, "jax_root": str(jax_root),
             "extractor": _extractor_digest()}
 
@@ -66,8 +66,6 @@ def _stamp(path: Path) -> list[Any] | None:
 
 def load(jax_root: Path, version: str | None):
     """The cached facts of this JAX, or None (no entry, a stale one, or one that is corrupt)."""
-    from wgmma_lsp.interpret.jax_facts import JaxFacts
-
     path = entry_path(jax_root, version)
     try:
         raw = path.read_text(encoding="utf-8")

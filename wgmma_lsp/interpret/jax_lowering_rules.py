@@ -35,7 +35,7 @@ _PAIRS = {"LANExWG_SEMANTICS": "lane/warpgroup", "LANExWARP_SEMANTICS": "lane/wa
 def read(root: Path) -> dict[str, list[str]] | None:
     """The table of the JAX package at `root` (key -> sorted dotted primitive names, "*" when
     the key may hold primitives this reader could not name); None without lowering.py."""
-    from wgmma_lsp.interpret import jax_source
+    from wgmma_lsp.interpret import jax_source_read as jax_source
 
     package = root.joinpath(*_PACKAGE.split(".")[1:])
     if not (package / "lowering.py").exists():
@@ -233,16 +233,3 @@ def _unpack(target: ast.expr, item: ast.expr, name: str) -> ast.expr | None:
                 return found
     return None
 
-
-def registered(primitive: str, lowering: str, primitive_semantics: str = "warpgroup") -> bool | None:
-    """Whether the analysed JAX's Mosaic GPU lowering has a rule for `primitive` (its variable's
-    name: `dot_general_p`) under these semantics: True, False (proven missing), None (unknown)."""
-    from wgmma_lsp.interpret.jax_facts import current
-
-    table = current().mosaic_lowering_rules
-    prims = table.get(f"{lowering}/{primitive_semantics}") if table is not None else None
-    if prims is None:
-        return None
-    if any(p.rsplit(".", 1)[-1] == primitive for p in prims):
-        return True
-    return None if UNKNOWN in prims else False

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from wgmma_lsp.interpret import jax_source
+from wgmma_lsp.interpret import jax_source_read as jax_source
 
 _ESTIMATOR = "_reduce_resource_estimator"
 
@@ -72,27 +72,3 @@ def _int_expr(node: ast.expr) -> int | None:
         return a * b if isinstance(node.op, ast.Mult) else a + b
     return None
 
-
-def facts() -> dict[str, Any] | None:
-    from wgmma_lsp.interpret.jax_facts import current
-
-    return current().reduction_scratch
-
-
-def scratch_primitive(jnp_name: str) -> str | None:
-    """The primitive `jnp.<jnp_name>` binds if the installed JAX reserves reduction scratch for
-    it; None when it reserves none (or that is not known: see `known`)."""
-    f = facts()
-    prim = JNP_REDUCTION_PRIMITIVE.get(jnp_name)
-    if f is None or prim is None:
-        return None
-    return prim if prim in f["primitives"] else None
-
-
-def known() -> bool:
-    return facts() is not None
-
-
-def default_bytes() -> int | None:
-    f = facts()
-    return f.get("default_bytes") if f is not None else None

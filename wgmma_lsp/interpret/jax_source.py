@@ -16,177 +16,55 @@ gives no signature: no check, no error.
 
 from __future__ import annotations
 
-import ast
-import functools
-import re
-from dataclasses import dataclass
-from pathlib import Path
-
-#: Canonical prefixes (interpret/resolve.py) of the public modules whose exports are read.
-PUBLIC_MODULES = {"plgpu": "jax.experimental.pallas.mosaic_gpu", "pl": "jax.experimental.pallas"}
-
-
-@dataclass(frozen=True)
-class Param:
-    name: str
-    kind: str  # "posonly", "pos" (positional or keyword), "varargs", "kwonly", "varkw"
-    required: bool
-
-
-@dataclass(frozen=True)
-class Signature:
-    """What Python's argument binding needs to know about a callable."""
-
-    qualname: str  # as CPython's messages spell it: `load`, `Mesh.__init__`
-    params: tuple[Param, ...]
-    # The callable `**kwargs` is passed on to unconditionally (`Mesh(**mesh_kwargs)` in
-    # plgpu.kernel), with the keywords the call adds itself: unknown keywords fail there.
-    forwards_to: "Signature | None" = None
-    forward_own_keywords: tuple[str, ...] = ()
-    binds_self: bool = False  # a class's `__init__`: `self` is its first positional parameter
-
-    def names(self, kind: str) -> list[str]:
-        return [p.name for p in self.params if p.kind == kind]
-
-    def has(self, kind: str) -> bool:
-        return any(p.kind == kind for p in self.params)
-
-
-@dataclass(frozen=True)
-class Export:
-    """A public name: where it is defined, or that it is gone."""
-
-    module: str | None  # defining module, dotted
-    name: str | None  # name in that module
-    removed_message: str | None = None  # AttributeError text of an accelerated deprecation
-    deprecated: bool = False
-
-
-def jax_root() -> Path | None:
-    """The analysed environment's `jax` package directory (None: no JAX there)."""
-    return _jax_root_and_version()[0]
+from wgmma_lsp.interpret import jax_facts, jax_lowering_rules, jax_reduction_scratch
+from wgmma_lsp.interpret.jax_api_types import Export, Param, Signature  # noqa: F401  (re-exported)
+# The readers, re-exported: callers that read the source directly (tests, API docs) name them here.
+from wgmma_lsp.interpret.jax_source_read import (  # noqa: F401
+    PUBLIC_MODULES,
+    _LAYOUT_FAILURE_PREFIX,
+    _LAYOUT_INFERENCE,
+    _MIXED_DTYPES,
+    _PLAIN_BASES,
+    _SIGNATURE_KEEPING,
+    _annotated_fields,
+    _class_signature,
+    _dataclass_params,
+    _decorator_name,
+    _deprecation,
+    _exports,
+    _field_info,
+    _files_read,
+    _find_def,
+    _forwarding,
+    _function_params,
+    _imports,
+    _is_classvar,
+    _is_dataclass,
+    _is_swizzle_only_case,
+    _jax_root_and_version,
+    _module_file,
+    _own_init,
+    _parse,
+    _read_layout_failure,
+    _read_pallas_call_lowers_mosaic_gpu,
+    _read_signature,
+    _read_swizzle_only,
+    _read_tracer_memory_space_raises,
+    _read_wgmma_mixable_dtypes,
+    _resolve_class,
+    _signature_in,
+    _source_contains,
+    _tree,
+    files_read,
+    jax_root,
+    read_source,
+    start_reading,
+    stop_reading,
+)
 
 
-def _jax_root_and_version() -> tuple[Path | None, str | None]:
-    from wgmma_lsp.environment import active
-
-    env = active()
-    return env.jax_root, env.jax_version
-
-
-def _facts():
-    from wgmma_lsp.interpret.jax_facts import current
-
-    return current()
-
-
-#: The files read since `start_reading` (jax_facts_cache.py keys its entries on their stamps).
-_files_read: set[Path] = set()
-
-
-def start_reading() -> None:
-    _files_read.clear()
-    _parse.cache_clear()
-
-
-def stop_reading() -> None:
-    _parse.cache_clear()
-
-
-def files_read() -> set[Path]:
-    return set(_files_read)
-
-
-def read_source(dotted_or_relpath: str) -> str | None:
-    """The text of one file of the analysed JAX (`jax._src.core` or `_src/core.py` relative to
-    the package), recorded as read; None when it cannot be read."""
-    root = _jax_root_and_version()[0]
-    if root is None:
-        return None
-    path = (_module_file(root, dotted_or_relpath) if not dotted_or_relpath.endswith(".py")
-            else root / dotted_or_relpath)
-    if path is None:
-        return None
-    _files_read.add(path)
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError:
-        return None
-
-
-def _module_file(root: Path, dotted: str) -> Path | None:
-    parts = dotted.split(".")
-    if parts[0] != "jax":
-        return None
-    base = root.joinpath(*parts[1:])
-    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-        if candidate.exists():
-            return candidate
-    return None
-
-
-@functools.lru_cache(maxsize=64)
-def _parse(path: Path) -> ast.Module | None:
-    _files_read.add(path)
-    try:
-        return ast.parse(path.read_text(encoding="utf-8"), str(path))
-    except (OSError, SyntaxError, ValueError):
-        return None
-
-
-def _tree(dotted: str) -> ast.Module | None:
-    root = _jax_root_and_version()[0]
-    if root is None:
-        return None
-    path = _module_file(root, dotted)
-    return _parse(path) if path is not None else None
-
-
-# -- exports ---------------------------------------------------------------------------------
-
-def _exports(dotted: str) -> dict[str, Export] | None:
-    tree = _tree(dotted)
-    if tree is None:
-        return None
-    out: dict[str, Export] = {}
-    private: dict[str, Export] = {}
-    for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            for alias in node.names:
-                public = alias.asname or alias.name
-                target = private if public.startswith("_") else out
-                target[public] = Export(node.module, alias.name)
-        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith("_"):
-            out[node.name] = Export(dotted, node.name)
-        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            name = node.targets[0].id
-            if name == "_deprecations" and isinstance(node.value, ast.Dict):
-                for k, v in zip(node.value.keys, node.value.values):
-                    if not (isinstance(k, ast.Constant) and isinstance(k.value, str)):
-                        continue
-                    exp = _deprecation(v, private)
-                    if exp is not None:
-                        out[k.value] = exp
-            elif not name.startswith("_"):
-                out[name] = Export(dotted, name)
-    return out
-
-
-def _deprecation(v: ast.expr, private: dict[str, Export]) -> Export | None:
-    """A `_deprecations` entry: `(message, fn)`; `fn` None means removed (AttributeError)."""
-    if not (isinstance(v, ast.Tuple) and len(v.elts) == 2):
-        return None
-    msg_node, fn = v.elts
-    try:
-        message = ast.literal_eval(msg_node)
-    except ValueError:
-        return None
-    if isinstance(fn, ast.Constant) and fn.value is None:
-        return Export(None, None, removed_message=str(message))
-    if isinstance(fn, ast.Name) and fn.id in private:
-        src = private[fn.id]
-        return Export(src.module, src.name, deprecated=True)
-    return Export(None, None, deprecated=True)
+def _facts() -> jax_facts.JaxFacts:
+    return jax_facts.current()
 
 
 def export(canonical: str) -> Export | None:
@@ -217,255 +95,6 @@ def missing_attribute(canonical: str) -> str | None:
     return exp.removed_message
 
 
-# -- signatures ------------------------------------------------------------------------------
-
-#: Decorators that keep the signature (`functools.wraps` wrappers that call through).
-_SIGNATURE_KEEPING = {"api_boundary"}
-
-
-def _decorator_name(d: ast.expr) -> str:
-    if isinstance(d, ast.Call):
-        if _decorator_name(d.func) == "partial" and d.args:  # `@partial(api_boundary, ...)`
-            return _decorator_name(d.args[0])
-        d = d.func
-    if isinstance(d, ast.Attribute):
-        return d.attr
-    if isinstance(d, ast.Name):
-        return d.id
-    return "?"
-
-
-def _function_params(args: ast.arguments) -> tuple[Param, ...]:
-    positional = list(args.posonlyargs) + list(args.args)
-    n_defaults = len(args.defaults)
-    first_default = len(positional) - n_defaults
-    out: list[Param] = []
-    for i, a in enumerate(positional):
-        kind = "posonly" if i < len(args.posonlyargs) else "pos"
-        out.append(Param(a.arg, kind, i < first_default))
-    if args.vararg is not None:
-        out.append(Param(args.vararg.arg, "varargs", False))
-    for a, d in zip(args.kwonlyargs, args.kw_defaults):
-        out.append(Param(a.arg, "kwonly", d is None))
-    if args.kwarg is not None:
-        out.append(Param(args.kwarg.arg, "varkw", False))
-    return tuple(out)
-
-
-def _find_def(tree: ast.Module, name: str) -> ast.FunctionDef | ast.ClassDef | None:
-    found = None
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == name:
-            if isinstance(node, ast.FunctionDef) and any(
-                    _decorator_name(d) == "overload" for d in node.decorator_list):
-                continue
-            found = node
-    return found
-
-
-def _imports(tree: ast.Module) -> dict[str, str]:
-    """Module-level names bound by imports: `pallas_core` -> `jax._src.pallas.core`, and
-    `Foo` -> `jax._src.x.Foo` for `from jax._src.x import Foo`."""
-    out: dict[str, str] = {}
-    for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            for a in node.names:
-                out[a.asname or a.name] = f"{node.module}.{a.name}"
-        elif isinstance(node, ast.Import):
-            for a in node.names:
-                if a.asname:
-                    out[a.asname] = a.name
-    return out
-
-
-def _is_dataclass(cls: ast.ClassDef) -> tuple[bool, bool]:
-    """(is a dataclass, kw_only=True)."""
-    for d in cls.decorator_list:
-        if _decorator_name(d) == "dataclass":
-            kw_only = isinstance(d, ast.Call) and any(
-                k.arg == "kw_only" and isinstance(k.value, ast.Constant) and k.value.value is True
-                for k in d.keywords)
-            init_off = isinstance(d, ast.Call) and any(
-                k.arg == "init" and isinstance(k.value, ast.Constant) and k.value.value is False
-                for k in d.keywords)
-            return (not init_off), kw_only
-    return False, False
-
-
-def _is_classvar(annotation: ast.expr) -> bool:
-    node = annotation.value if isinstance(annotation, ast.Subscript) else annotation
-    return ast.unparse(node).endswith("ClassVar")
-
-
-def _field_info(value: ast.expr | None) -> tuple[bool, bool, bool | None]:
-    """(has a default, takes part in __init__, kw_only override) of a dataclass field."""
-    if value is None:
-        return False, True, None
-    if isinstance(value, ast.Call) and _decorator_name(value) == "field":
-        kws = {k.arg: k.value for k in value.keywords}
-        init = not (isinstance(kws.get("init"), ast.Constant) and kws["init"].value is False)  # type: ignore[union-attr]
-        kw = kws.get("kw_only")
-        kw_only = kw.value if isinstance(kw, ast.Constant) and isinstance(kw.value, bool) else None
-        return ("default" in kws or "default_factory" in kws), init, kw_only
-    return True, True, None
-
-
-_PLAIN_BASES = {"object", "Protocol", "Generic", "ABC"}
-
-
-def _dataclass_params(cls: ast.ClassDef, tree: ast.Module, module: str, depth: int
-                      ) -> list[tuple[str, bool, bool]] | None:
-    """The `__init__` fields of a dataclass, bases first: (name, has default, kw_only)."""
-    is_dc, kw_only = _is_dataclass(cls)
-    if not is_dc:
-        return None
-    fields: list[tuple[str, bool, bool]] = []
-    for base in cls.bases:
-        base_name = ast.unparse(base)
-        if base_name.split("[")[0].split(".")[-1] in _PLAIN_BASES:
-            continue
-        resolved = _resolve_class(base_name, tree, module, depth + 1)
-        if resolved is None:
-            return None
-        base_cls, base_tree, base_module = resolved
-        if _is_dataclass(base_cls)[0]:
-            sub = _dataclass_params(base_cls, base_tree, base_module, depth + 1)
-            if sub is None:
-                return None
-            fields.extend(sub)
-        elif _own_init(base_cls) is not None or _annotated_fields(base_cls):
-            return None  # a plain base with state of its own: not modelled
-    kw_only_marker = False
-    for stmt in cls.body:
-        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-            if ast.unparse(stmt.annotation).endswith("KW_ONLY"):
-                kw_only_marker = True
-                continue
-            if _is_classvar(stmt.annotation):
-                continue
-            has_default, init, kw = _field_info(stmt.value)
-            if not init:
-                continue
-            name = stmt.target.id
-            entry = (name, has_default, kw if kw is not None else (kw_only or kw_only_marker))
-            at = next((i for i, f in enumerate(fields) if f[0] == name), None)
-            if at is None:
-                fields.append(entry)
-            else:  # a redefined field keeps its place (dataclasses' field order)
-                fields[at] = entry
-    return fields
-
-
-def _annotated_fields(cls: ast.ClassDef) -> bool:
-    return any(isinstance(s, ast.AnnAssign) and not _is_classvar(s.annotation) for s in cls.body)
-
-
-def _own_init(cls: ast.ClassDef) -> ast.FunctionDef | None:
-    for s in cls.body:
-        if isinstance(s, ast.FunctionDef) and s.name in ("__init__", "__new__"):
-            return s
-    return None
-
-
-def _resolve_class(expr: str, tree: ast.Module, module: str, depth: int
-                   ) -> tuple[ast.ClassDef, ast.Module, str] | None:
-    if depth > 6:
-        return None
-    imports = _imports(tree)
-    head, _, rest = expr.partition(".")
-    if not rest:
-        node = _find_def(tree, head)
-        if isinstance(node, ast.ClassDef):
-            return node, tree, module
-        target = imports.get(head)
-        if target is None:
-            return None
-        mod, _, name = target.rpartition(".")
-    else:
-        mod = imports.get(head)
-        name = rest
-        if mod is None or "." in name:
-            return None
-    other = _tree(mod)
-    if other is None:
-        return None
-    node = _find_def(other, name)
-    return (node, other, mod) if isinstance(node, ast.ClassDef) else None
-
-
-def _class_signature(cls: ast.ClassDef, tree: ast.Module, module: str) -> Signature | None:
-    if any(k.arg == "metaclass" for k in cls.keywords):
-        return None
-    for base in cls.bases:
-        if ast.unparse(base).split(".")[-1] in ("Enum", "IntEnum", "NamedTuple", "TypedDict"):
-            return None
-    own = _own_init(cls)
-    if own is not None:
-        if own.name == "__new__" or own.decorator_list:
-            return None
-        return Signature(f"{cls.name}.__init__", _function_params(own.args), binds_self=True)
-    fields = _dataclass_params(cls, tree, module, 0)
-    if fields is None:
-        return None
-    params: list[Param] = [Param("self", "pos", True)]
-    params += [Param(n, "pos", not d) for n, d, kw in fields if not kw]
-    params += [Param(n, "kwonly", not d) for n, d, kw in fields if kw]
-    return Signature(f"{cls.name}.__init__", tuple(params), binds_self=True)
-
-
-def _forwarding(fn: ast.FunctionDef, tree: ast.Module, module: str, depth: int
-                ) -> tuple[Signature | None, tuple[str, ...]]:
-    """Where a function passes its `**kwargs` on, if it does so at its top level (not in a
-    branch or a nested function) — e.g. `mesh = Mesh(..., **mesh_kwargs)`."""
-    if fn.args.kwarg is None or depth > 3:
-        return None, ()
-    varkw = fn.args.kwarg.arg
-    for stmt in fn.body:
-        if not isinstance(stmt, (ast.Assign, ast.Expr, ast.AnnAssign)):
-            continue
-        value = stmt.value
-        if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Name):
-            continue
-        if not any(k.arg is None and isinstance(k.value, ast.Name) and k.value.id == varkw
-                   for k in value.keywords):
-            continue
-        if value.args and any(isinstance(a, ast.Starred) for a in value.args):
-            return None, ()
-        target = _signature_in(value.func.id, tree, module, depth + 1)
-        own = tuple(k.arg for k in value.keywords if k.arg is not None)
-        if target is not None and not value.args:
-            return target, own
-        return None, ()
-    return None, ()
-
-
-def _signature_in(name: str, tree: ast.Module, module: str, depth: int) -> Signature | None:
-    node = _find_def(tree, name)
-    if node is None:
-        target = _imports(tree).get(name)
-        if target is None or depth > 6:
-            return None
-        mod, _, attr = target.rpartition(".")
-        other = _tree(mod)
-        return _signature_in(attr, other, mod, depth + 1) if other is not None else None
-    if isinstance(node, ast.ClassDef):
-        return _class_signature(node, tree, module)
-    if any(_decorator_name(d) not in _SIGNATURE_KEEPING for d in node.decorator_list):
-        return None
-    forwards, own = _forwarding(node, tree, module, depth)
-    return Signature(node.name, _function_params(node.args), forwards, own)
-
-
-def _read_signature(exp: Export) -> Signature | None:
-    """The parameters of an exported name, read from its defining module."""
-    if exp.module is None or exp.name is None:
-        return None
-    tree = _tree(exp.module)
-    if tree is None:
-        return None
-    return _signature_in(exp.name, tree, exp.module, 0)
-
-
 def deprecated_params(canonical: str) -> dict[str, list] | None:
     """The parameters of `plgpu.name` / `pl.name` the analysed JAX deprecates: name ->
     [JAX's message, the parameter it aliases or None] (interpret/jax_deprecations.py)."""
@@ -477,26 +106,10 @@ def signature(canonical: str) -> Signature | None:
     return _facts().signatures.get(canonical)
 
 
-# -- other facts -----------------------------------------------------------------------------
-
-def _source_contains(dotted: str, needle: str) -> bool | None:
-    text = read_source(dotted)
-    return needle in text if text is not None else None
-
-
-def _read_tracer_memory_space_raises() -> bool | None:
-    return _source_contains("jax._src.core", "The 'memory_space' attribute is not available on")
-
-
 def tracer_memory_space_raises() -> bool | None:
     """Whether a traced value's `.memory_space` raises (JAX 0.12's `Tracer.memory_space`):
     then `plgpu.transpose_ref` on a kernel ref fails."""
     return _facts().tracer_memory_space_raises
-
-
-def _read_pallas_call_lowers_mosaic_gpu() -> bool | None:
-    return _source_contains("jax._src.pallas.mosaic_gpu.pallas_call_registration",
-                            "register_lowering_rule(")
 
 
 def pallas_call_lowers_mosaic_gpu() -> bool | None:
@@ -507,53 +120,11 @@ def pallas_call_lowers_mosaic_gpu() -> bool | None:
     return _facts().pallas_call_lowers_mosaic_gpu
 
 
-# -- Mosaic GPU layout inference (Warpgroup lowering) ------------------------------------------
-
-_LAYOUT_INFERENCE = "jax.experimental.mosaic.gpu.layout_inference"
-_LAYOUT_FAILURE_PREFIX = "Failed to infer a possible set of layouts. This should only happen if"
-
-
-def _read_layout_failure() -> str | None:
-    tree = _tree(_LAYOUT_INFERENCE)
-    if tree is None:
-        return None
-    texts = {n.exc.args[0].value for n in ast.walk(tree)
-             if isinstance(n, ast.Raise) and isinstance(n.exc, ast.Call) and n.exc.args
-             and isinstance(n.exc.args[0], ast.Constant) and isinstance(n.exc.args[0].value, str)
-             and n.exc.args[0].value.startswith(_LAYOUT_FAILURE_PREFIX)}
-    return texts.pop() if len(texts) == 1 else None
-
-
 def layout_failure_message() -> str | None:
     """The text of layout inference's generic failure (`ValueError("Failed to infer a possible
     set of layouts. …")`) in the installed JAX: 0.12 appends how to dump the constraint system.
     None when it cannot be read or the file raises more than one such text."""
     return _facts().layout_failure_message
-
-
-def _is_swizzle_only_case(case: ast.match_case) -> bool:
-    p = case.pattern
-    if not (isinstance(p, ast.MatchSequence) and len(p.patterns) == 1):
-        return False
-    only = p.patterns[0]
-    if isinstance(only, ast.MatchAs) and only.pattern is not None:
-        only = only.pattern
-    if not isinstance(only, ast.MatchClass):
-        return False
-    cls = only.cls
-    name = cls.attr if isinstance(cls, ast.Attribute) else cls.id if isinstance(cls, ast.Name) else ""
-    return name == "SwizzlingMode"
-
-
-def _read_swizzle_only() -> bool | None:
-    tree = _tree(_LAYOUT_INFERENCE)
-    if tree is None:
-        return None
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and node.name == "_extract_smem_transforms_from_custom_transform_attrs":
-            return any(_is_swizzle_only_case(c) for m in ast.walk(node) if isinstance(m, ast.Match)
-                       for c in m.cases)
-    return None
 
 
 def layout_inference_takes_swizzle_only() -> bool | None:
@@ -564,38 +135,43 @@ def layout_inference_takes_swizzle_only() -> bool | None:
     return _facts().layout_inference_takes_swizzle_only
 
 
-# -- plgpu.wgmma's dtype check ----------------------------------------------------------------
-
-_MIXED_DTYPES = "Mixed input dtypes for matrix multiplication unsupported"
-
-
-def _read_wgmma_mixable_dtypes() -> list[str] | None:
-    """The operand dtypes `plgpu.wgmma` lets differ, read from its check in the installed source:
-    `if a.dtype != b.dtype: raise ValueError("Mixed input dtypes …")` (0.10: none) or
-    `if a.dtype != b.dtype and not both_fp8:` with `fp8_dtypes = (jnp.float8_e4m3fn,
-    jnp.float8_e5m2)` (0.12: the FP8 pair). None when the check is not found or not one of those."""
-    tree = _tree("jax._src.pallas.mosaic_gpu.primitives")
-    fn = _find_def(tree, "wgmma") if tree is not None else None
-    if not isinstance(fn, ast.FunctionDef):
-        return None
-    for node in ast.walk(fn):
-        if not (isinstance(node, ast.If) and any(
-                isinstance(r, ast.Raise) and _MIXED_DTYPES in ast.unparse(r) for r in node.body)):
-            continue
-        test = node.test
-        if isinstance(test, ast.Compare) and ast.unparse(test) == "a.dtype != b.dtype":
-            return []
-        if (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) and len(test.values) == 2
-                and ast.unparse(test.values[0]) == "a.dtype != b.dtype"
-                and isinstance(test.values[1], ast.UnaryOp) and isinstance(test.values[1].op, ast.Not)):
-            names = sorted(set(re.findall(r"\bfloat8_\w+", ast.unparse(fn))))
-            return names or None
-        return None
-    return None
-
-
 def wgmma_mixable_dtypes() -> frozenset[str] | None:
     """The operand dtypes `plgpu.wgmma` accepts mixed with each other in the installed JAX
     (empty: every mix is rejected, JAX 0.10; {float8_e4m3fn, float8_e5m2}: 0.12). None: unknown."""
     names = _facts().wgmma_mixable_dtypes
     return frozenset(names) if names is not None else None
+
+
+# -- Mosaic GPU lowering rules (jax_lowering_rules.py) -----------------------------------------
+
+def lowering_rule_registered(primitive: str, lowering: str, primitive_semantics: str = "warpgroup") -> bool | None:
+    """Whether the analysed JAX's Mosaic GPU lowering has a rule for `primitive` (its variable's
+    name: `dot_general_p`) under these semantics: True, False (proven missing), None (unknown)."""
+    table = _facts().mosaic_lowering_rules
+    prims = table.get(f"{lowering}/{primitive_semantics}") if table is not None else None
+    if prims is None:
+        return None
+    if any(p.rsplit(".", 1)[-1] == primitive for p in prims):
+        return True
+    return None if jax_lowering_rules.UNKNOWN in prims else False
+
+
+# -- reduction scratch (jax_reduction_scratch.py) ---------------------------------------------
+
+def reduction_scratch_primitive(jnp_name: str) -> str | None:
+    """The primitive `jnp.<jnp_name>` binds if the installed JAX reserves reduction scratch for
+    it; None when it reserves none (or that is not known: see `reduction_scratch_known`)."""
+    f = _facts().reduction_scratch
+    prim = jax_reduction_scratch.JNP_REDUCTION_PRIMITIVE.get(jnp_name)
+    if f is None or prim is None:
+        return None
+    return prim if prim in f["primitives"] else None
+
+
+def reduction_scratch_known() -> bool:
+    return _facts().reduction_scratch is not None
+
+
+def reduction_scratch_default_bytes() -> int | None:
+    f = _facts().reduction_scratch
+    return f.get("default_bytes") if f is not None else None

@@ -119,7 +119,7 @@ def find(template: str, root: Path | None = None) -> list[SourceTemplate]:
     """Every string of the installed JAX's Mosaic GPU sources holding all literal parts of
     `template` in order (raised ones first). [] when none does or there is no JAX."""
     if root is None:
-        from wgmma_lsp.interpret.jax_source import jax_root
+        from wgmma_lsp.interpret.jax_source_read import jax_root
 
         root = jax_root()
     parts = literal_parts(template)
@@ -136,7 +136,7 @@ def statement(code: str, root: Path | None = None, files: list[str] | None = Non
     in the installed source, compared as syntax (not text): [(path, line)], searched in `files`
     (relative to the package) or everywhere `find` searches."""
     if root is None:
-        from wgmma_lsp.interpret.jax_source import jax_root
+        from wgmma_lsp.interpret.jax_source_read import jax_root
 
         root = jax_root()
     if root is None:

@@ -19,23 +19,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-LANE, WARPGROUP = "lane", "warpgroup"
-
-# `lowering_semantics: mgpu.core.LoweringSemantics = mgpu.core.LoweringSemantics.Lane` in the
-# `CompilerParams` dataclass of jax/_src/pallas/mosaic_gpu/core.py.
-_DEFAULT_FIELD = re.compile(
-    r"^\s*lowering_semantics\s*:\s*[\w.]*LoweringSemantics\s*=\s*[\w.]*LoweringSemantics\.(\w+)",
-    re.MULTILINE)
-
-Version = tuple[int, int, int]
+from wgmma_lsp.interpret import jax_facts
+from wgmma_lsp.interpret.jax_source_read import read_default_lowering  # noqa: F401  (re-exported)
+from wgmma_lsp.interpret.version_text import LANE, WARPGROUP, Version, parse  # noqa: F401
 
 
-@functools.lru_cache(maxsize=1)  # cleared by jax_facts.forget when the analysed JAX changes
+@functools.lru_cache(maxsize=1)  # cleared when the analysed JAX changes (jax_facts.on_forget below)
 def installed() -> Version | None:
     """The version of the JAX the analysis follows (the bundled facts' without a JAX)."""
-    from wgmma_lsp.interpret.jax_facts import current
-
-    text = current().jax_version
+    text = jax_facts.current().jax_version
     return parse(text) if text is not None else None
 
 
@@ -66,32 +58,11 @@ def default_lowering_semantics() -> str | None:
 def installed_default_lowering_semantics() -> str | None:
     """The lowering semantics `plgpu.CompilerParams()` gets by default in the analysed JAX:
     "lane" or "warpgroup"; None if unknown."""
-    from wgmma_lsp.interpret.jax_facts import current
-
-    return current().default_lowering
+    return jax_facts.current().default_lowering
 
 
-def read_default_lowering(version_text: str | None) -> str | None:
-    """The default lowering semantics read from the analysed JAX's source (the dataclass
-    field's default), else known from its version."""
-    from wgmma_lsp.interpret.jax_source import read_source
-
-    text = read_source("_src/pallas/mosaic_gpu/core.py")
-    if text is not None:
-        m = _DEFAULT_FIELD.search(text)
-        if m and m.group(1).lower() in (LANE, WARPGROUP):
-            return m.group(1).lower()
-    v = parse(version_text) if version_text is not None else None
-    if v is not None and (0, 10) <= v[:2] < (0, 11):
-        return LANE
-    if v is not None and v[:2] >= (0, 12):
-        return WARPGROUP
-    return None
 
 
-def parse(text: str) -> Version | None:
-    m = re.match(r"(\d+)\.(\d+)(?:\.(\d+))?", text.strip())
-    return (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)) if m else None
 
 
 _CLAUSE = re.compile(r"^(<=|>=|==|<|>|)\s*(\d+\.\d+(?:\.\d+)?)$")
@@ -119,3 +90,6 @@ def matches(spec: str, version: Version | None = None) -> bool:
         if not ok:
             return False
     return True
+
+
+jax_facts.on_forget(installed.cache_clear)

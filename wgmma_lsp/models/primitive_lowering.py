@@ -27,7 +27,7 @@ import weakref
 from typing import Any, Callable
 
 from wgmma_lsp.interpret.call import Call
-from wgmma_lsp.interpret.jax_lowering_rules import registered
+from wgmma_lsp.interpret.jax_source import lowering_rule_registered as registered
 from wgmma_lsp.interpret.jax_version import installed
 from wgmma_lsp.interpret.values import ArrayVal, Const, TupleVal, Value
 from wgmma_lsp.models import arrays, pipelines  # noqa: F401 - their models are wrapped below

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wgmma_lsp.interpret import dtypes as T
-from wgmma_lsp.interpret import jax_reduction_scratch
+from wgmma_lsp.interpret import jax_source
 from wgmma_lsp.interpret.dtypes import itemsize_bits
 from wgmma_lsp.rules.base import Related
 from wgmma_lsp.interpret.values import AllocSpec, ArrayVal, Const, DictVal, RefVal, TupleVal, Value, Wrapped, as_int
@@ -202,10 +202,10 @@ def reduction(interp, jnp_name: str, span) -> None:
     if not stack:
         return
     scope = stack[-1]
-    if not jax_reduction_scratch.known():
+    if not jax_source.reduction_scratch_known():
         scope.complete = False  # the JAX's estimator was not read: it may reserve some
         return
-    if jax_reduction_scratch.scratch_primitive(jnp_name) is None:
+    if jax_source.reduction_scratch_primitive(jnp_name) is None:
         return
     not_replayable(interp)
     n = stack[0].reduction_bytes
@@ -222,10 +222,10 @@ def reduction_bytes_of(params: Value | None) -> int | None:
     """The `reduction_scratch_bytes` of a kernel's compiler params (the installed default when
     not given); None when not known."""
     if params is None or (isinstance(params, Const) and params.value is None):
-        return jax_reduction_scratch.default_bytes()
+        return jax_source.reduction_scratch_default_bytes()
     if isinstance(params, Wrapped) and params.api == "plgpu.CompilerParams" and "?" not in params.kwargs:
         given = params.kwargs.get("reduction_scratch_bytes")
-        return jax_reduction_scratch.default_bytes() if given is None else as_int(given)
+        return jax_source.reduction_scratch_default_bytes() if given is None else as_int(given)
     return None
 
 
