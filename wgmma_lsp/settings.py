@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from wgmma_lsp.ide.model import Severity
+from wgmma_lsp.ide_model import Severity
 
 _SEVERITIES = {"error": Severity.ERROR, "warning": Severity.WARNING,
                "information": Severity.INFORMATION, "info": Severity.INFORMATION,

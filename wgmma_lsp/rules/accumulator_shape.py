@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from wgmma_lsp.ide.model import Fix
+from wgmma_lsp.ide_model import Fix
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.rules.base import Finding, Rule
 from wgmma_lsp.rules.fixes_common import method_call, replace, text_of

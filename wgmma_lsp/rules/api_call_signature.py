@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import ast
 
-from wgmma_lsp.ide.model import Fix, TextEdit
+from wgmma_lsp.ide_model import Fix, TextEdit
 from wgmma_lsp.interpret import jax_source
 from wgmma_lsp.rules.base import Finding, Rule, doc_path
+from wgmma_lsp.rules.fix_preview import corrected_call
 from wgmma_lsp.rules.fixes_common import method_call, text_of
 from wgmma_lsp.spans import Span
 
@@ -37,18 +38,24 @@ def fixes(finding: Finding, source: str) -> list[Fix]:
     keyword_spans: dict[str, Span] = d.get("keyword_spans", {})
     args: list[Span | None] = d.get("arg_spans", [])
     out: list[Fix] = []
+
+    def shown(edits: tuple[TextEdit, ...], fallback: str) -> str:
+        """The corrected call, in the installed JAX's API (the help text shows it)."""
+        call = corrected_call(source, d.get("call_span"), edits)
+        return f"`{call}`" if call else fallback
+
     if kind == "unexpected-keyword":
         edits = [TextEdit(span, new) for k, span in keyword_spans.items()
                  if (new := RENAMED_KEYWORDS.get((api, k))) and new in takes and new not in keyword_spans]
         if edits:
             names = ", ".join(f"`{e.new_text}=`" for e in edits)
-            out.append(Fix(f"Use this JAX's keyword{'s' if len(edits) > 1 else ''}: {names}",
-                           tuple(edits), True))
+            out.append(Fix(f"Use this JAX's keyword{'s' if len(edits) > 1 else ''}: "
+                           f"{shown(tuple(edits), names)}", tuple(edits), True))
     elif kind == "too-many-positional" and api == "plgpu.kernel" and len(args) == 2 and args[1] \
             and "out_type" in takes and "out_type" not in keyword_spans:
         a = args[1]
-        out.append(Fix("Pass the output type as `out_type=`",
-                       (TextEdit(Span(a.line, a.col, a.line, a.col), "out_type="),), True))
+        edit = (TextEdit(Span(a.line, a.col, a.line, a.col), "out_type="),)
+        out.append(Fix(f"Pass the output type as `out_type=`: {shown(edit, '`out_type=`')}", edit, True))
     elif kind == "too-many-positional" and api == "plgpu.load" and len(args) == 2 \
             and all(args) and [p.name for p in sig.params if p.kind in ("pos", "posonly")] == ["src"]:
         src, idx = args
@@ -66,13 +73,13 @@ def fixes(finding: Finding, source: str) -> list[Fix]:
             if isinstance(idx_node, ast.Tuple) and inner.startswith("(") and inner.endswith(")"):
                 inner = inner[1:-1]
             new = f"{method_call(src_text, 'at')}[{inner}]"
-        out.append(Fix(f"Load from the ref view: `plgpu.load({new}, ...)`",
-                       (TextEdit(Span(src.line, src.col, idx.end_line, idx.end_col), new),), True))
+        edit = (TextEdit(Span(src.line, src.col, idx.end_line, idx.end_col), new),)
+        out.append(Fix(f"Load from the ref view: {shown(edit, f'`plgpu.load({new}, ...)`')}", edit, True))
     elif kind == "missing-positional" and api == "plgpu.load" and tuple(d.get("names", ())) == ("idx",) \
             and len(args) == 1 and args[0]:
         a = args[0]
-        out.append(Fix("Load the whole ref: pass the index `()`",
-                       (TextEdit(Span(a.end_line, a.end_col, a.end_line, a.end_col), ", ()"),), True))
+        edit = (TextEdit(Span(a.end_line, a.end_col, a.end_line, a.end_col), ", ()"),)
+        out.append(Fix(f"Load the whole ref: {shown(edit, 'pass the index `()`')}", edit, True))
     return out
 
 

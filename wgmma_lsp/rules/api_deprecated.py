@@ -8,8 +8,9 @@ instead." (0.12 removed it: WG090). The fix renames the keyword to the parameter
 
 from __future__ import annotations
 
-from wgmma_lsp.ide.model import Fix, TextEdit
+from wgmma_lsp.ide_model import Fix, TextEdit
 from wgmma_lsp.interpret import jax_source
+from wgmma_lsp.rules.fix_preview import corrected_call
 from wgmma_lsp.rules.base import Finding, Rule, doc_path
 from wgmma_lsp.spans import Span
 
@@ -35,7 +36,8 @@ def fixes(finding: Finding, source: str) -> list[Fix]:
         names.append(f"`{param}=` → `{alias}=`" if kind == "keyword" else f"`{alias}=`")
     if not edits:
         return []
-    return [Fix(f"Use JAX's replacement: {', '.join(names)}", tuple(edits), True)]
+    call = corrected_call(source, d.get("call_span"), edits)
+    return [Fix(f"Use JAX's replacement: {f'`{call}`' if call else ', '.join(names)}", tuple(edits), True)]
 
 
 RULE = Rule(

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from wgmma_lsp.spans import Span
 
 if TYPE_CHECKING:  # pragma: no cover
-    from wgmma_lsp.ide.model import Fix
+    from wgmma_lsp.ide_model import Fix
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from wgmma_lsp.ide.model import Fix, TextEdit
+from wgmma_lsp.ide_model import Fix, TextEdit
 from wgmma_lsp.spans import LineIndex, Span
 
 

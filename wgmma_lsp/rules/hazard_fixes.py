@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from wgmma_lsp.ide.model import Fix, TextEdit
+from wgmma_lsp.ide_model import Fix, TextEdit
 from wgmma_lsp.spans import Span
 
 _parsed: tuple[str, ast.Module | None] | None = None

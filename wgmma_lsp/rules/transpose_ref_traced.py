@@ -4,7 +4,7 @@ installed JAX (0.12 on) makes a traced value's `.memory_space` raise: transpose_
 
 from __future__ import annotations
 
-from wgmma_lsp.ide.model import Fix, TextEdit
+from wgmma_lsp.ide_model import Fix, TextEdit
 from wgmma_lsp.rules.base import Finding, Rule, doc_path
 from wgmma_lsp.rules.fixes_common import method_call, text_of
 

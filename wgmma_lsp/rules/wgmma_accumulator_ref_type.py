@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from wgmma_lsp.ide.model import Fix, TextEdit
+from wgmma_lsp.ide_model import Fix, TextEdit
 from wgmma_lsp.rules.base import Finding, Rule, doc_path
 from wgmma_lsp.rules.fixes_common import parse_call, text_of
 
