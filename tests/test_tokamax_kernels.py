@@ -131,3 +131,39 @@ def test_hover_coverage_holds_its_floor(rel: str, tmp_path: Path) -> None:
         assert cov.total >= 50, "the kernel bodies were found and JAX saw arrays in them"
         missing = [f"{n.line + 1}:{n.name} shows {n.shown or 'nothing'}" for n in cov.names if not n.covered]
         assert cov.share >= floor, f"{cov.covered}/{cov.total}: " + "; ".join(missing[:20])
+
+
+# The analyzer's lower bound for the vjp's dq kernel is 98,400 bytes; JAX lowers it in 98,368 (measured
+# 00:50 UTC). strict: the test says so when the count is fixed.
+_SMEM_OVERCOUNT = pytest.mark.xfail(strict=True, reason="SMEM lower bound 32 bytes above JAX's total "
+                                    "(dq kernel: emit_pipeline_warp_specialized + Barrier scratch)")
+
+
+@pytest.mark.parametrize("rel", [pytest.param(r, marks=_SMEM_OVERCOUNT) if r.endswith("vjp_kernel_sm90.py")
+                                 else r for r in sorted(ENTRIES)])
+def test_smem_totals_against_jaxs_lowering(rel: str, tmp_path: Path) -> None:
+    """Each kernel at the harness's configs, lowered by JAX with the SMEM bound at 0: every
+    `smem_bytes` JAX reports is one of the analyzer's totals for the file, or above a total the
+    analyzer marks as a lower bound (an allocation it cannot size). Never below one of ours."""
+    import re
+
+    from jax.experimental.mosaic.gpu import core as mgpu_core
+
+    from wgmma_lsp.analysis import analyze
+
+    path = harnessed_copy(rel, tmp_path)
+    saved, mgpu_core._SMEM_SIZE_BOUND = mgpu_core._SMEM_SIZE_BOUND, 0
+    try:
+        verdicts = trace(path, lower=True)
+    finally:
+        mgpu_core._SMEM_SIZE_BOUND = saved
+    jax_bytes = {int(m.group(1)) for v in verdicts
+                 if (m := re.search(r"smem_bytes=(\d+) > max_smem_bytes=0", v.message or ""))}
+    assert len(jax_bytes) >= 1, verdicts
+    usages = [u for us in analyze(path.read_text(), str(ops_dir() / rel)).smem.values() for u in us]
+    wrong = [(j, sorted((u.smem_bytes, u.complete) for u in usages)) for j in sorted(jax_bytes)
+             if j not in {u.smem_bytes for u in usages}
+             and not any(not u.complete and u.smem_bytes <= j for u in usages)]
+    assert wrong == []
+    assert not [u for u in usages if not u.complete and u.smem_bytes > max(jax_bytes)], \
+        "a lower bound of ours above every total JAX lowered"
