@@ -272,6 +272,8 @@ def _statement(g: _Gen, lines: list[str]) -> None:
                 f"{lst} += [{g.int_(0)}]", f"{alias}.reverse()", f"{lst}.sort()",
                 f"if {lst}:\n    {lst}.pop()", f"if len({lst}) > 1:\n    {lst}[1] = {g.int_(0)}",
                 f"{alias}.clear()", f"if {g.bool_(1)}:\n    {lst}.append(1)",
+                f"{lst} *= {g.small(0, 3)}", f"del {alias}[0:1]", f"{alias}.extend(range({g.small(0, 3)}))",
+                f"if {lst}:\n    {lst}.remove({lst}[-1])",
             ]))
         lines += [f"{dct} = {g.dict_(1)}"]
         for _ in range(g.small(1, 3)):
@@ -280,7 +282,8 @@ def _statement(g: _Gen, lines: list[str]) -> None:
                 f"{dct}.update({g.dict_(1)})", f"{dct}.update(tile_m={g.int_(0)})",
                 f"{dct}.setdefault({g.choice(g._keys())!r}, {g.int_(0)})",
                 f"{dct}.pop({g.choice(g._keys())!r}, None)",
-                f"if {g.bool_(1)}:\n    {dct}['c'] = 5",
+                f"if {g.bool_(1)}:\n    {dct}['c'] = 5", f"{dct} |= {g.dict_(1)}",
+                f"if 'a' in {dct}:\n    del {dct}['a']",
             ]))
         lines += [f"{g.fresh('int')} = len({alias})"]
         g.names[f"v{g.n}"] = "int"
@@ -402,6 +405,9 @@ def _class(g: _Gen, lines: list[str]) -> None:
                   "    def area(self):", "        return self.m * self.n",
                   "    @staticmethod", "    def twice(x):", "        return 2 * x",
                   f"o_{c} = {c}({tm})", f"o_{c}.m += {g.small(0, 4)}",
+                  g.choice([f"{c}.scale = {g.small(1, 4)}", f"setattr(o_{c}, 'scale', {g.small(5, 9)})",
+                            f"o_{c}.scale = 7\ndel o_{c}.scale", f"if o_{c}:\n    o_{c}.n = 1",
+                            f"if {g.bool_(1)}:\n    {c}.scale = 9"]),
                   f"{r1} = o_{c}.area()", f"{r2} = {c}.twice(o_{c}.n)", f"{r3} = o_{c}.scale + {c}.scale"]
     elif form == "namedtuple":
         lines += [f"class {c}(typing.NamedTuple):", "    m: int", f"    n: int = {tn}",

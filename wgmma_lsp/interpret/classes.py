@@ -14,10 +14,11 @@ import ast
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from wgmma_lsp.interpret import mutation
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import (
     UNKNOWN, ApiVal, ClassVal, Const, DictVal, FuncVal, InstanceVal, Opaque, TupleVal, Value,
-    Wrapped,
+    Wrapped, join,
 )
 
 if TYPE_CHECKING:
@@ -106,12 +107,53 @@ def frozen(cls: ClassVal) -> bool:
     return any(c.frozen for c in mro(cls))
 
 
-def lookup(cls: ClassVal, name: str) -> Value | None:
+def lookup(cls: ClassVal, name: str, interp: "Interpreter | None" = None) -> Value | None:
     for c in mro(cls):
+        if c.shared and interp is not None and name in interp.shared_writes.get(id(c), ()):
+            return interp.shared_writes[id(c)][name]
         v = c.methods.get(name)
         if v is not None:
             return v
     return None
+
+
+def set_attribute(interp: "Interpreter", obj: Value, attr: str, value: Value | None) -> None:
+    """`obj.attr = value` (None: `del obj.attr`) on an instance or a class."""
+    if isinstance(obj, InstanceVal):
+        if frozen(obj.cls):
+            if interp.stack:  # dataclasses.FrozenInstanceError: nothing after it on this path
+                interp.stack[-1].returned = True
+            return
+        if obj.shared:
+            if obj.born < interp.iteration_born:
+                interp.outside_writes += 1  # state a repeated sweep iteration would miss
+            interp.shared_writes.setdefault(id(obj), {})[attr] = UNKNOWN if value is None else value
+        elif value is None:
+            if mutation.on_certain_path(interp) and interp.shared_born <= obj.born:
+                obj.attrs.pop(attr, None)
+            else:
+                obj.attrs[attr] = UNKNOWN
+        else:  # exact where it surely happens (interpret/mutation.py)
+            mutation.set_attr(interp, obj, attr, value)
+    elif isinstance(obj, ClassVal):
+        # A class is module code's object: exact while module code runs on a certain path.
+        new: Value = UNKNOWN if value is None else value
+        old = lookup(obj, attr, interp)
+        if not (mutation.on_certain_path(interp) and interp.shared_born == 0 and value is not None):
+            new = join(old, new) if old is not None and value is not None else UNKNOWN
+        if obj.shared:
+            interp.shared_writes.setdefault(id(obj), {})[attr] = new
+        else:
+            obj.methods[attr] = new
+
+
+def truth(v: InstanceVal) -> bool | None:
+    """An instance is true unless its class says otherwise (`__bool__`, `__len__`)."""
+    if opaque_bases(v.cls) or v.cls.kind in ("namedtuple",):
+        return None
+    if lookup(v.cls, "__bool__") is not None or lookup(v.cls, "__len__") is not None:
+        return None
+    return True
 
 
 def decorated(func: FuncVal) -> str:
@@ -149,7 +191,7 @@ def instance_attr(interp: "Interpreter", obj: InstanceVal, attr: str) -> Value:
     """`obj.attr` for an attribute the instance does not hold itself."""
     if ANY_ATTR in obj.attrs:
         return UNKNOWN
-    m = lookup(obj.cls, attr)
+    m = lookup(obj.cls, attr, interp)
     if m is None:
         return UNKNOWN
     if isinstance(m, FuncVal):
@@ -169,7 +211,7 @@ def instance_attr(interp: "Interpreter", obj: InstanceVal, attr: str) -> Value:
 
 def class_attr(interp: "Interpreter", cls: ClassVal, attr: str) -> Value:
     """`Cls.attr`."""
-    m = lookup(cls, attr)
+    m = lookup(cls, attr, interp)
     if m is None:
         return UNKNOWN
     if isinstance(m, FuncVal):

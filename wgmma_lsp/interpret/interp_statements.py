@@ -22,6 +22,7 @@ from wgmma_lsp.interpret.values import (
     ArrayVal,
     ClassVal,
     Const,
+    DictVal,
     FuncVal,
     InstanceVal,
     ModuleVal,
@@ -158,12 +159,12 @@ class StatementsMixin:
             self.setitem(obj, index, new, s.target, s.value, env, aug=True)
             return
         rhs = self.eval(s.value, env)
-        if isinstance(current, TupleVal) and current.is_list and isinstance(s.op, ast.Add):
-            # `xs += ys` extends the list in place (every name holding it sees it)
-            more = containers.seq_items(self, rhs)
-            mutation.write(self, current, current.items + more if more is not None else None)
-            self.assign(s.target, current, env, s)
-            return
+        if mutation.is_mutable(current) and isinstance(s.op, (ast.Add, ast.Mult, ast.BitOr)):
+            # `xs += ys`, `xs *= n`, `d |= e` change the object in place (every name holding it
+            # sees it); the name is bound to the same object
+            if containers.in_place(self, current, s.op, rhs):  # type: ignore[arg-type]
+                self.assign(s.target, current, env, s)
+                return
         self.assign(s.target, self.binop(s.op, current or UNKNOWN, rhs, s), env, s)
 
     def assign(self, target: ast.expr, value: Value, env: Env, value_node: ast.AST | None) -> None:
@@ -184,17 +185,7 @@ class StatementsMixin:
             index = self.eval_index(target.slice, env)
             self.setitem(obj, index, value, target, value_node, env)
         elif isinstance(target, ast.Attribute):
-            obj = self.eval(target.value, env)
-            if isinstance(obj, InstanceVal) and classes.frozen(obj.cls):
-                if self.stack:  # dataclasses.FrozenInstanceError: nothing after it on this path
-                    self.stack[-1].returned = True
-            elif isinstance(obj, InstanceVal):
-                if obj.shared:
-                    if obj.born < self.iteration_born:
-                        self.outside_writes += 1  # state a repeated sweep iteration would miss
-                    self.shared_writes.setdefault(id(obj), {})[target.attr] = value
-                else:  # exact where it surely happens (interpret/mutation.py)
-                    mutation.set_attr(self, obj, target.attr, value)
+            classes.set_attribute(self, self.eval(target.value, env), target.attr, value)
         elif isinstance(target, ast.Starred):
             self.assign(target.value, UNKNOWN, env, None)
 
@@ -264,10 +255,12 @@ class StatementsMixin:
                 return bool(v.value)
             except Exception:
                 return None
-        if isinstance(v, TupleVal):
+        if isinstance(v, (TupleVal, DictVal)):
             return bool(v.items)
         if isinstance(v, (FuncVal, ClassVal, ModuleVal, RefVal, UserModuleVal)):
             return True
+        if isinstance(v, InstanceVal):
+            return classes.truth(v)
         return None
 
     def exec_With(self, s: ast.With, env: Env) -> None:
@@ -369,7 +362,8 @@ class StatementsMixin:
                 self.exec_stmt(stmt, cls_env)
         methods = {k: v for k, v in cls_env.vars.items() if isinstance(v, FuncVal)}
         cls = ClassVal(s, s.name, [(n, UNKNOWN if d is _REQUIRED else d) for n, d in fields], methods,
-                       is_dc, bases=bases, kind=kind, frozen=frozen, validated=validated)
+                       is_dc, bases=bases, kind=kind, frozen=frozen, validated=validated,
+                       shared=self.home is not None)
         for k, v in cls_env.vars.items():
             if not isinstance(v, FuncVal):
                 cls.methods.setdefault(k, v)
@@ -470,6 +464,8 @@ class StatementsMixin:
         for t in s.targets:
             if isinstance(t, ast.Subscript):  # `del d[k]`, `del xs[i]`: in place
                 containers.del_item(self, self.eval(t.value, env), self.eval_index(t.slice, env))
+            elif isinstance(t, ast.Attribute):  # `del obj.x`: a later read finds the class's
+                classes.set_attribute(self, self.eval(t.value, env), t.attr, None)
             elif isinstance(t, ast.Name):
                 v = env.vars.get(t.id)
                 if v is not None:  # `del b_smem`: the name still shows what it held

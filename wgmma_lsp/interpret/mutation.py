@@ -43,7 +43,7 @@ def live(interp: "Interpreter", v: Value) -> Value:
     return v
 
 
-def _on_certain_path(interp: "Interpreter") -> bool:
+def on_certain_path(interp: "Interpreter") -> bool:
     return interp.certain and not interp.silent \
         and not any(f.maybe_returned for f in interp.stack) \
         and not any(lp.maybe_stopped for lp in interp.loops if lp is not None)
@@ -82,7 +82,7 @@ def write(interp: "Interpreter", obj: Container, items: tuple | None) -> None:
     if items is None or obj.born == 0:
         spoil(interp, obj)
         return
-    if not _ours(interp, obj.born) or not _on_certain_path(interp):
+    if not _ours(interp, obj.born) or not on_certain_path(interp):
         items = _joined(obj, items)
         if items is None:
             spoil(interp, obj)
@@ -108,7 +108,7 @@ def set_attr(interp: "Interpreter", obj: InstanceVal, attr: str, value: Value) -
     """`obj.attr = value`: exact on a certain path of the object's own context, else joined
     with what the attribute held (unknown if it held nothing of its own)."""
     note_write(interp, obj.born)
-    if not (_on_certain_path(interp) and _ours(interp, obj.born)):
+    if not (on_certain_path(interp) and _ours(interp, obj.born)):
         if attr in obj.attrs:
             value = join(obj.attrs[attr], value)
         else:

@@ -404,6 +404,9 @@ class ClassVal(Value):
     kind: str = ""
     frozen: bool = False
     validated: bool = False  # a pydantic dataclass: its __init__ validates (and converts) values
+    # Made by another module's summary, which every analysis shares: assignments to its
+    # attributes go to the assigning interpreter's `shared_writes` (as InstanceVal.shared).
+    shared: bool = False
 
     def describe(self) -> str:
         return f"class {self.name}"

@@ -67,6 +67,16 @@ def _isinstance(call: Call) -> Value:
     return Const(out) if out is not None else UNKNOWN
 
 
+@model("builtins.setattr")
+def _setattr(call: Call) -> Value:
+    """`setattr(obj, "name", value)`: as `obj.name = value`."""
+    if len(call.args) == 3 and not call.kwargs and isinstance(call.args[1], Const) \
+            and isinstance(call.args[1].value, str):
+        classes.set_attribute(call.interp, call.args[0], call.args[1].value, call.args[2])  # type: ignore[arg-type]
+        return Const(None)
+    return _object_setattr(call)
+
+
 @model("builtins.object.__setattr__")
 def _object_setattr(call: Call) -> Value:
     """`object.__setattr__(self, "name", value)` (a frozen dataclass's `__post_init__`)."""

@@ -228,6 +228,27 @@ def del_item(interp: Any, obj: Value, key: Value) -> None:
         mutation.write(interp, obj, tuple(items))
 
 
+def in_place(interp: Any, obj: TupleVal | DictVal, op: ast.operator, rhs: Value) -> bool:
+    """`obj op= rhs` for a list or dict: done in place, True; False when Python would not do it
+    in place (a TypeError, or an operator lists do not change themselves by)."""
+    if isinstance(obj, TupleVal) and isinstance(op, ast.Add):
+        more = seq_items(interp, rhs)
+        mutation.write(interp, obj, obj.items + more if more is not None else None)
+        return True
+    if isinstance(obj, TupleVal) and isinstance(op, ast.Mult):
+        n = rhs.value if isinstance(rhs, Const) else None
+        if isinstance(n, int) and not isinstance(n, bool) and len(obj.items) * max(n, 0) <= MAX_ITEMS:
+            mutation.write(interp, obj, obj.items * n)
+        else:
+            mutation.spoil(interp, obj)
+        return True
+    if isinstance(obj, DictVal) and isinstance(op, ast.BitOr):
+        more = _pairs(interp, rhs) if isinstance(mutation.live(interp, rhs), DictVal) else None
+        mutation.write(interp, obj, mutation.dict_items(list(obj.items) + more) if more is not None else None)
+        return True
+    return False
+
+
 def set_list_item(interp: Any, lst: TupleVal, index: Value, value: Value) -> None:
     """`lst[i] = value` (an int index; a slice or unknown index spoils the list)."""
     i = index.value if isinstance(index, Const) else None

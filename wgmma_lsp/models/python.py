@@ -20,7 +20,8 @@ from wgmma_lsp.interpret import const_fold  # noqa: E402 - beside the table it s
 BUILTINS = {"range", "len", "int", "float", "bool", "min", "max", "tuple", "list", "zip",
             "enumerate", "abs", "sum", "print", "isinstance", "property", "staticmethod",
             "classmethod", "divmod", "reversed", "sorted", "str", "repr", "all", "any", "dict",
-            "getattr", "hasattr", "type", "round", "pow", "slice", "map", "super", "object"}
+            "getattr", "hasattr", "type", "round", "pow", "slice", "map", "super", "object",
+            "setattr"}
 
 
 def _consts(values: list[Value]) -> list | None:
