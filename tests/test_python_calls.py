@@ -421,3 +421,8 @@ def kernel(a_ref):
 
   wrapper(jnp.zeros((8,), jnp.float32))
 """) == [("WG001", Severity.ERROR)]
+
+
+def test_numpy_float_constants_are_pythons() -> None:
+    agree("import jax.numpy as jnp\nimport numpy as np\n"
+          "A = (jnp.pi, np.e, -jnp.inf, np.inf > 1e308, jnp.euler_gamma)\n", "A")

@@ -9,6 +9,7 @@ A symbolic or unknown dtype, or the wrong kind (`finfo(int32)` raises), gives no
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from wgmma_lsp.interpret import dtypes as T
@@ -16,7 +17,7 @@ from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.dtypes import DType
 from wgmma_lsp.interpret.values import UNKNOWN, ApiVal, ArrayVal, Const, DTypeVal, Value
 from wgmma_lsp.models.arrays import to_dtype
-from wgmma_lsp.models.registry import ATTRIBUTES, model
+from wgmma_lsp.models.registry import ATTRIBUTES, CONSTANTS, model
 
 
 @dataclass(frozen=True)
@@ -97,3 +98,10 @@ def _issubdtype(call: Call) -> Value:
         return Const(bool(kind(a))) if kind is not None else UNKNOWN
     other = _concrete(b) if isinstance(b, DTypeVal) else None
     return Const(a.name == other.name) if other is not None else UNKNOWN
+
+
+# The float constants of jax.numpy and numpy (plain Python floats in both).
+for _mod in ("jnp", "np"):
+    for _name, _value in (("inf", float("inf")), ("nan", float("nan")), ("pi", math.pi),
+                          ("e", math.e), ("euler_gamma", 0.5772156649015329)):
+        CONSTANTS[f"{_mod}.{_name}"] = Const(_value)
