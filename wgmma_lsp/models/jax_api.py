@@ -121,7 +121,7 @@ def _report_deprecated(call: Call, api: str, deprecated: dict) -> None:
                 (positional[i], alias, s, Span(s.line, s.col, s.line, s.col) if last else None, "positional"))
     for message, uses in by_message.items():
         call.interp.report(api_deprecated.RULE, message, uses[0][2], call.line,
-                           data={"api": api, "given": given,
+                           data={"api": api, "given": given, "call_span": call.span,
                                  "uses": [(p, alias, edit, kind) for p, alias, _, edit, kind in uses]})
 
 

@@ -30,6 +30,15 @@ def _specs(call: Call, name: str) -> list[BlockSpecVal] | None:
     return list(v.items)  # type: ignore[arg-type]
 
 
+def _steps_edit_spans(call: Call) -> dict[str, Span | None]:
+    """Where a fix sets `max_concurrent_steps`: its value, or the end of the last argument."""
+    given = call.kw_nodes.get("max_concurrent_steps")
+    nodes = [*call.arg_nodes, *call.kw_nodes.values()]
+    last = max((call.interp.span(n) for n in nodes if n is not None), default=None,
+               key=lambda s: (s.end_line, s.end_col))
+    return {"steps_span": call.interp.span(given) if given is not None else None, "last_arg_span": last}
+
+
 def pipeline_ok(call: Call) -> bool:
     """True unless JAX is proven to raise the delay_release error here (then reported)."""
     if not call.complete or len(call.args) > 1:
@@ -53,6 +62,6 @@ def pipeline_ok(call: Call) -> bool:
             "max_concurrent_steps must be greater than all delay_release values, but "
             f"max_concurrent_steps={steps} and delay_release_levels={levels}.",
             span_on_line(call, call.span_of(99, "max_concurrent_steps")), call.line,
-            data={"levels": levels})
+            data={"levels": levels, "call_span": call.span, **_steps_edit_spans(call)})
         return False
     return True
