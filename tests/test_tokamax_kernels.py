@@ -167,3 +167,49 @@ def test_smem_totals_against_jaxs_lowering(rel: str, tmp_path: Path) -> None:
     assert wrong == []
     assert not [u for u in usages if not u.complete and u.smem_bytes > max(jax_bytes)], \
         "a lower bound of ours above every total JAX lowered"
+
+
+def _published(client, uris: list[str], version: int, timeout: float) -> dict[str, list[dict]]:
+    """The last diagnostics published for each uri at `version` (or later), once every uri has
+    some and the server has been quiet for a moment."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        client.drain(3.0)
+        last = {}
+        for uri in uris:
+            at = [p for p in client.diagnostics(uri) if p.get("version", version) >= version]
+            if at:
+                last[uri] = at[-1]["diagnostics"]
+        if len(last) == len(uris):
+            client.drain(3.0)  # a later stage may still publish
+            return {uri: [p for p in client.diagnostics(uri) if p.get("version", version) >= version][-1]
+                    ["diagnostics"] for uri in uris}
+    raise AssertionError(f"diagnostics for {len(uris) - len(last)} of {len(uris)} files never came")
+
+
+def test_the_kernel_modules_get_no_error_and_no_warning_over_lsp_cold_and_warm() -> None:
+    """The server, as an editor drives it: every Mosaic GPU module opened (cold), then each
+    edited back to the same text (warm: the analysis reuses what it has)."""
+    from raw_lsp import RawClient
+
+    files = kernel_files()
+    uris = [p.as_uri() for p in files]
+    client = RawClient()
+    try:
+        client.initialize({"python": sys.executable})
+        for uri, path in zip(uris, files):
+            client.open(uri, path.read_text())
+        cold = _published(client, uris, 1, timeout=900)
+        for uri, path in zip(uris, files):
+            client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2},
+                                                     "contentChanges": [{"text": path.read_text()}]})
+        warm = _published(client, uris, 2, timeout=900)
+    finally:
+        client.kill()
+    for label, published in (("cold", cold), ("warm", warm)):
+        loud = {uri.rsplit("/tokamax/", 1)[-1]: [(d["range"]["start"]["line"] + 1, d.get("code"), d["message"])
+                                                 for d in ds if d.get("severity") in (1, 2)]
+                for uri, ds in published.items()}
+        assert {k: v for k, v in loud.items() if v} == {}, label

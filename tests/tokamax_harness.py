@@ -16,7 +16,9 @@ a stand-in default device (`stand_in_device`) while JAX traces: an H100 (sm_90, 
 Mosaic GPU lowering reads the target arch from that device too (`compute_capability`).
 
 tokamax 0.0.17 needs Python >= 3.12 and jax >= 0.11.1 (`.venv312`); `skip_reason()` says why
-the tokamax tests cannot run elsewhere.
+the tokamax tests cannot run elsewhere (on Python 3.11 with jax 0.10.2: tokamax 0.0.12 imports
+there, but its kernels use Mosaic GPU APIs jax 0.10.2 lacks — `wgmma-lsp check` rightly reports
+them, WG091 — so it is not installed).
 
     .venv312/bin/python tests/tokamax_harness.py [--lower]   # JAX's verdict on each file
 """
@@ -97,8 +99,10 @@ def skip_reason() -> str | None:
     """Why the tokamax harness cannot run in this environment (None: it can)."""
     v = installed_version()
     if v is None:
-        return ("tokamax is not installed (it needs Python >= 3.12 and jax >= 0.11.1: "
-                "scripts/setup-dev.sh installs it in .venv312)")
+        return ("tokamax is not installed: 0.0.17 needs Python >= 3.12 and jax >= 0.11.1 (the test "
+                "extra installs it there, .venv312); 0.0.12, whose metadata allows jax >= 0.9.2, imports "
+                "with jax 0.10.2 but its kernels call plgpu.TransposeTransform, unswizzle_ref and "
+                "untile_ref, which jax 0.10.2 does not have, so it is not installed on Python 3.11")
     try:
         import tokamax  # noqa: F401  (ground truth: JAX traces tokamax's kernels)
     except Exception as e:  # an incompatible jax: say so, the tests skip
