@@ -137,3 +137,27 @@ def test_quick_fix_removes_the_race(name: str, verdicts) -> None:
     assert verdict.error is None, verdict.error
     assert verdict.found is False and verdict.races == [], (fixed, verdict.races)
     assert verdict.matches is not False
+
+
+def test_a_ref_handed_to_a_call_not_followed_silences_the_kernel() -> None:
+    """The same racy kernel, but its barrier goes to a function the analysis cannot follow (it
+    may wait on it): nothing is claimed."""
+    source = (RACES / "racy" / "read_before_wait.py").read_text()
+    assert _hazards(source, RACES / "racy" / "read_before_wait.py")
+    hidden = source.replace("import jax\n", "import jax\nimport not_an_installed_module\n", 1).replace(
+        "  v = smem[...]  # R: WG200\n", "  not_an_installed_module.sync(bar)\n  v = smem[...]\n")
+    assert "not_an_installed_module.sync(bar)" in hidden
+    assert _hazards(hidden, RACES / "racy" / "read_before_wait.py") == []
+
+
+def test_a_race_on_some_path_only_is_not_claimed() -> None:
+    """The racy read moved under a `pl.when` on a traced value: it may not run, so it proves
+    nothing (the same read outside the `pl.when` is claimed)."""
+    path = RACES / "racy" / "read_before_wait.py"
+    source = path.read_text()
+    maybe = source.replace("  v = smem[...]  # R: WG200\n",
+                           "  v = jnp.zeros(SHAPE, jnp.float32)\n\n  @pl.when(x_ref[0, 0] > 0)\n"
+                           "  def _():\n    out[...] = smem[...]\n\n")
+    assert "@pl.when(" in maybe
+    assert _hazards(maybe, path) == []
+    assert _hazards(maybe.replace("x_ref[0, 0] > 0", "True"), path)

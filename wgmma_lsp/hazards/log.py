@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from wgmma_lsp.hazards.regions import Box, box_of
-from wgmma_lsp.interpret.values import RefVal, Value
+from wgmma_lsp.interpret.values import RefVal, TupleVal, Value
 from wgmma_lsp.spans import Span
 
 
@@ -147,6 +147,22 @@ def make_opaque(interp, why: str) -> None:
     log = current(interp)
     if log is not None and not log.opaque:
         log.opaque = why
+
+
+def unfollowed_call(interp, args: list[Value]) -> None:
+    """A call the interpreter does not follow got a ref (it may wait, arrive or copy): the
+    kernel's log has a hole, and its hazards are not analysed."""
+    log = current(interp)
+    if log is None or log.opaque:
+        return
+    todo = list(args)
+    while todo:
+        v = todo.pop()
+        if isinstance(v, RefVal):
+            log.opaque = "a ref passed to a call the analysis does not follow"
+            return
+        if isinstance(v, TupleVal):
+            todo.extend(v.items)
 
 
 @contextmanager

@@ -73,6 +73,9 @@ class CallsMixin:
     def unknown_call(self, call: Call) -> Value:
         """An unmodelled callable: user functions passed to it still get analysed, but it may
         never call them, so what they do is not certain."""
+        from wgmma_lsp.hazards.log import unfollowed_call
+
+        unfollowed_call(self, list(call.args) + list(call.kwargs.values()))
         with self.uncertain():
             for v in list(call.args) + list(call.kwargs.values()):
                 if isinstance(v, FuncVal) and id(v.node) not in self.entered:
