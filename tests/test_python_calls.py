@@ -426,3 +426,18 @@ def kernel(a_ref):
 def test_numpy_float_constants_are_pythons() -> None:
     agree("import jax.numpy as jnp\nimport numpy as np\n"
           "A = (jnp.pi, np.e, -jnp.inf, np.inf > 1e308, jnp.euler_gamma)\n", "A")
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int8", "bool_", "uint8", "float32", "bfloat16"])
+@pytest.mark.parametrize("shape, kw", [((4,), ""), ((4,), ", include_initial=True"),
+                                       ((4, 3), ", axis=1, include_initial=True"),
+                                       ((4, 3), ", axis=-2")])
+def test_cumulative_sum_as_jax(dtype: str, shape: tuple, kw: str) -> None:
+    import jax
+    import jax.numpy as jnp
+
+    ours = interpreted(f"import jax.numpy as jnp\n"
+                       f"y = jnp.cumulative_sum(jnp.zeros({shape}, jnp.{dtype}){kw})\n")["y"]
+    real = jax.eval_shape(eval(f"lambda x: jnp.cumulative_sum(x{kw})", {"jnp": jnp}),  # noqa: S307
+                          jax.ShapeDtypeStruct(shape, getattr(jnp, dtype)))
+    assert ours.describe() == f"{real.dtype}[{','.join(map(str, real.shape))}]"

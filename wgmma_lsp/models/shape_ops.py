@@ -30,3 +30,46 @@ def _collapse(call: Call) -> Value:
     for d in x.shape[lo:hi]:
         size = D.mul(size, d)
     return ArrayVal(x.shape[:lo] + (size,) + x.shape[hi:], x.dtype)
+
+
+@model("jnp.cumulative_sum", "jnp.cumulative_prod")
+def _cumulative(call: Call) -> Value:
+    """`jnp.cumulative_sum(x, axis=None, dtype=None, include_initial=False)`
+    (jax/_src/numpy/reductions.py): the shape of x, one longer on `axis` with `include_initial`
+    (axis may be omitted only for 1-D x); bools and narrow ints accumulate in the default int
+    (int32 / uint32), other dtypes in their own, unless `dtype=` says."""
+    from wgmma_lsp.interpret import dtypes as T
+    from wgmma_lsp.interpret.dtypes import DType
+    from wgmma_lsp.models.arrays import to_dtype
+
+    x = as_array(call.get(0, "x"))
+    if x is None or x.shape is None or not call.complete:
+        return UNKNOWN
+    axis = call.get(1, "axis", Const(None))
+    include = call.get(99, "include_initial", Const(False))
+    if not isinstance(axis, Const) or not isinstance(include, Const) or not isinstance(include.value, bool):
+        return UNKNOWN
+    ndim = len(x.shape)
+    if axis.value is None:
+        if ndim != 1:
+            return UNKNOWN  # JAX raises: axis must be given for more than one dimension
+        ax = 0
+    elif type(axis.value) is int and -ndim <= axis.value < ndim:
+        ax = axis.value % ndim
+    else:
+        return UNKNOWN
+    shape = list(x.shape)
+    if include.value:
+        shape[ax] = D.add(shape[ax], 1)
+    dt_arg = call.get(2, "dtype", Const(None))
+    if not (isinstance(dt_arg, Const) and dt_arg.value is None):
+        dt = to_dtype(dt_arg)
+    elif x.dtype is None or x.dtype.symbolic:
+        dt = None
+    elif T.is_bool(x.dtype) or (T.is_signed_integer(x.dtype) and T.itemsize_bits(x.dtype) < 32):
+        dt = DType("int32")
+    elif T.is_unsigned_integer(x.dtype) and T.itemsize_bits(x.dtype) < 32:
+        dt = DType("uint32")
+    else:
+        dt = DType(x.dtype.name)
+    return ArrayVal(tuple(shape), dt)
