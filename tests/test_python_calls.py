@@ -441,3 +441,49 @@ def test_cumulative_sum_as_jax(dtype: str, shape: tuple, kw: str) -> None:
     real = jax.eval_shape(eval(f"lambda x: jnp.cumulative_sum(x{kw})", {"jnp": jnp}),  # noqa: S307
                           jax.ShapeDtypeStruct(shape, getattr(jnp, dtype)))
     assert ours.describe() == f"{real.dtype}[{','.join(map(str, real.shape))}]"
+
+
+# -- lax.cond / lax.switch: every branch traced, results joined ----------------------------------
+
+_COND = """
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+def f(p, i, x):
+    a = lax.cond(p, lambda: jnp.where(x > 0, x, 0.0), lambda: x * 2)
+    b = lax.switch(i, [lambda y: y + 1, lambda y: jnp.abs(y), lambda y: y.astype(jnp.float32)], x)
+    c = lax.cond(p, lambda y: (y, y.sum()), lambda y: (y * 0, y.max()), x)
+    return a, b, c
+"""
+
+
+def test_cond_and_switch_results_are_every_branchs() -> None:
+    """With an unknown predicate and index every branch runs; the result is their common
+    value, which JAX requires to be one type: as jax.eval_shape says."""
+    import jax
+    import jax.numpy as jnp
+
+    ours = interpreted(_COND + "R = f(jnp.zeros((), jnp.bool_), jnp.zeros((), jnp.int32), "
+                               "jnp.zeros((4, 8), jnp.float32))\n")["R"]
+    real = jax.eval_shape(run_cpython(_COND)["f"], jax.ShapeDtypeStruct((), jnp.bool_),
+                          jax.ShapeDtypeStruct((), jnp.int32), jax.ShapeDtypeStruct((4, 8), jnp.float32))
+    flat = jax.tree.leaves(real)
+    assert isinstance(ours, TupleVal)
+    leaves = [ours.items[0], ours.items[1], *ours.items[2].items]  # type: ignore[union-attr]
+    assert [v.describe() for v in leaves] == [f"{r.dtype}[{','.join(map(str, r.shape))}]" for r in flat]
+
+
+def test_a_finding_in_either_cond_branch_is_certain() -> None:
+    """JAX traces both branches of `lax.cond` whatever the predicate: an error in one is an
+    error (not 'on some paths')."""
+    assert severities("""
+def kernel(a_ref, b_ref):
+  def body(acc_ref):
+    def zero():
+      acc_ref[...] = acc_ref[...].astype(jnp.bfloat16)
+    def one():
+      pass
+    jax.lax.cond(a_ref[0] > 0, zero, one)
+  pl.run_scoped(body, plgpu.ACC((64, 128)))
+""") == [("WG001", Severity.ERROR)]

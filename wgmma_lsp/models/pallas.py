@@ -14,7 +14,7 @@ from wgmma_lsp.interpret import kernel_reach
 from wgmma_lsp.interpret.values import (
     UNKNOWN, AllocSpec, ApiVal, ArrayVal, BlockSpecVal, Const, DSliceVal, FuncVal, RefVal,
     ShapeDtypeVal, TransformVal, TupleVal, Value, Wrapped, as_int, as_shape, is_unknown, DictVal,
-    Opaque, OpaqueReplaced, PartialVal, tree_leaves,
+    Opaque, OpaqueReplaced, PartialVal, join, tree_leaves,
 )
 from wgmma_lsp.interpret.dtypes import SymDType
 from wgmma_lsp.models.arrays import FLOAT32, INT32, as_array, to_dtype
@@ -596,17 +596,22 @@ def _cond(call: Call) -> Value:
     """`lax.cond(pred, true_fun, false_fun, *operands)`: both branches are traced."""
     operands = list(call.args[3:])
     results = [call.interp.call_traced(call.get(i), operands, call) for i in (1, 2)]
-    return results[0] if results[0] == results[1] else UNKNOWN
+    return join(results[0], results[1])  # JAX requires both to have one type (else it raises)
 
 
 @model("lax.switch")
 def _switch(call: Call) -> Value:
+    """`lax.switch(index, branches, *operands)`: every branch is traced; the result is what
+    they all return (joined)."""
     branches = call.get(1, "branches")
     operands = list(call.args[2:])
-    if isinstance(branches, TupleVal):
-        for b in branches.items:
-            call.interp.call_traced(b, operands, call)
-    return UNKNOWN
+    if not isinstance(branches, TupleVal) or not branches.items:
+        return UNKNOWN
+    results = [call.interp.call_traced(b, operands, call) for b in branches.items]
+    out = results[0]
+    for r in results[1:]:
+        out = join(out, r)
+    return out
 
 
 @model("lax.while_loop")
