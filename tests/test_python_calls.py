@@ -189,8 +189,6 @@ R = g(unknown_list())
 
 # -- decorators of any form --------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="exec_ClassDef does not apply decorators other than "
-                   "dataclass makers yet (the class helper's rewrite; /work/coord-calls-classes.md)")
 def test_class_decorators_are_applied_as_python_applies_them() -> None:
     source = """
 import dataclasses
@@ -487,3 +485,10 @@ def kernel(a_ref, b_ref):
     jax.lax.cond(a_ref[0] > 0, zero, one)
   pl.run_scoped(body, plgpu.ACC((64, 128)))
 """) == [("WG001", Severity.ERROR)]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+def test_float_of_a_finfo_value_is_numpys(dtype: str) -> None:
+    agree(f"import jax.numpy as jnp\nA = (float(jnp.finfo(jnp.{dtype}).tiny), "
+          f"float(jnp.finfo(jnp.{dtype}).max), float(jnp.finfo(jnp.{dtype}).eps), "
+          f"float(jnp.finfo(jnp.{dtype}).min))\n", "A")

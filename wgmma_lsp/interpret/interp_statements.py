@@ -326,11 +326,14 @@ class StatementsMixin:
         cls_env = Env(env)
         is_dc = frozen = validated = False
         options: dict[str, Value] = {}
+        others: list[tuple[Value, ast.expr]] = []  # decorators applied to the class once made
         for dec in s.decorator_list:
             d = self.eval(dec, env)
             name = d.name if isinstance(d, ApiVal) else (d.api if isinstance(d, Wrapped) else "")
-            if name.endswith("dataclass") or (isinstance(d, PartialVal) and isinstance(d.func, ApiVal)
-                                              and d.func.name.endswith("dataclass")):
+            if not (name.endswith("dataclass") or (isinstance(d, PartialVal) and isinstance(d.func, ApiVal)
+                                                   and d.func.name.endswith("dataclass"))):
+                others.append((d, dec))
+            else:
                 is_dc = True
                 options = d.kwargs if isinstance(d, (Wrapped, PartialVal)) else {}
                 validated = validated or self._pydantic_decorator(dec, env)
@@ -369,7 +372,10 @@ class StatementsMixin:
                 cls.methods.setdefault(k, v)
         if kind in classes.ENUMS:
             classes.make_members(self, cls)
-        env.vars[s.name] = cls
+        value: Value = cls
+        for d, dec in reversed(others):  # innermost first, as CPython applies them
+            value = self.apply_decorator(d, value, dec)
+        env.vars[s.name] = value
         if self._closure_scopes is not None:
             self._closure_scopes.update((env, cls_env))
         self.record_def_name(s, cls)
