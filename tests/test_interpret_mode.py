@@ -77,7 +77,7 @@ def test_interpreted_kernel_gets_only_trace_time_errors(path: Path) -> None:
     source = path.read_text()
     _skip_unless_spelled(source)
     expected = expectations(source)
-    assert expected and all(RULES[code].stage != "lower" for _, code, _ in expected)
+    assert expected and all(RULES[code].installed_stage() != "lower" for _, code, _ in expected)
     assert _diagnostics(source, path) == {(ln, code, msg, Severity.ERROR) for ln, code, msg in expected}
     ran = run_in_interpret_mode(path)
     assert {(v.line, v.message.rstrip()) for v in ran if v.message is not None} == {(ln, msg) for ln, _, msg in expected}
@@ -98,7 +98,7 @@ def test_lowered_twin_gets_the_lowering_errors(path: Path, tmp_path: Path) -> No
     twin = tmp_path / path.name
     twin.write_text(_INTERPRET_LINE.sub("INTERPRET = None", source))
     found = {(code, msg) for _, code, msg, sev in _diagnostics(twin.read_text(), twin) if sev == Severity.ERROR}
-    assert any(RULES[code].stage == "lower" for code, _ in found), found
+    assert any(RULES[code].installed_stage() == "lower" for code, _ in found), found
     lowered = {(v.message or f"(empty {v.exc_type})").rstrip() for v in trace_file(twin, lower=True) if v.message is not None}
     assert lowered == {_jax_text(code, msg).rstrip() for code, msg in found}
 
@@ -132,8 +132,8 @@ def test_no_lowering_rule_fires_on_a_lowering_fixture_in_interpret_mode(path: Pa
     assert interpreted.count("interpret=True") >= 1
     before = {(ln, code) for ln, code, _, _ in _diagnostics(source, path)}
     after = {(ln, code) for ln, code, _, _ in _diagnostics(interpreted, path)}
-    assert {c for _, c in after if RULES[c].stage == "lower"} == set()
-    assert after == {(ln, c) for ln, c in before if RULES[c].stage != "lower"}
+    assert {c for _, c in after if RULES[c].installed_stage() == "lower"} == set()
+    assert after == {(ln, c) for ln, c in before if RULES[c].installed_stage() != "lower"}
 
 
 def test_an_interpret_flag_not_known_makes_the_lowering_errors_possible_only(tmp_path: Path) -> None:
@@ -143,7 +143,7 @@ def test_an_interpret_flag_not_known_makes_the_lowering_errors_possible_only(tmp
     source = _INTERPRET_LINE.sub('INTERPRET = os.environ.get("INTERPRET") == "1"',
                                  "import os\n" + path.read_text())
     found = _diagnostics(source, tmp_path / path.name)
-    lowering = {(code, sev) for _, code, _, sev in found if RULES[code].stage == "lower"}
+    lowering = {(code, sev) for _, code, _, sev in found if RULES[code].installed_stage() == "lower"}
     assert lowering and all(sev == Severity.WARNING for _, sev in lowering), found
     assert {(ln - 1, code, msg) for ln, code, msg, sev in found if sev == Severity.ERROR} \
         == expectations(path.read_text())

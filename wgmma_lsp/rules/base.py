@@ -41,6 +41,9 @@ class Rule:
     # replaces `template` (JAX 0.10.2's words). tests/test_rule_templates.py reads each back from
     # that JAX's source.
     version_templates: tuple[tuple[str, str], ...] = ()
+    # (jax_version.matches spec, stage) where a JAX version raises it at another stage (0.12's
+    # copy primitives check at trace time what 0.10's lowering checked): `installed_stage()`.
+    version_stages: tuple[tuple[str, str], ...] = ()
     # The public API calls whose arguments this rule checks (canonical names: "plgpu.wgmma",
     # "pl.run_scoped"): their hover and signature help list the rule's summary as a constraint
     # of the call (ide/api_help.py), met or not at the call under the cursor.
@@ -51,6 +54,12 @@ class Rule:
         from wgmma_lsp.interpret.jax_version import matches
 
         return next((t for spec, t in self.version_templates if matches(spec)), self.template)
+
+    def installed_stage(self) -> str:
+        """The stage the installed JAX raises it at ("trace" or "lower")."""
+        from wgmma_lsp.interpret.jax_version import matches
+
+        return next((st for spec, st in self.version_stages if matches(spec)), self.stage)
 
     @property
     def doc(self) -> str:

@@ -13,6 +13,7 @@ RULE = Rule(
     exception="ValueError",
     jax_source="jax/experimental/mosaic/gpu/launch_context.py: LaunchContext.async_copy",
     stage="lower",
+    version_stages=((">=0.12", "trace"),),  # 0.12's copy primitive checks it while tracing
     semantics=("lane",),
     doc_file=doc_path(__file__),
     # 0.12 checks it while tracing the copy, in its own words (models/copy_checks.py).
