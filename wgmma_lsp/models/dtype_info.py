@@ -10,7 +10,7 @@ A symbolic or unknown dtype, or the wrong kind (`finfo(int32)` raises), gives no
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.call import Call
@@ -59,9 +59,45 @@ ATTRIBUTES["DTypeInfoVal.bits"] = lambda o: Const(T.itemsize_bits(o.dtype)) \
 ATTRIBUTES["DTypeInfoVal.dtype"] = lambda o: DTypeVal(o.dtype)
 
 
+@dataclass(frozen=True)
+class NumpyScalarVal(ArrayVal):
+    """A NumPy scalar of a known value (`jnp.finfo(jnp.float32).tiny`): to JAX a strongly typed
+    scalar of its dtype, to `float()` its value (`python_value`)."""
+
+    python_value: float = field(default=0.0, compare=False)
+
+
+#: `finfo` values (as `float()` of them gives them) of the dtypes whose values are stated here.
+_FINFO: dict[str, dict[str, float]] = {
+    "float16": {"min": -65504.0, "max": 65504.0, "eps": 0.0009765625, "tiny": 6.103515625e-05,
+                "smallest_normal": 6.103515625e-05, "smallest_subnormal": 5.960464477539063e-08,
+                "epsneg": 0.00048828125},
+    "bfloat16": {"min": -3.3895313892515355e+38, "max": 3.3895313892515355e+38, "eps": 0.0078125,
+                 "tiny": 1.1754943508222875e-38, "smallest_normal": 1.1754943508222875e-38,
+                 "smallest_subnormal": 9.183549615799121e-41, "epsneg": 0.00390625},
+    "float32": {"min": -3.4028234663852886e+38, "max": 3.4028234663852886e+38,
+                "eps": 1.1920928955078125e-07, "tiny": 1.1754943508222875e-38,
+                "smallest_normal": 1.1754943508222875e-38, "smallest_subnormal": 1.401298464324817e-45,
+                "epsneg": 5.960464477539063e-08},
+    "float64": {"min": -1.7976931348623157e+308, "max": 1.7976931348623157e+308,
+                "eps": 2.220446049250313e-16, "tiny": 2.2250738585072014e-308,
+                "smallest_normal": 2.2250738585072014e-308, "smallest_subnormal": 5e-324,
+                "epsneg": 1.1102230246251565e-16},
+}
+
+
+def _float_fact(o: DTypeInfoVal, attr: str) -> Value:
+    if o.kind != "f":
+        return UNKNOWN
+    value = _FINFO.get(o.dtype.name, {}).get(attr)
+    if value is None:
+        return ArrayVal((), o.dtype)  # a NumPy scalar of the float dtype, its value not stated
+    return NumpyScalarVal((), o.dtype, python_value=value)
+
+
 def _int_bound(o: DTypeInfoVal, which: str) -> Value:
     if o.kind != "i":
-        return ArrayVal((), o.dtype)  # a NumPy scalar of the float dtype
+        return _float_fact(o, which)
     bits = T.itemsize_bits(o.dtype)
     if T.is_unsigned_integer(o.dtype):
         return Const(0 if which == "min" else 2 ** bits - 1)
@@ -71,7 +107,7 @@ def _int_bound(o: DTypeInfoVal, which: str) -> Value:
 ATTRIBUTES["DTypeInfoVal.min"] = lambda o: _int_bound(o, "min")
 ATTRIBUTES["DTypeInfoVal.max"] = lambda o: _int_bound(o, "max")
 for _attr in ("eps", "tiny", "smallest_normal", "smallest_subnormal", "resolution", "epsneg"):
-    ATTRIBUTES[f"DTypeInfoVal.{_attr}"] = lambda o: ArrayVal((), o.dtype) if o.kind == "f" else UNKNOWN
+    ATTRIBUTES[f"DTypeInfoVal.{_attr}"] = lambda o, a=_attr: _float_fact(o, a)
 
 #: The abstract scalar types of NumPy's hierarchy, by the kinds of dtype under each.
 _ABSTRACT = {

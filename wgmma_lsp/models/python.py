@@ -12,7 +12,7 @@ from wgmma_lsp.interpret.values import (
     dim_value, is_int_like,
 )
 from wgmma_lsp.models import containers
-from wgmma_lsp.models.registry import CONSTANTS, model
+from wgmma_lsp.models.registry import CONSTANTS, MODELS, model
 
 from wgmma_lsp.interpret import classes  # noqa: E402
 from wgmma_lsp.interpret import const_fold  # noqa: E402 - beside the table it serves
@@ -57,6 +57,20 @@ for _name, _fn in {"abs": abs, "float": float, "bool": bool, "divmod": divmod,
                    "jax.cdiv": lambda a, b: -(-a // b), "pl.cdiv": lambda a, b: -(-a // b)}.items():
     key = _name if "." in _name else f"builtins.{_name}"
     model(key)(_pure(_fn))
+
+
+_float_of_constant = MODELS["builtins.float"]
+
+
+@model("builtins.float")
+def _float(call: Call) -> Value:
+    """`float(x)`: of a constant, its value; of a NumPy scalar whose value is known
+    (`jnp.finfo(jnp.float32).tiny`, models/dtype_info.py), that value as a Python float."""
+    x = call.get(0) if len(call.args) == 1 and not call.kwargs else None
+    value = getattr(x, "python_value", None)
+    if isinstance(value, float):
+        return Const(value)
+    return _float_of_constant(call)
 
 
 @model("math.gcd")
