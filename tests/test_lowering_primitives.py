@@ -49,7 +49,7 @@ def test_the_table_read_from_source_is_the_one_jax_builds() -> None:
 
 def test_the_analysis_follows_the_table_of_the_installed_jax() -> None:
     runtime = _runtime_table()
-    for prim in ("dot_general", "transpose", "stack", "concatenate", "add", "exp"):
+    for prim in ("dot_general", "transpose", "stack", "concatenate", "argmax", "argmin", "add", "exp"):
         for sem in ("lane", "warpgroup"):
             have = any(p.name == prim for p in runtime[f"{sem}/warpgroup"])
             assert jax_source.lowering_rule_registered(f"{prim}_p", sem) is have, (prim, sem)
@@ -69,9 +69,10 @@ CASES = [
     ("jnp.concatenate((x, y), axis=1)", (128, 256)), ("lax.concatenate([x, y], 0)", (256, 128)),
     ("jnp.stack([x, y])", (2, 128, 128)), ("jnp.stack([x])", (1, 128, 128)), ("jnp.stack((v, v), axis=1)", (128, 2)),
     ("jnp.transpose(v)", (128,)), ("x + y", (128, 128)), ("x.T", (128, 128)), ("v.T + x", (128, 128)),
-    ("(x + 1).T @ y", (128, 128)),
+    ("(x + 1).T @ y", (128, 128)), ("jnp.argmax(x, axis=0).astype(jnp.float32)", (128,)),
+    ("x.argmin(axis=1).astype(jnp.float32)", (128,)), ("jnp.argmin(x, 1).astype(jnp.float32)", (128,)),
 ]
-WATCHED = {"dot_general", "transpose", "stack", "concatenate"}
+WATCHED = {"dot_general", "transpose", "stack", "concatenate", "argmax", "argmin"}
 
 
 def _bound(expr: str) -> set[str]:

@@ -14,7 +14,8 @@ arrays of known rank (refs and Python values are converted first and not claimed
 - `x.T` (2 or more dimensions), `jnp.transpose`, `lax.transpose`, `x.transpose(...)`, `jnp.swapaxes` with a permutation that
   is not the identity (an identity permutation binds nothing) -> `transpose`;
 - `jnp.concatenate` / `lax.concatenate` of two or more arrays (one binds nothing) -> `concatenate`;
-- `jnp.stack` of arrays -> `stack`.
+- `jnp.stack` of arrays -> `stack`;
+- `jnp.argmax` / `jnp.argmin` / `x.argmax(axis=…)` with an axis -> `argmax` / `argmin`.
 
 Only at warpgroup level (PrimitiveSemantics.Warpgroup): inside `plgpu.warp_map` / `pl.core_map`
 bodies the primitive semantics is the warp's, and nothing is claimed.
@@ -128,6 +129,31 @@ _wrap_model(("jnp.transpose", "lax.transpose"), _transpose)
 _wrap_model(("jnp.swapaxes",), _swapaxes)
 _wrap_model(("jnp.concatenate", "lax.concatenate"), lambda call, name: "concatenate" if _sequence(call, 2) else None)
 _wrap_model(("jnp.stack",), lambda call, name: "stack" if _sequence(call, 1) else None)
+
+
+def _axis(v: Value, ndim: int | None) -> bool:
+    return ndim is not None and ndim >= 1 and isinstance(v, Const) and isinstance(v.value, int) \
+        and not isinstance(v.value, bool) and -ndim <= v.value < ndim
+
+
+_wrap_model(("jnp.argmax", "jnp.argmin"), lambda call, name: name.split(".")[1]
+            if _axis(call.get(1, "axis", Const(None)), _ndim(call.get(0))) else None)
+
+
+def _wrap_arg_methods() -> None:
+    for name in ("argmax", "argmin"):
+        original = METHODS[f"array.{name}"]
+
+        def wrapped(obj: Value, call: Call, original=original, name=name) -> Value:
+            out = original(obj, call)
+            if isinstance(out, ArrayVal) and _axis(call.get(0, "axis", Const(None)), _ndim(obj)):
+                bound(call.interp, name, call.span, call.line)
+            return out
+
+        METHODS[f"array.{name}"] = wrapped
+
+
+_wrap_arg_methods()
 
 
 def _wrap_transpose_method() -> None:
