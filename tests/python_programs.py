@@ -314,7 +314,11 @@ def _statement(g: _Gen, lines: list[str]) -> None:
                   "    return inner",
                   f"{fs} = [{mk}(i) for i in range({g.small(0, 3)})]",
                   f"{r} = [h({g.int_(0)}) for h in {fs}]",
-                  f"{g.fresh('int')} = {mk}({g.int_(0)})({g.int_(0)})"]
+                  f"{g.fresh('int')} = {mk}({g.int_(0)})({g.int_(0)})",
+                  f"{r}_late = [f() for f in [lambda: i * 2 for i in range({g.small(0, 3)})]]",
+                  f"{r}_bound = [f() for f in [lambda i=i: i * 2 for i in range({g.small(0, 3)})]]",
+                  f"{r}_loop = []", f"for {r}_j in range({g.small(0, 3)}):",
+                  f"    {r}_loop.append(lambda: {r}_j)", f"{r}_calls = [f() for f in {r}_loop]"]
         g.names[r] = "list"
         g.names[f"v{g.n}"] = "int"
     elif shape == "varargs":

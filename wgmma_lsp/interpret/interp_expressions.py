@@ -435,32 +435,71 @@ class ExpressionsMixin:
         self.eval(n.value, env)
         return UNKNOWN
 
-    def _comprehension(self, n: ast.ListComp | ast.GeneratorExp | ast.SetComp, env: Env,
-                       elt: Callable[[Env], Value]) -> Value:
-        if len(n.generators) != 1 or n.generators[0].ifs or n.generators[0].is_async:
-            return UNKNOWN
-        gen = n.generators[0]
-        items = self.iter_items(self.eval(gen.iter, env))
-        if items is None or len(items) > MAX_UNROLL:
-            inner = Env(env)
+    def _comprehension(self, n: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp,
+                       env: Env, elt: Callable[[Env], Value]) -> list[Value] | None:
+        """The values `elt` gives for each iteration of the comprehension's generators (nested,
+        with their `if`s), run as CPython runs them in one scope of their own; None when the
+        iterations are not all known (then the body is analysed once with unknown targets)."""
+        inner = Env(env)  # one scope: a lambda made in it sees the last values when called later
+        out: list[Value] = []
+        if any(g.is_async for g in n.generators) or not self._generate(n.generators, 0, inner, elt, out):
             with self.uncertain():
-                self.assign(gen.target, UNKNOWN, inner, None)
+                for g in n.generators:
+                    self.assign(g.target, UNKNOWN, inner, None)
+                    for cond in g.ifs:
+                        self.eval(cond, inner)
                 elt(inner)
-            return UNKNOWN
-        out = []
-        for item in items:
-            inner = Env(env)
-            self.assign(gen.target, item, inner, None)
+            return None
+        return out
+
+    def _generate(self, gens: list[ast.comprehension], i: int, inner: Env,
+                  elt: Callable[[Env], Value], out: list[Value]) -> bool:
+        if i == len(gens):
             out.append(elt(inner))
-        return TupleVal(tuple(out), True)
+            return len(out) <= MAX_UNROLL
+        g = gens[i]
+        items = self.iter_items(self.eval(g.iter, inner if i else inner.parent))  # type: ignore[arg-type]
+        if items is None or len(items) > MAX_UNROLL:
+            return False
+        for item in items:
+            self.assign(g.target, item, inner, None)
+            keep = True
+            for cond in g.ifs:
+                t = self.truth(self.eval(cond, inner))
+                if t is None:
+                    return False
+                if not t:
+                    keep = False
+                    break
+            if keep and not self._generate(gens, i + 1, inner, elt, out):
+                return False
+        return True
 
     def eval_ListComp(self, n: ast.ListComp, env: Env) -> Value:
-        return self._comprehension(n, env, lambda e: self.eval(n.elt, e))
+        out = self._comprehension(n, env, lambda e: self.eval(n.elt, e))
+        return TupleVal(tuple(out), True) if out is not None else UNKNOWN
 
-    eval_GeneratorExp = eval_ListComp
+    eval_GeneratorExp = eval_ListComp  # (a generator: as the list of what it yields)
+
+    def eval_SetComp(self, n: ast.SetComp, env: Env) -> Value:
+        self._comprehension(n, env, lambda e: self.eval(n.elt, e))
+        return UNKNOWN  # (no set values)
 
     def eval_DictComp(self, n: ast.DictComp, env: Env) -> Value:
-        return UNKNOWN
+        out = self._comprehension(n, env, lambda e: TupleVal((self.eval(n.key, e), self.eval(n.value, e))))
+        if out is None:
+            return UNKNOWN
+        pairs = []
+        for kv in out:
+            k = kv.items[0]  # type: ignore[attr-defined]
+            if not isinstance(k, Const):
+                return UNKNOWN
+            try:
+                hash(k.value)
+            except TypeError:
+                return UNKNOWN
+            pairs.append((k.value, kv.items[1]))  # type: ignore[attr-defined]
+        return DictVal(mutation.dict_items(pairs))
 
     def eval_Await(self, n: ast.Await, env: Env) -> Value:
         self.eval(n.value, env)
