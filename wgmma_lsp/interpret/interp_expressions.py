@@ -421,10 +421,27 @@ class ExpressionsMixin:
         return f
 
     def eval_JoinedStr(self, n: ast.JoinedStr, env: Env) -> Value:
+        """An f-string: computed when every part is a known int, float, str, bool or None."""
+        parts: list[str] | None = []
         for v in n.values:
             if isinstance(v, ast.FormattedValue):
-                self.eval(v.value, env)
-        return UNKNOWN
+                x = self.eval(v.value, env)
+                spec = self.eval(v.format_spec, env) if v.format_spec is not None else Const("")
+                if parts is None or not isinstance(x, Const) or not isinstance(spec, Const) \
+                        or type(x.value) not in (int, float, str, bool, type(None)) \
+                        or not isinstance(spec.value, str) or len(spec.value) > 8:
+                    parts = None
+                    continue
+                value = x.value
+                value = repr(value) if v.conversion == ord("r") else str(value) \
+                    if v.conversion == ord("s") else ascii(value) if v.conversion == ord("a") else value
+                try:
+                    parts.append(format(value, spec.value))
+                except (ValueError, TypeError):
+                    parts = None
+            elif isinstance(v, ast.Constant) and parts is not None:
+                parts.append(str(v.value))
+        return Const("".join(parts)) if parts is not None else UNKNOWN
 
     def eval_NamedExpr(self, n: ast.NamedExpr, env: Env) -> Value:
         v = self.eval(n.value, env)
