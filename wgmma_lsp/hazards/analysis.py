@@ -38,7 +38,8 @@ _MAX_PASSES = 4
 class Hazard:
     code: str  # "WG200" read before the TMA load is waited; "WG201" write during a TMA store;
     # "WG202" TMA store of uncommitted writes; "WG203" TMA store in flight when the kernel ends;
-    # "WG204" TMA load over SMEM the thread accessed since the last commit
+    # "WG204" TMA load over SMEM the thread accessed since the last commit; "WG205" every thread
+    # of a block writes the same SMEM; "WG206" every thread / block copies out to the same GMEM
     access: int  # index of the racing access in the log
     other: int  # index of the operation it races with
     newer: int = 0  # WG201: certain stores issued after `other` (the count a fix may leave)
@@ -128,6 +129,22 @@ class _Pass:
                 newer = sum(1 for t in stores[pos + 1:] if self.events[t].certain)
                 self.hazards.append(Hazard("WG201", i, s, newer=newer))
                 return
+
+
+def same_for_all(events: list[Event], threads: int, instances: int, shared: set) -> list[Hazard]:
+    """Writes every instance of the body makes to the same place (a box that does not depend on
+    the thread or block index is the same box for all of them): nothing can order two instances
+    of one statement — each would have to wait for the other's later arrival."""
+    out: list[Hazard] = []
+    for i, ev in enumerate(events):
+        if not ev.certain:
+            continue
+        if ev.kind == "write" and threads > 1 and ev.buffer is not None and ev.box is not None \
+                and ev.buffer.origin in shared:
+            out.append(Hazard("WG205", i, i, newer=threads))
+        elif ev.kind == "store" and instances > 1 and ev.dst is not None and ev.dst_box is not None:
+            out.append(Hazard("WG206", i, i, newer=instances))
+    return out
 
 
 def analyse(events: list[Event], single_thread: bool = False, ends_kernel: bool = False) -> list[Hazard]:

@@ -35,6 +35,8 @@ class Event:
     barrier: RefVal | None = None  # the barrier allocation (root ref)
     slot: Box | None = None  # which barriers of a barrier array (None: unknown)
     n: int | None = None  # wait_smem_to_gmem's n (None: unknown)
+    dst: RefVal | None = None  # a copy out's GMEM destination (root ref)
+    dst_box: Box | None = None
     func: int | None = None  # id() of the enclosing `def` node (fixes edit one function)
     data: dict[str, Any] = field(default_factory=dict)  # what fixes need (spans, spellings)
 
@@ -54,6 +56,12 @@ class KernelLog:
     ends_kernel: bool = False  # the log runs to the kernel's end (`plgpu.kernel`)
     body_end: tuple[int, str] | None = None  # (0-based line after the body, its indentation)
     body_func: int = 0  # id() of the body's `def` node
+    # How many threads run the body of one block (proven: `num_threads=n`; 1 otherwise), how many
+    # instances (threads of all blocks: grid x cluster x threads) write GMEM, and the allocation
+    # spans of the SMEM the threads share (`plgpu.kernel` scratch with a `thread_name`).
+    threads: int = 1
+    instances: int = 1
+    shared: set = field(default_factory=set)
 
 
 MAX_EVENTS = 20_000  # a kernel body with more operations than this is not analysed
@@ -120,7 +128,7 @@ def _enclosing_def(interp) -> int | None:
 
 def record(interp, kind: str, span: Span | None, line: int, ref: Value | None = None,
            index: Value | None = None, barrier: Value | None = None, n: int | None = None,
-           **data: Any) -> None:
+           dst: Value | None = None, **data: Any) -> None:
     """Append one operation to the open kernel log (nothing when no kernel is being run)."""
     log = current(interp)
     if log is None or log.opaque:
@@ -133,6 +141,9 @@ def record(interp, kind: str, span: Span | None, line: int, ref: Value | None = 
         ev.box = box_of(ref, index)
     elif ref is not None:
         ev.certain = False  # not a ref we know: it proves nothing (a sync still counts)
+    if isinstance(dst, RefVal):
+        ev.dst = dst.root()
+        ev.dst_box = box_of(dst)
     if isinstance(barrier, RefVal):
         ev.barrier = barrier.root()
         ev.slot = box_of(barrier)

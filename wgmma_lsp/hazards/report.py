@@ -3,11 +3,11 @@ a run-time fact of some executions, not an error JAX raises)."""
 
 from __future__ import annotations
 
-from wgmma_lsp.hazards.analysis import Hazard, analyse
+from wgmma_lsp.hazards.analysis import Hazard, analyse, same_for_all
 from wgmma_lsp.hazards.log import Event, KernelLog
 from wgmma_lsp.hazards.regions import may_overlap
 from wgmma_lsp.rules import (
-    smem_read_before_tma_wait, smem_write_during_tma_store, store_in_flight_at_exit, tma_load_uncommitted,
+    instances_copy_same_gmem, smem_read_before_tma_wait, threads_write_same_smem, smem_write_during_tma_store, store_in_flight_at_exit, tma_load_uncommitted,
     tma_store_uncommitted,
 )
 from wgmma_lsp.rules.base import Related
@@ -33,7 +33,8 @@ def report_hazards(interp, log: KernelLog) -> None:
 def _report(interp, log: KernelLog) -> None:
     events = log.events
     seen: set[tuple] = set()
-    for h in analyse(events, log.single_thread, log.ends_kernel):
+    for h in analyse(events, log.single_thread, log.ends_kernel) + \
+            same_for_all(events, log.threads, log.instances, log.shared):
         access, other = events[h.access], events[h.other]
         if (h.code, access.line, h.other) in seen:  # `smem[...] += 1`: its read and write race alike
             continue
@@ -45,6 +46,17 @@ def _report(interp, log: KernelLog) -> None:
             _wg200(interp, h, access, other, aval, events)
         elif h.code == "WG201":
             _wg201(interp, h, access, other, aval, events)
+        elif h.code == "WG205":
+            rule = threads_write_same_smem.RULE
+            interp.report(rule, rule.template.format(threads=log.threads, aval=aval), access.span, access.line,
+                          related=[Related(access.span, "the same write, by each of the other threads")])
+        elif h.code == "WG206":
+            rule = instances_copy_same_gmem.RULE
+            dst = access.dst.aval() if access.dst is not None else "GMEM"
+            interp.report(rule, rule.template.format(instances=log.instances, threads=log.threads,
+                                                     blocks=log.instances // max(1, log.threads), aval=dst),
+                          access.span, access.line,
+                          related=[Related(access.span, "the same copy, by each of the other instances")])
         elif h.code == "WG203":
             rule = store_in_flight_at_exit.RULE
             end = log.body_end if access.func == log.body_func else None

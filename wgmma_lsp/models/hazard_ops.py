@@ -26,7 +26,7 @@ from typing import Callable
 from wgmma_lsp.hazards import log as H
 from wgmma_lsp.hazards.report import report_hazards
 from wgmma_lsp.interpret.call import Call
-from wgmma_lsp.interpret.values import UNKNOWN, ArrayVal, Const, RefVal, TupleVal, Value, Wrapped, as_int
+from wgmma_lsp.interpret.values import UNKNOWN, AllocSpec, ArrayVal, Const, RefVal, TupleVal, Value, Wrapped, as_int
 from wgmma_lsp.models import arrays, blackwell, pallas, pipelines, refs, tma  # noqa: F401  (first: wrapped here)
 from wgmma_lsp.models.registry import GETITEM, MODELS, SETITEM, model
 
@@ -80,6 +80,46 @@ def _body_end(call: Call) -> tuple[int, tuple[int, str] | None]:
     return id(node), (row, " " * node.body[0].col_offset)
 
 
+def _count(v: Value | None) -> int | None:
+    """The number of points of a grid / cluster (`(2, 3)`, `()`, absent), when known."""
+    if v is None or isinstance(v, Const) and v.value in ((), None):
+        return 1
+    n = as_int(v)
+    if n is not None:
+        return n
+    if isinstance(v, TupleVal):
+        total = 1
+        for x in v.items:
+            k = as_int(x)
+            if k is None:
+                return None
+            total *= k
+        return total
+    return None
+
+
+def _instances(call: Call, log: H.KernelLog) -> None:
+    """`plgpu.kernel(..., grid=, cluster=, num_threads=, thread_name=)`: how many threads run the
+    body, how many instances in all; with a `thread_name`, the scratch is shared by the block's
+    threads (core.kernel: `run_scoped(..., collective_axes=thread_name)`)."""
+    wrapped = call.wrapped
+    if not isinstance(wrapped, Wrapped) or "?" in wrapped.kwargs:
+        return
+    kw = wrapped.kwargs
+    n = kw.get("num_threads", Const(None))
+    threads = 1 if isinstance(n, Const) and n.value is None else as_int(n)
+    grid, cluster = _count(kw.get("grid")), _count(kw.get("cluster"))
+    if threads is None or threads < 1:
+        return
+    log.threads = threads
+    if grid is not None and cluster is not None:
+        log.instances = threads * grid * cluster
+    name = kw.get("thread_name")
+    scratch = kw.get("scratch_shapes")
+    if threads > 1 and isinstance(name, Const) and isinstance(name.value, str) and isinstance(scratch, TupleVal):
+        log.shared = {s.span for s in scratch.items if isinstance(s, AllocSpec) and s.span is not None}
+
+
 def _kernel_launch(name: str) -> None:
     inner = MODELS[name]
 
@@ -90,6 +130,8 @@ def _kernel_launch(name: str) -> None:
         log = H.current(call.interp)
         if log is not None:
             log.body_func = body
+            if name == "plgpu.kernel()":
+                _instances(call, log)
         try:
             result = inner(call)
             log = H.finished(call.interp)
@@ -132,9 +174,14 @@ def _copy_out(call: Call) -> None:
         return
     predicate = call.get(2, "predicate", Const(None))
     commit = call.kwargs.get("commit_group", Const(True))
-    H.record(call.interp, "store", call.span, call.line, ref=src, prefix=H.call_func_prefix(call.node))
+    reduction = call.kwargs.get("reduction_op", Const(None))
+    dst = call.get(1, "dst")
+    gmem = isinstance(dst, RefVal) and dst.root().space in ("gmem", "any")
+    H.record(call.interp, "store", call.span, call.line, ref=src, dst=dst if gmem else None,
+             prefix=H.call_func_prefix(call.node))
     if not (isinstance(predicate, Const) and predicate.value is None) \
-            or not (isinstance(commit, Const) and commit.value is True):
+            or not (isinstance(commit, Const) and commit.value is True) \
+            or not (isinstance(reduction, Const) and reduction.value is None):  # a reduction is atomic
         log = H.current(call.interp)
         if log is not None and log.events:
             log.events[-1].certain = False  # still a copy in flight for the counts of waits
