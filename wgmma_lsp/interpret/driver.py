@@ -12,6 +12,7 @@ import threading
 from typing import Any
 
 from wgmma_lsp.analysis_types import Analysis
+from wgmma_lsp.entry.config_contexts import ConfigContext, config_contexts
 from wgmma_lsp.entry.context import Context, contexts_note
 from wgmma_lsp.entry.discover import discover
 from wgmma_lsp.interpret.call import Call
@@ -300,13 +301,32 @@ def run_unreached(interp: Interpreter, pieces: Pieces) -> None:
                 # does is possible, not proven. Module-level functions, and functions returned to
                 # callers (a factory's kernel), are traced when called.
                 nested = f.closure is not interp.module_env and id(f.node) not in interp.escaped
+                span = _line_span(interp, f.node.lineno - 1)
+                configs: list[ConfigContext] = []
 
-                def analyse(f: FuncVal = f, nested: bool = nested) -> None:
+                def analyse(f: FuncVal = f, nested: bool = nested, configs: list = configs) -> None:
+                    # A library's kernel entry taking a config: run with the configs the
+                    # module picks (entry/config_contexts.py), else with nothing known.
+                    configs.extend(config_contexts(interp, f) if not nested else ())
+                    if configs:
+                        _run_with_config(interp, f, configs[0])
+                        return
                     with interp.uncertain(nested):
                         interp.generic_call(f)
-                pieces.run(_line_span(interp, f.node.lineno - 1), f"`{f.name}`", analyse)
+                pieces.run(span, f"`{f.name}`", analyse)
+                for c in configs[1:]:
+                    if pieces.exhausted:
+                        return
+                    pieces.run(span, f"`{c.context.origin}`",
+                               lambda f=f, c=c: _run_with_config(interp, f, c))
                 if pieces.exhausted:
                     return
+
+
+def _run_with_config(interp: Interpreter, f: FuncVal, c: ConfigContext) -> None:
+    """`f(config=<the config>)`, its other arguments unknown, in the config's context."""
+    with interp.in_context(c.context):
+        interp.call_user(f, Call(interp, None, [], {c.param: c.config}, generic=True))
 
 
 def _records_with_hover_pass(interp: Interpreter) -> dict:

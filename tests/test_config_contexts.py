@@ -1,0 +1,151 @@
+"""Contexts for library code (entry/config_contexts.py): a kernel function nothing in its file
+calls, taking a config class, runs with the configs its module picks — what a
+`get_heuristics_config`-style function returns, and the class's defaults — each a context of its
+own. A finding proven in a context is JAX's error for that config (checked against real JAX
+tracing the kernel with it), named by the context; a config Python would reject is no context.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from jax_oracle import trace_file
+
+from wgmma_lsp.analysis import analyze
+from wgmma_lsp.ide.diagnostics import diagnostics
+from wgmma_lsp.ide.hover import hover
+from wgmma_lsp.ide.model import Severity
+
+LIBRARY = textwrap.dedent('''\
+    """A kernel library module: nothing here calls `matmul`; its op picks the config."""
+    import dataclasses
+
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental import pallas as pl
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+
+    TRANSFORMS = (plgpu.TilingTransform((8, 64)), plgpu.SwizzleTransform(128))
+
+
+    @dataclasses.dataclass(frozen=True)
+    class Config:
+      tile_m: int = 128
+      tile_n: int = 64
+    POST_INIT
+
+    def get_heuristics_config(ba) -> Config:
+      del ba
+      return Config(tile_m=64, tile_n=64)
+
+
+    def matmul(a, b, *, config: Config):
+      def kernel(a_ref, b_ref, o_ref):
+        def body(acc_ref):
+          plgpu.wgmma(acc_ref, a_ref, b_ref)
+          if config.tile_m > config.tile_n:
+            acc_ref[...] = acc_ref[...].T  # the transposed tile: wrong unless square
+          STORE
+          o_ref[...] = acc_ref[...]
+
+        pl.run_scoped(body, plgpu.ACC((config.tile_m, config.tile_n), jnp.float32))
+
+      return pl.pallas_call(
+          kernel,
+          out_shape=jax.ShapeDtypeStruct((config.tile_m, config.tile_n), jnp.float32),
+          in_specs=[plgpu.BlockSpec(memory_space=plgpu.SMEM, transforms=TRANSFORMS)] * 2,
+          out_specs=pl.BlockSpec(memory_space=plgpu.SMEM),
+      )(a, b)
+    ''')
+
+#: The calls the library's op would make, for JAX: each config with operands that fit it.
+JAX_CALLS = {
+    "heuristics": "(lambda a, b: matmul(a, b, config=get_heuristics_config(None)))(bf16[64,64], bf16[64,64])",
+    "defaults": "(lambda a, b: matmul(a, b, config=Config()))(bf16[128,64], bf16[64,64])",
+}
+
+
+def library(tmp_path: Path, store: str = "pass", post_init: str = "") -> tuple[Path, str]:
+    source = LIBRARY.replace("STORE", store).replace("POST_INIT", textwrap.indent(post_init, "  "))
+    path = tmp_path / "lib.py"
+    path.write_text(source)
+    return path, source
+
+
+def line_of(source: str, text: str) -> int:
+    (line,) = [i for i, t in enumerate(source.splitlines(), 1) if text in t]
+    return line
+
+
+def reported(path: Path, source: str) -> list[tuple[int, str, Severity, str]]:
+    analysis = analyze(source, str(path))
+    return sorted((d.span.line + 1, d.code, d.severity, d.message) for d in diagnostics(analysis)
+                  if d.severity in (Severity.ERROR, Severity.WARNING))
+
+
+def jax_verdicts(tmp_path: Path, source: str) -> dict[str, set[tuple[int | None, str]]]:
+    """What JAX raises, and where, for each config the library picks."""
+    out = {}
+    for name, call in JAX_CALLS.items():
+        traced = tmp_path / f"traced_{name}.py"
+        traced.write_text(source + f"\n# wgmma-lsp: trace {call}\n")
+        out[name] = {(v.line, v.message) for v in trace_file(traced) if v.message is not None}
+    return out
+
+
+def test_a_finding_in_one_config_is_jaxs_error_named_by_that_config(tmp_path: Path) -> None:
+    """The defaults (128x64) store a transposed tile, the heuristics' config (64x64) does not:
+    an error, as JAX raises it for the defaults at that line, naming the defaults' context."""
+    path, source = library(tmp_path)
+    line = line_of(source, "acc_ref[...] = acc_ref[...].T")
+    got = reported(path, source)
+    assert [(ln, code, sev) for ln, code, sev, _ in got] == [(line, "WG002", Severity.ERROR)]
+    message = got[0][3]
+    assert message.endswith(f"(with tile_m=128, tile_n=64, from matmul(config=Config()) at line "
+                            f"{line_of(source, 'def matmul')})")
+    jax = jax_verdicts(tmp_path, source)
+    assert jax["heuristics"] == set()
+    assert jax["defaults"] == {(line, message[:message.index(" (with")])}
+
+
+def test_a_finding_in_every_config_is_an_error_with_no_context_named(tmp_path: Path) -> None:
+    path, source = library(tmp_path, store="acc_ref[...] = acc_ref[...].astype(jnp.bfloat16)")
+    source = source.replace("acc_ref[...] = acc_ref[...].T", "pass")
+    path.write_text(source)
+    line = line_of(source, "astype(jnp.bfloat16)")
+    got = [g for g in reported(path, source) if g[0] == line]
+    assert [(code, sev) for _, code, sev, _ in got] == [("WG001", Severity.ERROR)]
+    assert " (with " not in got[0][3] and " from " not in got[0][3]
+    jax = jax_verdicts(tmp_path, source)
+    assert (line, got[0][3]) in jax["heuristics"] and (line, got[0][3]) in jax["defaults"]
+
+
+def test_hover_names_the_config_context(tmp_path: Path) -> None:
+    path, source = library(tmp_path)
+    analysis = analyze(source, str(path))
+    line = line_of(source, "o_ref[...] = acc_ref[...]") - 1
+    col = source.splitlines()[line].index("acc_ref")
+    shown = hover(analysis, line, col)
+    assert shown is not None
+    assert "Accumulator{float32[64,64]}" in shown.markdown
+    assert "from matmul(config=get_heuristics_config(...)) at line" in shown.markdown
+
+
+def test_defaults_python_rejects_are_no_context(tmp_path: Path) -> None:
+    """`Config()` raises in `__post_init__` (tokamax's SM100 attention config does, for its own
+    defaults): no context is made of it, so the defaults' WG002 is not claimed."""
+    post_init = ("\ndef __post_init__(self):\n  if self.tile_m > self.tile_n:\n"
+                 "    raise ValueError('tile_m must not exceed tile_n')\n")
+    path, source = library(tmp_path, post_init=post_init)
+    assert reported(path, source) == []
+
+
+def test_without_a_config_the_kernel_is_analysed_with_nothing_known(tmp_path: Path) -> None:
+    """No provider, no defaults (a field without one): as before, nothing known about the config,
+    the transposed store a warning that names the condition."""
+    path, source = library(tmp_path)
+    source = source.replace("tile_m: int = 128", "tile_m: int").replace("-> Config:", ":")
+    path.write_text(source)
+    got = [g for g in reported(path, source) if g[1] == "WG002"]
+    assert [(code, sev) for _, code, sev, _ in got] == [("WG002", Severity.WARNING)]
