@@ -492,3 +492,19 @@ def test_float_of_a_finfo_value_is_numpys(dtype: str) -> None:
     agree(f"import jax.numpy as jnp\nA = (float(jnp.finfo(jnp.{dtype}).tiny), "
           f"float(jnp.finfo(jnp.{dtype}).max), float(jnp.finfo(jnp.{dtype}).eps), "
           f"float(jnp.finfo(jnp.{dtype}).min))\n", "A")
+
+
+@pytest.mark.parametrize("expr", ["x[s]", "x[s, 1:]", "x[2, s]", "x[:, s]", "x[None, s]",
+                                  "y[s]", "jnp.searchsorted(y, s, 'right')",
+                                  "pl.cdiv(s, 8)", "pl.cdiv(y * 3, 8)"])
+def test_integer_array_indexing_and_searchsorted_as_jax(expr: str) -> None:
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental import pallas as pl
+
+    ours = interpreted(HEADER + "x = jnp.zeros((6, 5), jnp.bfloat16)\ny = jnp.zeros((6,), jnp.int32)\n"
+                       f"s = jnp.zeros((3, 2), jnp.int32)\nr = {expr}\n")["r"]
+    real = jax.eval_shape(eval(f"lambda x, y, s: {expr}", {"jnp": jnp, "pl": pl}),  # noqa: S307
+                          jax.ShapeDtypeStruct((6, 5), jnp.bfloat16), jax.ShapeDtypeStruct((6,), jnp.int32),
+                          jax.ShapeDtypeStruct((3, 2), jnp.int32))
+    assert ours.describe() == f"{real.dtype}[{','.join(map(str, real.shape))}]"

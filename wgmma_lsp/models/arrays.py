@@ -818,7 +818,11 @@ ATTRIBUTES["dtype.type"] = lambda o: o
 
 
 def array_getitem(interp, obj: ArrayVal, index: Value, node) -> Value:
-    return ArrayVal(index_shape(obj.shape, index), strong(obj.dtype) if obj.dtype else None)
+    from wgmma_lsp.models.shape_ops import gather_shape  # an integer array index
+
+    shape = index_shape(obj.shape, index)
+    return ArrayVal(shape if shape is not None else gather_shape(obj.shape, index),
+                    strong(obj.dtype) if obj.dtype else None)
 
 
 GETITEM["array"] = array_getitem

@@ -53,8 +53,8 @@ for _name, _fn in {"abs": abs, "float": float, "bool": bool, "divmod": divmod,
                    "round": round, "pow": const_fold.guarded_pow, "str": str, "repr": repr,
                    "math.ceil": math.ceil, "math.floor": math.floor,
                    "math.lcm": math.lcm, "math.log2": math.log2, "math.sqrt": math.sqrt,
-                   "math.isqrt": math.isqrt, "math.exp": math.exp, "math.log": math.log,
-                   "jax.cdiv": lambda a, b: -(-a // b), "pl.cdiv": lambda a, b: -(-a // b)}.items():
+                   "math.isqrt": math.isqrt, "math.exp": math.exp, "math.log": math.log}.items():
+    # (pl.cdiv: models/shape_ops.py, arrays too)
     key = _name if "." in _name else f"builtins.{_name}"
     model(key)(_pure(_fn))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from wgmma_lsp.interpret import dims as D
+from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.dims import Dim
 from wgmma_lsp.interpret.values import UNKNOWN, ArrayVal, Const, Value
@@ -73,3 +74,75 @@ def _cumulative(call: Call) -> Value:
     else:
         dt = DType(x.dtype.name)
     return ArrayVal(tuple(shape), dt)
+
+
+def _cdiv_of_constants(call: Call) -> Value:
+    a, b = call.get(0), call.get(1)
+    if isinstance(a, Const) and isinstance(b, Const) and type(a.value) is int and type(b.value) is int \
+            and b.value != 0 and len(call.args) == 2 and not call.kwargs:
+        return Const(-(-a.value // b.value))
+    return UNKNOWN
+
+
+@model("pl.cdiv", "jax.cdiv")
+def _cdiv(call: Call) -> Value:
+    """`pl.cdiv(a, b)` (jax/_src/pallas/utils.py): of two ints, their ceiling quotient (for
+    the non-negative `a` and positive `b` it is meant for); with an array among them,
+    `lax.div(a + (b - 1), b)`: an array of their broadcast shape and promoted dtype."""
+    from wgmma_lsp.models.arrays import elementwise
+
+    a, b = call.get(0, "a"), call.get(1, "b")
+    if isinstance(a, ArrayVal) or isinstance(b, ArrayVal):
+        r = elementwise(a, b)
+        if isinstance(r, ArrayVal) and r.dtype is not None and not r.dtype.symbolic \
+                and (T.is_integer(r.dtype)):
+            return r
+        return UNKNOWN
+    if isinstance(a, Const) and isinstance(b, Const) and isinstance(a.value, int) and isinstance(b.value, int) \
+            and a.value >= 0 and b.value > 0:
+        return _cdiv_of_constants(call)
+    return UNKNOWN
+
+
+@model("jnp.searchsorted")
+def _searchsorted(call: Call) -> Value:
+    """`jnp.searchsorted(a, v, side='left', sorter=None, *, method='scan')`
+    (jax/_src/numpy/lax_numpy.py): one int32 index per element of v (a 1-D)."""
+    a, v = as_array(call.get(0, "a")), as_array(call.get(1, "v"))
+    if a is None or v is None or a.shape is None or len(a.shape) != 1 or not call.complete:
+        return UNKNOWN
+    from wgmma_lsp.interpret.dtypes import DType
+
+    return ArrayVal(v.shape, DType("int32"))
+
+
+def gather_shape(shape: tuple[Dim, ...] | None, index: Value) -> tuple[Dim, ...] | None:
+    """`x[idx]` with one integer array among basic indices (NumPy's advanced indexing, as
+    jnp does it): the index array's shape takes the place of the dimension it indexes. Any
+    other mix (two arrays, a bool mask, an unknown) gives None."""
+    from wgmma_lsp.interpret.values import DSliceVal, SliceVal, SymInt, TupleVal
+    from wgmma_lsp.models.indexing import index_shape
+
+    items = list(index.items) if isinstance(index, TupleVal) and not index.is_list else [index]
+    arrays = [k for k, i in enumerate(items) if isinstance(i, ArrayVal)]
+    if shape is None or len(arrays) != 1:
+        return None
+    k = arrays[0]
+    idx = items[k]
+    assert isinstance(idx, ArrayVal)
+    if idx.shape is None or idx.dtype is None or idx.dtype.symbolic or not T.is_integer(idx.dtype) \
+            or any(isinstance(i, Const) and i.value is Ellipsis for i in items) or k >= len(shape):
+        return None
+    # the dimensions before and after the array index are basic: index them as a full slice
+    full = SliceVal(Const(None), Const(None), Const(None))
+    rest = index_shape(shape, TupleVal(tuple(full if j == k else i for j, i in enumerate(items))))
+    if rest is None:
+        return None
+    # the output dimensions the indices before it make: slices and new axes (ints drop theirs)
+    before = 0
+    for i in items[:k]:
+        if isinstance(i, (SliceVal, DSliceVal)) or (isinstance(i, Const) and i.value is None):
+            before += 1
+        elif not (isinstance(i, SymInt) or (isinstance(i, Const) and type(i.value) is int)):
+            return None
+    return (*rest[:before], *idx.shape, *rest[before + 1:])
