@@ -18,7 +18,7 @@ from __future__ import annotations
 from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.models.memory_spaces import lowered_space
-from wgmma_lsp.interpret.jax_version import installed
+from wgmma_lsp.interpret.jax_version import installed, matches
 from wgmma_lsp.interpret.values import RefVal, Value
 from wgmma_lsp.models.wgmma_lowering import MLIR
 from wgmma_lsp.rules import tcgen05_acc_dtype, tcgen05_n, tcgen05_operand_transforms, tcgen05_same_dtype
@@ -55,9 +55,16 @@ def _operand(ref: Value) -> tuple[str, tuple | None, int | None] | None:
     return ("tiled", tuple(own[0].params), swizzle)
 
 
+#: The JAX versions whose Lane lowering of tcgen05_mma is mirrored here: 0.12 raises the same
+#: errors on the same lines (docs/coverage.md, rows 57-63), and words the dtype check its own way
+#: (WG079's template for 0.12), letting the e4m3/e5m2 FP8 pair through.
+MIRRORED = ((0, 10), (0, 12))
+_FP8 = {"f8E4M3FN", "f8E5M2"}
+
+
 def check_mma_lowering(call: Call, acc: Value, a: Value, b: Value) -> None:
     interp = call.interp
-    if interp.lowering != "lane" or installed() is None or installed()[:2] != (0, 10):
+    if interp.lowering != "lane" or installed() is None or installed()[:2] not in MIRRORED:
         return
     if not isinstance(acc, RefVal) or acc.root().kind != "tmem" or T.concrete(acc.dtype) is None \
             or acc.shape is None:
@@ -102,9 +109,16 @@ def check_mma_lowering(call: Call, acc: Value, a: Value, b: Value) -> None:
         return
     a_t, b_t, d_t = (MLIR[n] for n in names)
     if a_t != b_t:
-        interp.report(tcgen05_same_dtype.RULE,
-                      f"MMA requires A and B to have the same element type, got: {a_t} and {b_t}",
-                      span, line)
+        if matches(">=0.12"):
+            if {a_t, b_t} <= _FP8:
+                return  # accepted; what follows is not mirrored for mixed operands
+            interp.report(tcgen05_same_dtype.RULE,
+                          "MMA requires A and B to have the same element type, except that FP8 types "
+                          f"(f8E4M3FN and f8E5M2) may be mixed; got: {a_t} and {b_t}", span, line)
+        else:
+            interp.report(tcgen05_same_dtype.RULE,
+                          f"MMA requires A and B to have the same element type, got: {a_t} and {b_t}",
+                          span, line)
         return
     m, n = acc.shape[0], b.shape[-1] if b.shape else None
     if m != 128 or not isinstance(n, int):
