@@ -9,7 +9,9 @@ a number of bytes divisible by the warpgroup size are supported" for a block of 
 multiple of 128 bytes, blamed on the pallas_call) and fragmented_array.py
 `FragmentedArray.load_strided` / `store_untiled` (WG085: an untransformed ref must hold a
 multiple of 128 elements, blamed on the load or store). 0.12 does not lower a Mosaic GPU
-pallas_call at all (WG093).
+pallas_call at all (WG093). `plgpu.emit_pipeline` makes the same copies in a `plgpu.kernel`, on
+0.10 and 0.12 (pipeline.py): WG070 is then blamed on the plgpu.kernel call (no kernel line is in
+JAX's traceback), WG085 on the body's load or store.
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ from typing import Any
 from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.jax_source import pallas_call_lowers_mosaic_gpu
 from wgmma_lsp.interpret.jax_version import installed
-from wgmma_lsp.interpret.values import Const, RefVal, Value
-from wgmma_lsp.models import refs  # noqa: F401 - its GETITEM/SETITEM are wrapped below
+from wgmma_lsp.interpret.values import Const, RefVal, TupleVal, Value
+from wgmma_lsp.models import pipelines, refs  # noqa: F401 - their models are wrapped below
 from wgmma_lsp.models.registry import GETITEM, SETITEM
 from wgmma_lsp.rules import strided_elements, tma_bytes_per_warpgroup
 
@@ -30,16 +32,20 @@ _MLIR = {"float32": "f32", "float16": "f16", "bfloat16": "bf16", "float64": "f64
          "int16": "i16", "int8": "i8", "int64": "i64", "uint32": "i32", "uint16": "i16", "uint8": "i8"}
 
 
-def _applies(interp: Any) -> bool:
+def _applies(interp: Any, pallas_call: bool = True) -> bool:
+    """Lane lowering of a pallas_call (JAX 0.10) or of an emit_pipeline (0.10, 0.12)."""
     v = installed()
-    return interp.lowering == "lane" and v is not None and v[:2] == (0, 10) \
-        and pallas_call_lowers_mosaic_gpu() is True
+    if interp.lowering != "lane" or v is None:
+        return False
+    if pallas_call:
+        return v[:2] == (0, 10) and pallas_call_lowers_mosaic_gpu() is True
+    return v[:2] in ((0, 10), (0, 12))
 
 
 def _block(ref: Value) -> tuple[tuple[int, ...], T.DType] | None:
-    """A pallas_call SMEM block with no transforms, of known shape and dtype."""
+    """A pallas_call or emit_pipeline SMEM block with no transforms, of known shape and dtype."""
     if not (isinstance(ref, RefVal) and ref.kind == "plain" and ref.space in ("smem", "default")
-            and not ref.transforms and ref.origin_desc.startswith("pallas_call ")):
+            and not ref.transforms and ref.origin_desc.startswith(("pallas_call ", "pipeline block "))):
         return None
     shape, dtype = ref.shape, T.concrete(ref.dtype)
     if shape is None or dtype is None or not shape or not all(isinstance(d, int) for d in shape):
@@ -47,10 +53,12 @@ def _block(ref: Value) -> tuple[tuple[int, ...], T.DType] | None:
     return shape, dtype  # type: ignore[return-value]
 
 
-def check_input_copies(interp: Any, refs_: list[Value], n_inputs: int, span: Any, line: int) -> bool:
-    """The pipeline's copies of the input blocks, in order: WG070 at the pallas_call for the
-    first one whose byte count is not a multiple of 128. True when one was reported."""
-    if not _applies(interp):
+def check_input_copies(interp: Any, refs_: list[Value], n_inputs: int, span: Any, line: int,
+                       pallas_call: bool = True) -> bool:
+    """The pipeline's copies of the input blocks, in order: WG070 at the pallas_call (or the
+    plgpu.kernel of an emit_pipeline) for the first one whose byte count is not a multiple of
+    128. True when one was reported."""
+    if not _applies(interp, pallas_call):
         return False
     for ref in refs_[:n_inputs]:
         block = _block(ref)
@@ -74,10 +82,10 @@ def _whole(index: Value) -> bool:
 
 
 def _check_access(interp: Any, ref: Value, index: Value, node: Any) -> None:
-    if node is None or not _whole(index) or not _applies(interp):
+    if node is None or not _whole(index):
         return
     block = _block(ref)
-    if block is None:
+    if block is None or not _applies(interp, ref.origin_desc.startswith("pallas_call ")):  # type: ignore[union-attr]
         return
     shape, dtype = block
     n = math.prod(shape)
@@ -108,3 +116,31 @@ def _wrap() -> None:
 
 
 _wrap()
+
+
+def _wrap_emit_pipeline() -> None:
+    """`plgpu.emit_pipeline(...)(*gmem_refs)` in a `plgpu.kernel`: its prologue copies each input
+    block in (pipeline.py); JAX's traceback names no line of the kernel body, only the
+    plgpu.kernel call (checked against 0.10.2 and 0.12.0.1)."""
+    from wgmma_lsp.models.registry import MODELS
+
+    original = MODELS["plgpu.emit_pipeline()"]
+
+    def wrapped(call: Any) -> Value:
+        interp = call.interp
+        kw = call.wrapped.kwargs
+        in_specs = pipelines._flat(kw.get("in_specs", TupleVal(())))
+        gmem = pipelines._flat(TupleVal(tuple(call.args)))
+        kernel = interp.kernel_span
+        launcher = next((c for c in reversed(interp.context)
+                         if c.startswith(("plgpu.kernel at line ", "pallas_call at line "))), "")
+        if in_specs is not None and gmem is not None and call.complete and kernel is not None \
+                and launcher.startswith("plgpu.kernel") and len(gmem) >= len(in_specs):
+            blocks = [pipelines.smem_block(g, s, call, i) for i, (g, s) in enumerate(zip(gmem, in_specs))]
+            check_input_copies(interp, blocks, len(blocks), kernel, kernel.line, pallas_call=False)
+        return original(call)
+
+    MODELS["plgpu.emit_pipeline()"] = wrapped
+
+
+_wrap_emit_pipeline()
