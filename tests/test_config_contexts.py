@@ -149,3 +149,25 @@ def test_without_a_config_the_kernel_is_analysed_with_nothing_known(tmp_path: Pa
     path.write_text(source)
     got = [g for g in reported(path, source) if g[1] == "WG002"]
     assert [(code, sev) for _, code, sev, _ in got] == [("WG002", Severity.WARNING)]
+
+
+def test_each_config_a_heuristic_returns_is_a_context(tmp_path: Path) -> None:
+    """A heuristic that picks by its arguments returns one config per branch: each is a context
+    (a join of them would know no size). The class has no defaults here: the 128x64 config the
+    heuristic returns for big inputs is the one JAX rejects."""
+    path, source = library(tmp_path)
+    source = source.replace("tile_m: int = 128\n  tile_n: int = 64", "tile_m: int\n  tile_n: int") \
+        .replace("  del ba\n  return Config(tile_m=64, tile_n=64)",
+                 "  if ba.m >= 1024:\n    return Config(tile_m=128, tile_n=64)\n"
+                 "  return Config(tile_m=64, tile_n=64)")
+    path.write_text(source)
+    line = line_of(source, "acc_ref[...] = acc_ref[...].T")
+    got = reported(path, source)
+    assert [(ln, code, sev) for ln, code, sev, _ in got] == [(line, "WG002", Severity.ERROR)]
+    assert got[0][3].endswith("(with tile_m=128, tile_n=64, from matmul(config=get_heuristics_config(...)) "
+                              f"at line {line_of(source, 'def get_heuristics_config')})")
+    traced = tmp_path / "traced_big.py"
+    traced.write_text(source + "\n# wgmma-lsp: trace (lambda a, b: matmul(a, b, config=Config(128, 64)))"
+                      "(bf16[128,64], bf16[64,64])\n")
+    message = got[0][3][:got[0][3].index(" (with")]
+    assert {(v.line, v.message) for v in trace_file(traced) if v.message is not None} == {(line, message)}

@@ -56,13 +56,10 @@ def config_contexts(interp: Interpreter, func: FuncVal) -> list[ConfigContext]:
     for param, cls in params:
         candidates: list[tuple[str, int, Span, Value]] = []
         for provider in _providers(interp, cls, func):
-            with interp.quiet():
-                result = interp.generic_call(provider)
-            if getattr(interp, "raised_out", False):
-                continue  # it raises on every path: no config comes out of it
             line = provider.node.lineno - 1
-            candidates.append((f"{func.name}({param}={provider.name}(...))", line,
-                               _def_span(interp, provider.node), result))
+            for result in _returned(interp, provider):
+                candidates.append((f"{func.name}({param}={provider.name}(...))", line,
+                                   _def_span(interp, provider.node), result))
         if _all_fields_default(cls):
             from wgmma_lsp.interpret.call import Call
 
@@ -125,6 +122,29 @@ def _providers(interp: Interpreter, cls: ClassVal, func: FuncVal) -> list[FuncVa
         if _class_of(interp, f.node.returns, f) is cls:
             out.append(f)
     out.sort(key=lambda f: f.node.lineno)
+    return out
+
+
+def _returned(interp: Interpreter, provider: FuncVal) -> list[Value]:
+    """The configs a provider returns: what each of its `return` statements gave in its run with
+    nothing known (a heuristic picking by the arguments, `if m >= 1024: return Config(...)`,
+    returns one config per branch, which a join of its results would lose). The provider is
+    analysed as every function nothing calls is (here, if that has not happened yet)."""
+    if id(provider.node) not in interp.entered:
+        with interp.in_context(None):
+            interp.generic_call(provider)
+    out: list[Value] = []
+    todo: list[ast.AST] = list(provider.node.body) if not isinstance(provider.node, ast.Lambda) else []
+    while todo:
+        node = todo.pop(0)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Return) and node.value is not None:
+            entry = interp._records.get(id(node.value))
+            for v in (entry[3] if entry is not None else ()):
+                if v not in out:
+                    out.append(v)
+        todo.extend(ast.iter_child_nodes(node))
     return out
 
 
