@@ -508,3 +508,26 @@ def test_integer_array_indexing_and_searchsorted_as_jax(expr: str) -> None:
                           jax.ShapeDtypeStruct((6, 5), jnp.bfloat16), jax.ShapeDtypeStruct((6,), jnp.int32),
                           jax.ShapeDtypeStruct((3, 2), jnp.int32))
     assert ours.describe() == f"{real.dtype}[{','.join(map(str, real.shape))}]"
+
+
+def test_an_nd_loop_carry_is_traced() -> None:
+    """`plgpu.nd_loop(..., init_carry=0)`: the body's carry is a traced weak int32 (the loop is a
+    lax.fori_loop in helpers.py), not the Python 0."""
+    from wgmma_lsp.ide.hover import hover
+
+    source = HEADER + """
+def kernel(x_gmem, o_gmem):
+  @plgpu.nd_loop((4, 8), collective_axes="sm", init_carry=0)
+  def body(loop_info, carry):
+    step = carry + 1
+    return step
+
+def f(x):
+  return plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct((64, 128), jnp.float32),
+                      grid=(2,), grid_names=("sm",))(x)
+
+# wgmma-lsp: trace f(bf16[64,128])
+"""
+    analysis = analyze(source)
+    line = source.splitlines().index("    step = carry + 1")
+    assert "int32[]" in hover(analysis, line, 11).markdown

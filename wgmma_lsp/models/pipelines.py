@@ -295,6 +295,10 @@ def _loop_with_info(name: str):
             if _is_none(carry):
                 call.interp.call_traced(body, [info], call)
                 return Const(None)
+            from wgmma_lsp.models.entry_calls import traced_value
+
+            # The loop is a lax.fori_loop/while_loop: its carry is traced (`0` is a weak int32).
+            carry = traced_value(carry)  # type: ignore[arg-type]
             result = call.interp.call_value(body, Call(call.interp, call.node, [info], {"carry": carry},
                                                        [None], {}, call.env))
             return _carry_out(carry, result)  # type: ignore[arg-type]
