@@ -256,3 +256,36 @@ def test_over_lsp_an_installed_packages_file_reads_its_package_with_the_workspac
         assert {(d["range"]["start"]["line"] + 1, d["code"]) for d in published} == {(line, "WG001")}
     finally:
         client.close()
+
+
+@needs_tokamax
+def test_over_lsp_a_tokamax_kernel_reads_its_package_and_its_heuristics_config(tmp_path: Path) -> None:
+    """The GLU kernel opened in an editor whose workspace is elsewhere: no error or warning, and
+    the accumulator hovers with the sizes of the config tokamax's heuristics pick (its sibling
+    module's `Config`, read from the installed package; entry/config_contexts.py)."""
+    from raw_lsp import RawClient
+
+    kernel = tokamax_file("_src/ops/gated_linear_unit/pallas_mosaic_gpu_kernel_sm90.py")
+    text = kernel.read_text()
+    (line,) = [i for i, t in enumerate(text.splitlines()) if "eval_pipeline(acc_ref)" in t]
+    client = RawClient()
+    try:
+        workspace = tmp_path.as_uri()
+        client.request("initialize", {"processId": None, "rootUri": workspace, "capabilities": {},
+                                      "workspaceFolders": [{"uri": workspace, "name": "ws"}]})
+        client.notify("initialized", {})
+        client.open(kernel.as_uri(), text)
+        shown = None
+        for _ in range(60):
+            shown = client.hover(kernel.as_uri(), line, text.splitlines()[line].index("acc_ref"), timeout=60)
+            if shown:
+                break
+            client.drain(0.5)
+        assert shown is not None and "Accumulator{float32[128,128]}" in shown, shown
+        assert "get_heuristics_config" in shown
+        client.drain(2)
+        assert client.diagnostics(kernel.as_uri()), "diagnostics were published"
+        published = [d for p in client.diagnostics(kernel.as_uri()) for d in p["diagnostics"]]
+        assert [d for d in published if d.get("severity") in (1, 2)] == []
+    finally:
+        client.close()
