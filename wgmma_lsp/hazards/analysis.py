@@ -63,6 +63,22 @@ class _Pass:
         self.arrivals: dict[int, list[tuple[int, frozenset[int]]]] = {}
         self.hazards: list[Hazard] = []
 
+    def _waits_before(self, i: int, thread: int | None) -> bool:
+        """Does the thread wait on anything before event i (in its own program)?"""
+        return any(e.kind == "wait" and (e.thread is None or e.thread == thread) for e in self.events[:i])
+
+    def _unordered(self, a: int, b: int, forward_known: bool = False) -> bool:
+        """Events of two different threads (`pl.when` on the thread index) can be ordered only
+        through a wait: with no wait before either one in its thread, they are not. (WG200: the
+        load's completion is known not to precede the read by the knowledge sets; the read could
+        still precede the load only through a wait of the loading thread.)"""
+        ea, eb = self.events[a], self.events[b]
+        if ea.thread is None or eb.thread is None or ea.thread == eb.thread:
+            return True
+        if forward_known:
+            return not self._waits_before(b, eb.thread)
+        return not self._waits_before(a, ea.thread) and not self._waits_before(b, eb.thread)
+
     def run(self) -> None:
         known: set[int] = set()
         loads: list[int] = []
@@ -77,7 +93,7 @@ class _Pass:
                 self._during_store(i, ev, stores)
             if k == "load":
                 for w in uncommitted:
-                    if _conflict(ev, self.events[w]):
+                    if _conflict(ev, self.events[w]) and self._unordered(i, w):
                         self.hazards.append(Hazard("WG204", i, w))
                         break
                 loads.append(i)
@@ -97,7 +113,7 @@ class _Pass:
                 uncommitted.clear()
             elif k == "store":
                 for w in uncommitted:
-                    if self.events[w].kind == "write" and _conflict(ev, self.events[w]):
+                    if self.events[w].kind == "write" and _conflict(ev, self.events[w]) and self._unordered(i, w):
                         self.hazards.append(Hazard("WG202", i, w))
                         break
                 stores.append(i)
@@ -116,7 +132,7 @@ class _Pass:
 
     def _before_wait(self, i: int, ev: Event, loads: list[int], known: set[int]) -> None:
         for j in loads:
-            if j not in known and _conflict(ev, self.events[j]):
+            if j not in known and _conflict(ev, self.events[j]) and self._unordered(i, j, forward_known=True):
                 load = self.events[j]
                 waits = tuple(w for w in range(j + 1, i) if self.events[w].kind == "wait"
                               and self.events[w].certain and not _slots_match(self.events[w], load))
@@ -125,7 +141,7 @@ class _Pass:
 
     def _during_store(self, i: int, ev: Event, stores: list[int]) -> None:
         for pos, s in enumerate(stores):
-            if _conflict(ev, self.events[s]):
+            if _conflict(ev, self.events[s]) and self._unordered(i, s):
                 newer = sum(1 for t in stores[pos + 1:] if self.events[t].certain)
                 self.hazards.append(Hazard("WG201", i, s, newer=newer))
                 return
@@ -139,11 +155,14 @@ def same_for_all(events: list[Event], threads: int, instances: int, shared: set)
     for i, ev in enumerate(events):
         if not ev.certain:
             continue
-        if ev.kind == "write" and threads > 1 and ev.buffer is not None and ev.box is not None \
-                and ev.buffer.origin in shared:
+        # A store one thread makes (`pl.when` on the thread index) is made by that thread of
+        # every block.
+        many = instances if ev.thread is None else instances // max(1, threads)
+        if ev.kind == "write" and threads > 1 and ev.thread is None and ev.buffer is not None \
+                and ev.box is not None and ev.buffer.origin in shared:
             out.append(Hazard("WG205", i, i, newer=threads))
-        elif ev.kind == "store" and instances > 1 and ev.dst is not None and ev.dst_box is not None:
-            out.append(Hazard("WG206", i, i, newer=instances))
+        elif ev.kind == "store" and many > 1 and ev.dst is not None and ev.dst_box is not None:
+            out.append(Hazard("WG206", i, i, newer=many))
     return out
 
 

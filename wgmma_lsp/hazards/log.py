@@ -35,6 +35,7 @@ class Event:
     barrier: RefVal | None = None  # the barrier allocation (root ref)
     slot: Box | None = None  # which barriers of a barrier array (None: unknown)
     n: int | None = None  # wait_smem_to_gmem's n (None: unknown)
+    thread: int | None = None  # run by this thread only (`pl.when(lax.axis_index(t) == k)`); None: all
     dst: RefVal | None = None  # a copy out's GMEM destination (root ref)
     dst_box: Box | None = None
     func: int | None = None  # id() of the enclosing `def` node (fixes edit one function)
@@ -62,6 +63,9 @@ class KernelLog:
     threads: int = 1
     instances: int = 1
     shared: set = field(default_factory=set)
+    thread_name: str | None = None  # the kernel's thread axis
+    thread_role: int | None = None  # inside `pl.when(lax.axis_index(thread_name) == k)`: k
+    axis_values: dict[int, tuple[Value, str]] = field(default_factory=dict)  # id -> (lax.axis_index(name), name)
 
 
 MAX_EVENTS = 20_000  # a kernel body with more operations than this is not analysed
@@ -135,7 +139,8 @@ def record(interp, kind: str, span: Span | None, line: int, ref: Value | None = 
         return
     if len(log.events) > MAX_EVENTS:
         return
-    ev = Event(kind, certain_here(interp), span, line, n=n, func=_enclosing_def(interp), data=data)
+    ev = Event(kind, certain_here(interp), span, line, n=n, func=_enclosing_def(interp), data=data,
+               thread=log.thread_role)
     if isinstance(ref, RefVal):
         ev.buffer = ref.root()
         ev.box = box_of(ref, index)

@@ -53,7 +53,8 @@ def _report(interp, log: KernelLog) -> None:
         elif h.code == "WG206":
             rule = instances_copy_same_gmem.RULE
             dst = access.dst.aval() if access.dst is not None else "GMEM"
-            interp.report(rule, rule.template.format(instances=log.instances, threads=log.threads,
+            threads = log.threads if access.thread is None else 1
+            interp.report(rule, rule.template.format(instances=h.newer, threads=threads,
                                                      blocks=log.instances // max(1, log.threads), aval=dst),
                           access.span, access.line,
                           related=[Related(access.span, "the same copy, by each of the other instances")])

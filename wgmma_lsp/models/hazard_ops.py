@@ -116,8 +116,10 @@ def _instances(call: Call, log: H.KernelLog) -> None:
         log.instances = threads * grid * cluster
     name = kw.get("thread_name")
     scratch = kw.get("scratch_shapes")
-    if threads > 1 and isinstance(name, Const) and isinstance(name.value, str) and isinstance(scratch, TupleVal):
-        log.shared = {s.span for s in scratch.items if isinstance(s, AllocSpec) and s.span is not None}
+    if threads > 1 and isinstance(name, Const) and isinstance(name.value, str):
+        log.thread_name = name.value
+        if isinstance(scratch, TupleVal):
+            log.shared = {s.span for s in scratch.items if isinstance(s, AllocSpec) and s.span is not None}
 
 
 def _kernel_launch(name: str) -> None:
@@ -331,7 +333,70 @@ def _threads(call: Call) -> bool:
     return True
 
 
-_maybe("pl.when()", _traced_condition)
+def _axis_index(call: Call) -> Value:
+    """`lax.axis_index(name)`: remembered, so that `pl.when(wg == k)` on the thread axis is known
+    to run in thread k only."""
+    result = _axis_index_model(call)
+    log = H.current(call.interp)
+    name = call.get(0, "axis_name")
+    if log is not None and isinstance(name, Const) and isinstance(name.value, str):
+        log.axis_values[id(result)] = (result, name.value)
+    return result
+
+
+_axis_index_model = MODELS["lax.axis_index"]
+for _name in ("lax.axis_index", "jax.lax.axis_index"):
+    if MODELS.get(_name) is _axis_index_model:
+        MODELS[_name] = _axis_index
+
+
+def _thread_of(call: Call) -> int | None:
+    """`pl.when(wg == k)` (or `k == wg`) where `wg = lax.axis_index(<the kernel's thread axis>)`
+    and k a Python int below num_threads: the thread that runs the body."""
+    log = H.current(call.interp)
+    node = call.node.args[0] if isinstance(call.node, ast.Call) and len(call.node.args) == 1 else None
+    if log is None or log.thread_name is None or not isinstance(node, ast.Compare) \
+            or len(node.ops) != 1 or not isinstance(node.ops[0], ast.Eq) or call.env is None:
+        return None
+    sides = [node.left, node.comparators[0]]
+    for name, k in (sides, sides[::-1]):
+        if isinstance(name, ast.Name) and isinstance(k, ast.Constant) and type(k.value) is int:
+            v = call.env.lookup(name.id)
+            axis = log.axis_values.get(id(v)) if v is not None else None
+            if axis is not None and axis[0] is v and axis[1] == log.thread_name and 0 <= k.value < log.threads:
+                return k.value
+    return None
+
+
+_pl_when = MODELS["pl.when"]
+
+
+@model("pl.when")
+def _pl_when_thread(call: Call) -> Value:
+    result = _pl_when(call)
+    k = _thread_of(call)
+    if isinstance(result, Wrapped) and k is not None:
+        result.kwargs["__hazard_thread__"] = Const(k)  # kept for `pl.when(...)(body)`
+    return result
+
+
+_pl_when_apply = MODELS["pl.when()"]
+
+
+@model("pl.when()")
+def _pl_when_apply_thread(call: Call) -> Value:
+    """A `pl.when` on the thread index runs its body in that thread, for sure: its operations
+    are that thread's. Any other traced condition may not hold: they are possible only."""
+    k = call.wrapped.kwargs.get("__hazard_thread__") if isinstance(call.wrapped, Wrapped) else None
+    log = H.current(call.interp)
+    if log is None or not isinstance(k, Const) or log.thread_role not in (None, k.value):
+        with H.maybe(call.interp, _traced_condition(call) or isinstance(k, Const)):
+            return _pl_when_apply(call)
+    saved, log.thread_role = log.thread_role, k.value
+    try:
+        return _pl_when_apply(call)
+    finally:
+        log.thread_role = saved
 for _name in ("lax.cond", "lax.switch", "lax.while_loop", "lax.scan", "plgpu.nd_loop()",
               "plgpu.dynamic_scheduling_loop()"):
     _maybe(_name, _always)
