@@ -38,15 +38,16 @@ from tokamax_mutations import harness_errors  # noqa: E402
 from tokamax_mutations import MUTATIONS, SEED_CLASSES, TokamaxOutcome, recall, run_all  # noqa: E402
 
 # Measured with `benchmarks/bench_tokamax_mutations.py` (rounded down); raise it when it improves.
-RECALL_FLOOR = 0.30  # 17 of the 46 mutants JAX rejects (37%; tokamax 0.0.17, jax 0.12.0.1)
+RECALL_FLOOR = 0.85  # 51 of the 58 mutants JAX rejects (88%; tokamax 0.0.17, jax 0.12.0.1, 01:03 UTC)
 
 # Hover coverage of the harnessed kernel files, (as opened, with the harness's entries): measured
 # with `benchmarks/bench_hover_coverage.py` (rounded down); the target is 0.90. Raise them.
-HOVER_FLOORS: dict[str, tuple[float, float]] = {
-    "gated_linear_unit/pallas_mosaic_gpu_kernel_sm90.py": (0.30, 0.30),
-    "ragged_dot/pallas_mosaic_gpu_kernel_sm90.py": (0.35, 0.45),
-    "attention/pallas_mosaic_gpu_kernel_sm90.py": (0.15, 0.30),
-    "attention/pallas_mosaic_gpu_vjp_kernel_sm90.py": (0.15, 0.20),
+HOVER_FLOORS: dict[str, tuple[float, float]] = {  # measured 01:03 UTC
+    "gated_linear_unit/pallas_mosaic_gpu_kernel_sm90.py": (0.38, 0.99),
+    "gated_linear_unit/pallas_mosaic_gpu_kernel_sm100.py": (0.59, 0.99),
+    "ragged_dot/pallas_mosaic_gpu_kernel_sm90.py": (0.59, 0.78),
+    "attention/pallas_mosaic_gpu_kernel_sm90.py": (0.16, 0.88),
+    "attention/pallas_mosaic_gpu_vjp_kernel_sm90.py": (0.20, 0.92),
 }
 
 

@@ -45,6 +45,7 @@ _GLU = "gated_linear_unit/pallas_mosaic_gpu_kernel_sm90.py"
 _RAGGED = "ragged_dot/pallas_mosaic_gpu_kernel_sm90.py"
 _ATTN = "attention/pallas_mosaic_gpu_kernel_sm90.py"
 _VJP = "attention/pallas_mosaic_gpu_vjp_kernel_sm90.py"
+_GLU100 = "gated_linear_unit/pallas_mosaic_gpu_kernel_sm100.py"
 
 _ATTN_KW = ("is_causal={causal}, logits_soft_cap=None, logits_scale=0.125, out_dtype=jnp.dtype(jnp.bfloat16), "
             "normalize_output=True, return_residuals={res}, use_stable_softmax=True, "
@@ -62,6 +63,10 @@ ENTRIES: dict[str, list[str]] = {
         "functools.partial(gated_linear_unit, activation=jax.nn.swish, config=common.Config("
         "tile_m=64, tile_n=64, tile_k=64, num_stages=2, wg_dimension=common.MatmulDimension.M))"
         "(bf16[512,256], bf16[256,2,256])",
+    ],
+    _GLU100: [
+        "gated_linear_unit(bf16[512,2048], bf16[2048,2,512], activation=jax.nn.swish, "
+        "config=common.Config(tile_m=128, tile_n=128, tile_k=64, num_stages=4))",
     ],
     _RAGGED: [
         f"functools.partial(ragged_dot_kernel, out_dtype=jnp.dtype(jnp.bfloat16), config={_RD_CFG.format(extra='')})"
@@ -137,7 +142,7 @@ def with_harness(source: str, rel: str) -> str:
 
 @dataclass(frozen=True)
 class StandInDevice:
-    """What tokamax and JAX's Mosaic GPU lowering ask the default device: an H100."""
+    """What tokamax and JAX's Mosaic GPU lowering ask the default device: an H100 (or a B200)."""
 
     platform: str = "gpu"
     device_kind: str = "NVIDIA H100 80GB HBM3"
@@ -146,14 +151,23 @@ class StandInDevice:
     id: int = 0
 
 
+HOPPER = StandInDevice()
+BLACKWELL = StandInDevice(device_kind="NVIDIA B200", compute_capability="10.0", core_count=148)
+
+
+def device_for(name: str) -> StandInDevice:
+    """The GPU a kernel file is written for: tokamax names its Blackwell kernels `*_sm100*`."""
+    return BLACKWELL if "sm100" in name else HOPPER
+
+
 @contextlib.contextmanager
-def stand_in_device() -> Iterator[None]:
-    """`jax.extend.backend.get_default_device()` answers an H100 while the harness traces (the
+def stand_in_device(device: StandInDevice = HOPPER) -> Iterator[None]:
+    """`jax.extend.backend.get_default_device()` answers `device` while the harness traces (the
     module attribute is what tokamax and JAX's lowering call; jax's own dispatch does not use it)."""
     from jax.extend import backend
 
     real = backend.get_default_device
-    backend.get_default_device = lambda: StandInDevice()  # type: ignore[assignment]
+    backend.get_default_device = lambda: device  # type: ignore[assignment]
     try:
         yield
     finally:
@@ -161,8 +175,9 @@ def stand_in_device() -> Iterator[None]:
 
 
 def trace(path: Path, lower: bool = False, ran: set[int] | None = None) -> list[Verdict]:
-    """Real JAX on every entry point of a harnessed tokamax file (see `trace_entries`)."""
-    with stand_in_device():
+    """Real JAX on every entry point of a harnessed tokamax file (see `trace_entries`), on the
+    GPU the file is written for."""
+    with stand_in_device(device_for(path.name)):
         return trace_entries(path, lower=lower, ran=ran)
 
 
@@ -177,7 +192,7 @@ def runtime(path: Path):
     """`shipped_harness.runtime_arrays` of a harnessed tokamax file (under the stand-in device)."""
     from shipped_harness import runtime_arrays
 
-    with stand_in_device():
+    with stand_in_device(device_for(path.name)):
         return runtime_arrays(path)
 
 

@@ -5,9 +5,9 @@ the INSTALLED tokamax file (read at test time, never copied here), located by an
 (the edit fails loudly when the installed file no longer has it) and kept on its line, so line
 numbers keep their meaning. The mutated file gets the harness of `tokamax_harness.py` (CPU shims
 and concrete entry points), is written to a temporary folder and goes to real JAX
-(`jax.make_jaxpr` on the CPU, then the Mosaic GPU lowering for "cuda" for mutations marked
-`lower`); the same mutated text goes to wgmma-lsp, analysed as the installed file it replaces
-(so that it resolves its own package). They agree when JAX's error (first line of its message,
+(`jax.make_jaxpr` on the CPU, then, for every mutant, the Mosaic GPU lowering for "cuda": the
+checks JAX makes only while lowering count too); the same mutated text goes to wgmma-lsp,
+analysed as the installed file it replaces (so that it resolves its own package). They agree when JAX's error (first line of its message,
 blamed line) is among our errors, and when JAX accepts the mutant and we report no error.
 
     .venv312/bin/python tests/tokamax_mutations.py [ID_SUBSTRING...]   # every verdict, the rate
@@ -31,8 +31,9 @@ GLU = "gated_linear_unit/pallas_mosaic_gpu_kernel_sm90.py"
 RD = "ragged_dot/pallas_mosaic_gpu_kernel_sm90.py"
 ATT = "attention/pallas_mosaic_gpu_kernel_sm90.py"
 VJP = "attention/pallas_mosaic_gpu_vjp_kernel_sm90.py"
+GLU100 = "gated_linear_unit/pallas_mosaic_gpu_kernel_sm100.py"
 
-_SHORT = {GLU: "glu", RD: "ragged_dot", ATT: "attention", VJP: "attention_vjp"}
+_SHORT = {GLU: "glu", RD: "ragged_dot", ATT: "attention", VJP: "attention_vjp", GLU100: "glu_sm100"}
 
 
 @dataclass(frozen=True)
@@ -76,18 +77,37 @@ MUTATIONS: list[TokamaxMutation] = [
       "(2, num_out_slots, epi_tile_m, epi_tile_n),\n          jnp.float32,"),
     M(GLU, "out-scratch-epi-swapped", "(2, num_out_slots, epi_tile_m, epi_tile_n),",
       "(2, num_out_slots, epi_tile_n, epi_tile_m * 2),"),
-    M(GLU, "lhs-bad-swizzle", "plgpu.SwizzleTransform(swizzle),", "plgpu.SwizzleTransform(32),",
-      lower=True),
+    M(GLU, "lhs-bad-swizzle", "plgpu.SwizzleTransform(swizzle),", "plgpu.SwizzleTransform(32),"),
     M(GLU, "lhs-bad-tiling", "plgpu.TilingTransform((8, swizzle_elems)),",
-      "plgpu.TilingTransform((8, swizzle_elems // 2)),", lower=True),
-    M(GLU, "out-bad-swizzle", "plgpu.SwizzleTransform(out_swizzle),", "plgpu.SwizzleTransform(32),",
-      lower=True),
+      "plgpu.TilingTransform((8, swizzle_elems // 2)),"),
+    M(GLU, "out-bad-swizzle", "plgpu.SwizzleTransform(out_swizzle),", "plgpu.SwizzleTransform(32),"),
     M(GLU, "pipeline-too-deep", "max_concurrent_steps=num_stages,",
-      "max_concurrent_steps=num_stages * 8,", lower=True),
+      "max_concurrent_steps=num_stages * 8,"),
     # harmless edits: JAX accepts them, so must we
-    M(GLU, "harmless-memory-registers", "memory_registers=40,", "memory_registers=48,", lower=True),
+    M(GLU, "harmless-memory-registers", "memory_registers=40,", "memory_registers=48,"),
     M(GLU, "harmless-acc-roundtrip", "acc = acc_ref[...].astype(dtype).astype(jnp.float32)",
-      "acc = acc_ref[...].astype(jnp.float32)", lower=True),
+      "acc = acc_ref[...].astype(jnp.float32)"),
+    # -- gated linear unit (sm100, Blackwell: tcgen05 into TMEM; lowered for sm_100a): the scratch
+    #    as a `dict(...)` of keyword arguments, `**barrier_kwargs`, `@plgpu.dynamic_scheduling_loop`
+    M(GLU100, "acc-tmem-in-smem", "acc0_tmem=plgpu.TMEM(\n              tmem_acc_shape, jnp.float32, collective=collective",
+      "acc0_tmem=plgpu.SMEM(\n              tmem_acc_shape, jnp.float32"),
+    M(GLU100, "acc-tmem-bf16", "acc0_tmem=plgpu.TMEM(\n              tmem_acc_shape, jnp.float32,",
+      "acc0_tmem=plgpu.TMEM(\n              tmem_acc_shape, jnp.bfloat16,"),
+    M(GLU100, "acc-tmem-too-many-rows", "tmem_acc_shape = (tile_m, tile_n * 2)",
+      "tmem_acc_shape = (tile_m * 2, tile_n * 2)"),
+    M(GLU100, "mma-operands-swapped", "                  a_smem.at[slot],\n                  b_smems[i].at[slot],",
+      "                  b_smems[i].at[slot],\n                  a_smem.at[slot],"),
+    M(GLU100, "a-smem-k-halved", "(max_concurrent_steps, tile_m, tile_k),",
+      "(max_concurrent_steps, tile_m, tile_k // 2),"),
+    M(GLU100, "epilogue-store-f32", "acc_smem_ni[...] = (activation(val0) * val1).astype(dtype)",
+      "acc_smem_ni[...] = (activation(val0) * val1).astype(jnp.float32)"),
+    M(GLU100, "out-scratch-f32", "(2, tile_m, epi_tile_n), dtype, transforms=out_transforms",
+      "(2, tile_m, epi_tile_n), jnp.float32, transforms=out_transforms"),
+    M(GLU100, "bad-swizzle", "plgpu.SwizzleTransform(swizzle),", "plgpu.SwizzleTransform(32),"),
+    M(GLU100, "pipeline-too-deep", "max_concurrent_steps = config.num_stages",
+      "max_concurrent_steps = config.num_stages * 8"),
+    M(GLU100, "harmless-store-wait", "plgpu.wait_smem_to_gmem(2, wait_read_only=True)",
+      "plgpu.wait_smem_to_gmem(1, wait_read_only=True)"),
     # -- ragged dot (sm90): persistent vs. not chosen from the config, `plgpu.nd_loop(...)(f)` on
     #    a `functools.partial`, block specs from a tokamax helper
     M(RD, "acc-store-bf16", *_after("plgpu.wgmma(acc, lhs_smem, rhs_smem)",
@@ -105,7 +125,7 @@ MUTATIONS: list[TokamaxMutation] = [
     M(RD, "out-smem-shape-swapped", "(block_m, block_n), o_gmem.dtype, tiling_prefix=(1,)",
       "(block_n, block_m), o_gmem.dtype, tiling_prefix=(1,)"),
     M(RD, "pipeline-too-deep", "max_concurrent_steps=config.num_stages,",
-      "max_concurrent_steps=config.num_stages * 16,", lower=True),
+      "max_concurrent_steps=config.num_stages * 16,"),
     M(RD, "contracting-acc-in-smem", _RC_ACC,
       "acc = pl.run_scoped(acc_scope, plgpu.SMEM((block_m, block_n), jnp.float32))"),
     M(RD, "contracting-acc-sizes-swapped", _RC_ACC,
@@ -115,8 +135,7 @@ MUTATIONS: list[TokamaxMutation] = [
     M(RD, "contracting-epilogue-no-cast",
       "o_smem[...] = acc_.astype(o_smem.dtype)\n    plgpu.commit_smem()",
       "o_smem[...] = acc_\n    plgpu.commit_smem()"),
-    M(RD, "harmless-wait", "plgpu.wgmma_wait(1)\n\n          spec", "plgpu.wgmma_wait(0)\n\n          spec",
-      lower=True),
+    M(RD, "harmless-wait", "plgpu.wgmma_wait(1)\n\n          spec", "plgpu.wgmma_wait(0)\n\n          spec"),
     # -- flash attention forward (sm90): scratch built by a helper as a dict, `**scratch`, the
     #    kernel wrapper chosen from `config.persistent`, `@grid_loop(init_carry=0)`, lax.cond
     M(ATT, "qk-acc-in-smem", _ATT_QK_ACC, "acc_type = plgpu.SMEM((block_q, block_kv), jnp.float32)"),
@@ -129,15 +148,14 @@ MUTATIONS: list[TokamaxMutation] = [
     M(ATT, "pv-store-bf16", *_after(_ATT_PV, "acc[...] = acc[...].astype(jnp.bfloat16)")),
     M(ATT, "pv-operands-swapped", _ATT_PV, "plgpu.wgmma(acc, v_smem.at[si], p_)"),
     M(ATT, "pv-p-not-cast", "p_ = p.astype(v.dtype)", "p_ = p"),
-    M(ATT, "pv-acc-init-bf16", "plgpu.ACC.init(acc)", "plgpu.ACC.init(acc.astype(jnp.bfloat16))",
-      lower=True),
+    M(ATT, "pv-acc-init-bf16", "plgpu.ACC.init(acc)", "plgpu.ACC.init(acc.astype(jnp.bfloat16))"),
     M(ATT, "k-scratch-f32", 'k_scratch = tiled_smem((num_stages, block_kv, head_dim), k.dtype, "k")',
       'k_scratch = tiled_smem((num_stages, block_kv, head_dim), jnp.float32, "k")'),
     M(ATT, "residual-scratch-bf16", "l_scratch = m_scratch = plgpu.SMEM((_COMPUTE_WGS, block_q), jnp.float32)",
       "l_scratch = m_scratch = plgpu.SMEM((_COMPUTE_WGS, block_q), jnp.bfloat16)"),
     M(ATT, "pipeline-too-deep", "num_stages = config.num_stages\n\n  epi_tile_q",
-      "num_stages = config.num_stages * 8\n\n  epi_tile_q", lower=True),
-    M(ATT, "harmless-tiny", "l_i += float(jnp.finfo(jnp.float32).tiny)", "l_i += 1e-30", lower=True),
+      "num_stages = config.num_stages * 8\n\n  epi_tile_q"),
+    M(ATT, "harmless-tiny", "l_i += float(jnp.finfo(jnp.float32).tiny)", "l_i += 1e-30"),
     # -- flash attention backward (sm90): scoped accumulators from `q_smem.shape`, two ACCs in
     #    one `pl.run_scoped`, `plgpu.wgmma_accumulator_load`
     M(VJP, "dq-acc-in-smem", "plgpu.ACC(q_smem.shape, jnp.float32)", "plgpu.SMEM(q_smem.shape, jnp.float32)"),
@@ -157,14 +175,14 @@ MUTATIONS: list[TokamaxMutation] = [
     M(VJP, "q-scratch-f32", 'tiled_wgs_smem((block_q_dq, head_dim), q.dtype, "q")',
       'tiled_wgs_smem((block_q_dq, head_dim), jnp.float32, "q")'),
     M(VJP, "pipeline-too-deep", "max_concurrent_steps=min(config.num_stages, num_kv_tiles),",
-      "max_concurrent_steps=min(config.num_stages * 16, num_kv_tiles),", lower=True),
+      "max_concurrent_steps=min(config.num_stages * 16, num_kv_tiles),"),
 ]
 
 #: The kinds of mistake issue 17 names, each planted at least once (names of the mutations).
 SEED_CLASSES: dict[str, set[str]] = {
     "accumulator stored in bf16": {"acc-store-bf16", "pv-store-bf16"},
     "accumulator shape swapped": {"acc-sizes-swapped", "qk-acc-sizes-swapped"},
-    "accumulator allocated in SMEM": {"acc-in-smem", "qk-acc-in-smem", "dq-acc-in-smem"},
+    "accumulator allocated in SMEM": {"acc-in-smem", "qk-acc-in-smem", "dq-acc-in-smem", "acc-tmem-in-smem"},
     "swapped wgmma operands": {"wgmma-operands-swapped", "wgmma-operands-swapped-cond", "qk-operands-swapped"},
     "wrong scratch dtype": {"out-scratch-f32", "k-scratch-f32", "q-scratch-f32"},
     "bad swizzle": {"lhs-bad-swizzle", "out-bad-swizzle"},
@@ -198,7 +216,9 @@ class TokamaxOutcome(Outcome):
     """`Outcome`, plus: an error of ours at JAX's line whose message is JAX's with symbolic sizes
     (`symbolic`) is not counted as wrong, nor as agreeing; when JAX blames no line of the file
     (a kernel-level lowering error, raised after the kernel's frames returned), our error with
-    JAX's message anywhere in the file agrees."""
+    JAX's message anywhere in the file agrees; another error of ours with the same code on the
+    line of a confirmed one (a second bad scratch buffer of the same kernel call) is beyond what
+    JAX's first error lets it check."""
 
     # every entry's error, (line, first line of the message): the harness has several entries
     # per file (configs that take different branches); `jax` is the first of them
@@ -224,7 +244,19 @@ class TokamaxOutcome(Outcome):
     def false_errors(self) -> list[Reported]:
         if any(j[0] is None for j in self.jax_all):
             return []  # JAX names no line for one of its errors: it contradicts none of ours
-        return [e for e in super().false_errors if e not in self.symbolic and not self._confirmed(e)]
+        return [e for e in super().false_errors if e not in self.symbolic and not self._confirmed(e)
+                and not self._sibling_of_confirmed(e)]
+
+    @property
+    def beyond(self) -> list[Reported]:
+        false = self.false_errors
+        return [e for e in self.ours if self.jax is not None and not self._confirmed(e) and e not in false]
+
+    def _sibling_of_confirmed(self, e: Reported) -> bool:
+        """Another instance of a confirmed error, on the same line (a kernel call whose scratch
+        has two bad buffers): JAX raises for the first only, so it neither confirms nor refutes."""
+        return any(o is not e and o.code == e.code and o.line == e.line and self._confirmed(o)
+                   for o in self.ours)
 
 
 def harness_errors(source: str, path: str) -> list[Reported]:
@@ -251,7 +283,7 @@ def run(m: Mutation, tmp: Path) -> TokamaxOutcome:
     path = harnessed_copy(m.file, tmp, m.apply((ops_dir() / m.file).read_text()))
     path = path.rename(path.with_name(f"{m.id.replace(':', '__')}.py"))
     ran: set[int] = set()
-    verdicts = trace(path, lower=m.lower, ran=ran)
+    verdicts = trace(path, lower=True, ran=ran)
     failed = [v for v in verdicts if v.message is not None]
     jax_all = [(v.line, "AssertionError: " if v.exc_type == "AssertionError" and not (v.message or "").strip()
                 else first_line(v.message)) for v in failed]
