@@ -49,7 +49,8 @@ def fingerprint(v: Any, depth: int = 0) -> Any:
             raise _NoKey from None
         return ("c", type(v.value).__name__, v.value)
     if isinstance(v, TupleVal):
-        return ("t", type(v).__name__, v.is_list, tuple(fingerprint(i, depth + 1) for i in v.items))
+        return ("t", type(v).__name__, v.is_list, id(getattr(v, "cls", None)),  # (a NamedTuple's class)
+                tuple(fingerprint(i, depth + 1) for i in v.items))
     if isinstance(v, FuncVal):
         return ("f", id(v.node), id(v.closure),
                 fingerprint(v.bound_self, depth + 1) if v.bound_self is not None else None)
