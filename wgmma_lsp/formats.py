@@ -152,7 +152,7 @@ def sarif(results: Sequence[FileResult], docs_base_url: str | None = None) -> st
                 "fullDescription": {"text": rule.template},
                 "help": {"text": rule.doc, "markdown": rule.doc},
                 "defaultConfiguration": {"level": "warning" if code == "WG902" else "error"},
-                "properties": {"stage": rule.stage, "kebab-name": rule.name,
+                "properties": {"stage": rule.installed_stage(), "kebab-name": rule.name,
                                **({"jax-exception": rule.exception} if rule.exception else {})},
             })
             help_uri = f"{docs_base_url}/{code}" if docs_base_url else (

@@ -175,11 +175,11 @@ class RecordsMixin:
         only if tracing it succeeded, so a certain trace-time error hides the lowering-time ones,
         and a possible one makes them possible too."""
         new = self.findings[start:]
-        trace = [f for f in new if f.rule.stage != "lower"]
+        trace = [f for f in new if f.rule.installed_stage() != "lower"]
         if not trace or len(trace) == len(new):
             return
         if any(f.certain for f in trace):
-            dropped = [f for f in new if f.rule.stage == "lower"]
+            dropped = [f for f in new if f.rule.installed_stage() == "lower"]
             self.findings[start:] = trace
             for f in dropped:
                 self._finding_keys.discard(f.key)

@@ -75,7 +75,7 @@ class TryMixin:
         if not self.handlers or self.silent:
             return False
         raised = _builtin_exception(rule.exception.rpartition(".")[2])
-        lowering = rule.stage == "lower"
+        lowering = rule.installed_stage() == "lower"
         found = False
         for scope in self.handlers:
             if scope.tripped == "trace" or (scope.tripped and lowering):

@@ -432,7 +432,7 @@ def _run_kernel(call: Call, wrapped: Wrapped, refs: list[Value], what: str,
         interp.settle_lowering_findings(start)
         if mode is None:  # `interpret=` not known: lowered or not, its errors are possible only
             for f in interp.findings[start:]:
-                if f.rule.stage == "lower":
+                if f.rule.installed_stage() == "lower":
                     f.certain = False
     finally:
         interp.smem_scopes = saved_scopes
