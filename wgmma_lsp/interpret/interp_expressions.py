@@ -12,6 +12,7 @@ from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.dtypes import SymDType
 from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.interp_base import MAX_UNROLL, _value_kind
+from wgmma_lsp.interpret.observe import Swept, raw
 from wgmma_lsp.interpret.values import (
     UNKNOWN,
     UNKNOWN_INT,
@@ -421,27 +422,35 @@ class ExpressionsMixin:
         return f
 
     def eval_JoinedStr(self, n: ast.JoinedStr, env: Env) -> Value:
-        """An f-string: computed when every part is a known int, float, str, bool or None."""
+        """An f-string: computed when every part is a known int, float, str, bool or None. Made
+        of a sweep's values, it is one of them (interpret/observe.py): reading it reads them, and
+        making it does not (`print(f"{tile_m=}")` does not look at tile_m)."""
         parts: list[str] | None = []
+        tags: frozenset = frozenset()
         for v in n.values:
             if isinstance(v, ast.FormattedValue):
                 x = self.eval(v.value, env)
                 spec = self.eval(v.format_spec, env) if v.format_spec is not None else Const("")
                 if parts is None or not isinstance(x, Const) or not isinstance(spec, Const) \
-                        or type(x.value) not in (int, float, str, bool, type(None)) \
-                        or not isinstance(spec.value, str) or len(spec.value) > 8:
+                        or type(raw(x)) not in (int, float, str, bool, type(None)) \
+                        or not isinstance(raw(spec), str) or len(raw(spec)) > 8:
                     parts = None
                     continue
-                value = x.value
+                for c in (x, spec):
+                    if isinstance(c, Swept):
+                        tags |= c.tags
+                value = raw(x)
                 value = repr(value) if v.conversion == ord("r") else str(value) \
                     if v.conversion == ord("s") else ascii(value) if v.conversion == ord("a") else value
                 try:
-                    parts.append(format(value, spec.value))
+                    parts.append(format(value, raw(spec)))
                 except (ValueError, TypeError):
                     parts = None
             elif isinstance(v, ast.Constant) and parts is not None:
                 parts.append(str(v.value))
-        return Const("".join(parts)) if parts is not None else UNKNOWN
+        if parts is None:
+            return UNKNOWN
+        return Swept("".join(parts), tags, self.obs) if tags else Const("".join(parts))
 
     def eval_NamedExpr(self, n: ast.NamedExpr, env: Env) -> Value:
         v = self.eval(n.value, env)
