@@ -39,7 +39,8 @@ class Hazard:
     code: str  # "WG200" read before the TMA load is waited; "WG201" write during a TMA store;
     # "WG202" TMA store of uncommitted writes; "WG203" TMA store in flight when the kernel ends;
     # "WG204" TMA load over SMEM the thread accessed since the last commit; "WG205" every thread
-    # of a block writes the same SMEM; "WG206" every thread / block copies out to the same GMEM
+    # of a block writes the same SMEM; "WG206" every thread / block copies out to the same GMEM;
+    # "WG207" GMEM read or written while a copy out may still be writing it
     access: int  # index of the racing access in the log
     other: int  # index of the operation it races with
     newer: int = 0  # WG201: certain stores issued after `other` (the count a fix may leave)
@@ -83,6 +84,7 @@ class _Pass:
         known: set[int] = set()
         loads: list[int] = []
         stores: list[int] = []  # in flight, oldest first
+        writing: list[int] = []  # copies out whose GMEM writes may be in flight, oldest first
         uncommitted: list[int] = []  # thread reads and writes since the last commit_smem
         all_loads = [i for i, e in enumerate(self.events) if e.kind == "load"]
         for i, ev in enumerate(self.events):
@@ -91,6 +93,8 @@ class _Pass:
                 self._before_wait(i, ev, loads, known)
             if k in ("write", "load"):
                 self._during_store(i, ev, stores)
+            if k in ("load", "gmem_read", "gmem_write") and ev.gmem is not None:
+                self._gmem_during_store(i, ev, writing)
             if k == "load":
                 for w in uncommitted:
                     if _conflict(ev, self.events[w]) and self._unordered(i, w):
@@ -117,9 +121,12 @@ class _Pass:
                         self.hazards.append(Hazard("WG202", i, w))
                         break
                 stores.append(i)
+                writing.append(i)
             elif k == "wait_store":
                 n = ev.n if ev.n is not None and ev.n >= 0 else 0
                 del stores[:max(0, len(stores) - n)]
+                if not ev.data.get("read_only"):
+                    del writing[:max(0, len(writing) - n)]
         # The kernel ends: its SMEM goes away while a copy out still reads it (jax 0.12's
         # interpreter raises in `kernel_thread_finished`).
         left = [s for s in stores if self.events[s].certain]
@@ -137,6 +144,16 @@ class _Pass:
                 waits = tuple(w for w in range(j + 1, i) if self.events[w].kind == "wait"
                               and self.events[w].certain and not _slots_match(self.events[w], load))
                 self.hazards.append(Hazard("WG200", i, j, waits=waits))
+                return
+
+    def _gmem_during_store(self, i: int, ev: Event, writing: list[int]) -> None:
+        for pos, s in enumerate(writing):
+            st = self.events[s]
+            if ev.certain and st.certain and st.gmem is not None and st.gmem is ev.gmem \
+                    and overlap(ev.gmem_box, st.gmem_box) \
+                    and self._unordered(i, s):
+                newer = sum(1 for t in writing[pos + 1:] if self.events[t].certain)
+                self.hazards.append(Hazard("WG207", i, s, newer=newer))
                 return
 
     def _during_store(self, i: int, ev: Event, stores: list[int]) -> None:
@@ -161,7 +178,7 @@ def same_for_all(events: list[Event], threads: int, instances: int, shared: set)
         if ev.kind == "write" and threads > 1 and ev.thread is None and ev.buffer is not None \
                 and ev.box is not None and ev.buffer.origin in shared:
             out.append(Hazard("WG205", i, i, newer=threads))
-        elif ev.kind == "store" and many > 1 and ev.dst is not None and ev.dst_box is not None:
+        elif ev.kind == "store" and many > 1 and ev.gmem is not None and ev.gmem_box is not None:
             out.append(Hazard("WG206", i, i, newer=many))
     return out
 

@@ -24,7 +24,8 @@ class Event:
     """One operation. `kind`: "load" (copy_gmem_to_smem: an async-proxy write of `buffer`
     arriving on `barrier`), "store" (copy_smem_to_gmem: an async-proxy read of `buffer`), "read"
     / "write" (the thread's loads and stores through an SMEM ref), "wait" / "arrive" (on
-    `barrier`), "commit" (commit_smem), "wait_store" (wait_smem_to_gmem(n))."""
+    `barrier`), "commit" (commit_smem), "wait_store" (wait_smem_to_gmem(n)), "gmem_read" /
+    "gmem_write" (the thread's loads and stores through a GMEM ref: `gmem`, `gmem_box`)."""
 
     kind: str
     certain: bool
@@ -36,8 +37,8 @@ class Event:
     slot: Box | None = None  # which barriers of a barrier array (None: unknown)
     n: int | None = None  # wait_smem_to_gmem's n (None: unknown)
     thread: int | None = None  # run by this thread only (`pl.when(lax.axis_index(t) == k)`); None: all
-    dst: RefVal | None = None  # a copy out's GMEM destination (root ref)
-    dst_box: Box | None = None
+    gmem: RefVal | None = None  # the GMEM side: a copy out's destination, a copy in's source
+    gmem_box: Box | None = None
     func: int | None = None  # id() of the enclosing `def` node (fixes edit one function)
     data: dict[str, Any] = field(default_factory=dict)  # what fixes need (spans, spellings)
 
@@ -132,7 +133,7 @@ def _enclosing_def(interp) -> int | None:
 
 def record(interp, kind: str, span: Span | None, line: int, ref: Value | None = None,
            index: Value | None = None, barrier: Value | None = None, n: int | None = None,
-           dst: Value | None = None, **data: Any) -> None:
+           gmem: Value | None = None, **data: Any) -> None:
     """Append one operation to the open kernel log (nothing when no kernel is being run)."""
     log = current(interp)
     if log is None or log.opaque:
@@ -146,9 +147,9 @@ def record(interp, kind: str, span: Span | None, line: int, ref: Value | None = 
         ev.box = box_of(ref, index)
     elif ref is not None:
         ev.certain = False  # not a ref we know: it proves nothing (a sync still counts)
-    if isinstance(dst, RefVal):
-        ev.dst = dst.root()
-        ev.dst_box = box_of(dst)
+    if isinstance(gmem, RefVal):
+        ev.gmem = gmem.root()
+        ev.gmem_box = box_of(gmem)
     if isinstance(barrier, RefVal):
         ev.barrier = barrier.root()
         ev.slot = box_of(barrier)

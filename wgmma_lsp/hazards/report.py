@@ -7,7 +7,7 @@ from wgmma_lsp.hazards.analysis import Hazard, analyse, same_for_all
 from wgmma_lsp.hazards.log import Event, KernelLog
 from wgmma_lsp.hazards.regions import may_overlap
 from wgmma_lsp.rules import (
-    instances_copy_same_gmem, smem_read_before_tma_wait, threads_write_same_smem, smem_write_during_tma_store, store_in_flight_at_exit, tma_load_uncommitted,
+    gmem_access_during_tma_store, instances_copy_same_gmem, smem_read_before_tma_wait, threads_write_same_smem, smem_write_during_tma_store, store_in_flight_at_exit, tma_load_uncommitted,
     tma_store_uncommitted,
 )
 from wgmma_lsp.rules.base import Related
@@ -39,9 +39,18 @@ def _report(interp, log: KernelLog) -> None:
         if (h.code, access.line, h.other) in seen:  # `smem[...] += 1`: its read and write race alike
             continue
         seen.add((h.code, access.line, h.other))
-        if access.span is None or other.span is None or access.buffer is None:
+        if access.span is None or other.span is None or (access.buffer is None and access.gmem is None):
             continue
-        aval = access.buffer.aval()
+        aval = (access.buffer or access.gmem).aval()  # type: ignore[union-attr]
+        if h.code == "WG207":
+            rule = gmem_access_during_tma_store.RULE
+            what = {"load": "copy_gmem_to_smem reads", "gmem_read": "Reading", "gmem_write": "Writing"}[access.kind]
+            interp.report(rule, rule.template.format(access=what, aval=other.gmem.aval() if other.gmem else aval,
+                                                     store_line=other.line + 1, newer=h.newer),
+                          access.span, access.line,
+                          related=[Related(other.span, "the copy_smem_to_gmem that may still be writing it")],
+                          data={"prefix": other.data.get("prefix"), "newer": h.newer})
+            continue
         if h.code == "WG200":
             _wg200(interp, h, access, other, aval, events)
         elif h.code == "WG201":
@@ -52,7 +61,7 @@ def _report(interp, log: KernelLog) -> None:
                           related=[Related(access.span, "the same write, by each of the other threads")])
         elif h.code == "WG206":
             rule = instances_copy_same_gmem.RULE
-            dst = access.dst.aval() if access.dst is not None else "GMEM"
+            dst = access.gmem.aval() if access.gmem is not None else "GMEM"
             threads = log.threads if access.thread is None else 1
             interp.report(rule, rule.template.format(instances=h.newer, threads=threads,
                                                      blocks=log.instances // max(1, log.threads), aval=dst),

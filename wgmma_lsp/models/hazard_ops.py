@@ -35,6 +35,10 @@ def _smem(ref: Value) -> bool:
     return isinstance(ref, RefVal) and ref.kind == "plain" and ref.root().space == "smem"
 
 
+def _gmem(ref: Value) -> bool:
+    return isinstance(ref, RefVal) and ref.kind == "plain" and ref.root().space in ("gmem", "any")
+
+
 def _unparsed(node: ast.AST | None) -> str | None:
     return ast.unparse(node) if node is not None else None
 
@@ -154,11 +158,12 @@ _kernel_launch("pl.pallas_call()")
 # -- TMA copies and barriers ----------------------------------------------------------------
 def _copy_in(call: Call) -> None:
     """`copy_gmem_to_smem(src, dst, barrier, ...)`: an async write of dst arriving on barrier."""
-    dst, barrier = call.get(1, "dst"), call.get(2, "barrier")
+    src, dst, barrier = call.get(0, "src"), call.get(1, "dst"), call.get(2, "barrier")
     if not _smem(dst):
         return
     collective = call.kwargs.get("collective_axes")
     H.record(call.interp, "load", call.span, call.line, ref=dst, barrier=barrier,
+             gmem=src if _gmem(src) else None,
              barrier_span=call.span_of(2, "barrier"), barrier_text=_unparsed(call.node_of(2, "barrier")),
              prefix=H.call_func_prefix(call.node))
     if collective is not None and not (isinstance(collective, Const) and collective.value is None):
@@ -179,7 +184,7 @@ def _copy_out(call: Call) -> None:
     reduction = call.kwargs.get("reduction_op", Const(None))
     dst = call.get(1, "dst")
     gmem = isinstance(dst, RefVal) and dst.root().space in ("gmem", "any")
-    H.record(call.interp, "store", call.span, call.line, ref=src, dst=dst if gmem else None,
+    H.record(call.interp, "store", call.span, call.line, ref=src, gmem=dst if gmem else None,
              prefix=H.call_func_prefix(call.node))
     if not (isinstance(predicate, Const) and predicate.value is None) \
             or not (isinstance(commit, Const) and commit.value is True) \
@@ -214,7 +219,11 @@ def _wait_smem_to_gmem(call: Call) -> Value:
     """`wait_smem_to_gmem(n, wait_read_only=False)`: at most the `n` newest SMEM->GMEM copies of
     the thread stay in flight."""
     n = as_int(call.get(0, "n", Const(None)))
-    H.record(call.interp, "wait_store", call.span, call.line, n=n if n is not None and n >= 0 else None)
+    read_only = call.get(1, "wait_read_only", Const(False))
+    # A read-only wait leaves the GMEM writes in flight; one that may be read-only counts for reads only.
+    H.record(call.interp, "wait_store", call.span, call.line, n=n if n is not None and n >= 0 else None,
+             read_only=not (isinstance(read_only, Const) and read_only.value is False),
+             prefix=H.call_func_prefix(call.node))
     return Const(None)
 
 
@@ -223,10 +232,18 @@ _getitem = GETITEM["ref"]
 _setitem = SETITEM["ref"]
 
 
+def _gmem_view(ref: RefVal, index: Value) -> Value:
+    from wgmma_lsp.models.refs import ref_view
+
+    return ref_view(ref, index, "at[...]")
+
+
 def _ref_getitem(interp, ref, index, node):
     result = _getitem(interp, ref, index, node)
     if node is not None and _smem(ref):
         H.record(interp, "read", interp.span(node), node.lineno - 1, ref=ref, index=index)
+    elif node is not None and _gmem(ref):
+        H.record(interp, "gmem_read", interp.span(node), node.lineno - 1, gmem=_gmem_view(ref, index))
     return result
 
 
@@ -236,6 +253,8 @@ def _ref_setitem(interp, ref, index, value, target, value_node, aug) -> None:
         if aug:
             H.record(interp, "read", interp.span(target), target.lineno - 1, ref=ref, index=index)
         H.record(interp, "write", interp.span(target), target.lineno - 1, ref=ref, index=index)
+    elif target is not None and _gmem(ref):
+        H.record(interp, "gmem_write", interp.span(target), target.lineno - 1, gmem=_gmem_view(ref, index))
 
 
 GETITEM["ref"] = _ref_getitem
