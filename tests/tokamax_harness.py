@@ -46,6 +46,7 @@ _RAGGED = "ragged_dot/pallas_mosaic_gpu_kernel_sm90.py"
 _ATTN = "attention/pallas_mosaic_gpu_kernel_sm90.py"
 _VJP = "attention/pallas_mosaic_gpu_vjp_kernel_sm90.py"
 _GLU100 = "gated_linear_unit/pallas_mosaic_gpu_kernel_sm100.py"
+_RAGGED100 = "ragged_dot/pallas_mosaic_gpu_kernel_sm100.py"
 
 _ATTN_KW = ("is_causal={causal}, logits_soft_cap=None, logits_scale=0.125, out_dtype=jnp.dtype(jnp.bfloat16), "
             "normalize_output=True, return_residuals={res}, use_stable_softmax=True, "
@@ -75,6 +76,14 @@ ENTRIES: dict[str, list[str]] = {
         f"config={_RD_CFG.format(extra=', persistent=False')})(bf16[512,2048], bf16[4,2048,256], i32[4])",
         "functools.partial(ragged_contracting_dim_dot_kernel, out_dtype=jnp.dtype(jnp.bfloat16), "
         f"config={_RD_CFG.format(extra='')})(bf16[2048,256], bf16[2048,256], i32[4])",
+    ],
+    _RAGGED100: [
+        "ragged_dot_gpu_non_quant_blackwell_kernel(bf16[512,2048], bf16[4,2048,256], i32[4], "
+        "jnp.dtype(jnp.bfloat16), common.Config(block_m=128, block_n=128, block_k=64, num_stages=4, "
+        "split_k=1))",
+        "ragged_dot_gpu_non_quant_blackwell_kernel(bf16[512,2048], bf16[4,2048,256], i32[4], "
+        "jnp.dtype(jnp.bfloat16), common.Config(block_m=128, block_n=128, block_k=64, num_stages=4, "
+        "split_k=1, collective=True))",
     ],
     _ATTN: [
         f"functools.partial(flash_attention_kernel, {_ATTN_KW.format(causal=False, res=False, persistent=False)})"

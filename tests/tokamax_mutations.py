@@ -32,8 +32,10 @@ RD = "ragged_dot/pallas_mosaic_gpu_kernel_sm90.py"
 ATT = "attention/pallas_mosaic_gpu_kernel_sm90.py"
 VJP = "attention/pallas_mosaic_gpu_vjp_kernel_sm90.py"
 GLU100 = "gated_linear_unit/pallas_mosaic_gpu_kernel_sm100.py"
+RD100 = "ragged_dot/pallas_mosaic_gpu_kernel_sm100.py"
 
-_SHORT = {GLU: "glu", RD: "ragged_dot", ATT: "attention", VJP: "attention_vjp", GLU100: "glu_sm100"}
+_SHORT = {GLU: "glu", RD: "ragged_dot", ATT: "attention", VJP: "attention_vjp", GLU100: "glu_sm100",
+          RD100: "ragged_dot_sm100"}
 
 
 @dataclass(frozen=True)
@@ -136,6 +138,25 @@ MUTATIONS: list[TokamaxMutation] = [
       "o_smem[...] = acc_.astype(o_smem.dtype)\n    plgpu.commit_smem()",
       "o_smem[...] = acc_\n    plgpu.commit_smem()"),
     M(RD, "harmless-wait", "plgpu.wgmma_wait(1)\n\n          spec", "plgpu.wgmma_wait(0)\n\n          spec"),
+    # -- ragged dot (sm100): `@mgpu_lib.warp_map_when(wg == _COMPUTE_WG)` (a tokamax decorator that
+    #    returns a lambda), `@plgpu.dynamic_scheduling_loop(..., init_carry=0)`, a collective config
+    M(RD100, "acc-tmem-in-smem",
+      "acc_tmem=plgpu.TMEM(\n          (block_n, cluster_block_m * 2), jnp.float32, collective=collective",
+      "acc_tmem=plgpu.SMEM(\n          (block_n, cluster_block_m * 2), jnp.float32"),
+    M(RD100, "acc-tmem-sizes-swapped", "(block_n, cluster_block_m * 2), jnp.float32, collective=collective",
+      "(cluster_block_m * 2, block_n), jnp.float32, collective=collective"),
+    M(RD100, "mma-operands-swapped", "w_smem.at[si_tma],\n                    x_smem.at[si_tma].T,",
+      "x_smem.at[si_tma].T,\n                    w_smem.at[si_tma],"),
+    M(RD100, "mma-no-transpose", "                    x_smem.at[si_tma].T,", "                    x_smem.at[si_tma],"),
+    M(RD100, "epilogue-no-cast", "acc = acc.astype(acc_smem.dtype)", "acc = acc"),
+    M(RD100, "x-smem-f32", 'common.tiled_swizzled_smem(x_smem_shape, lhs.dtype, "x")',
+      'common.tiled_swizzled_smem(x_smem_shape, jnp.float32, "x")'),
+    M(RD100, "acc-smem-shape-swapped", "(cluster_block_m, block_n), out_dtype, \"acc\"",
+      "(block_n, cluster_block_m * 2), out_dtype, \"acc\""),
+    M(RD100, "pipeline-too-deep", "num_stages = min(config.num_stages, k_iters)",
+      "num_stages = min(config.num_stages * 8, k_iters)"),
+    M(RD100, "harmless-stages", "num_stages = min(config.num_stages, k_iters)",
+      "num_stages = min(config.num_stages - 1, k_iters)"),
     # -- flash attention forward (sm90): scratch built by a helper as a dict, `**scratch`, the
     #    kernel wrapper chosen from `config.persistent`, `@grid_loop(init_carry=0)`, lax.cond
     M(ATT, "qk-acc-in-smem", _ATT_QK_ACC, "acc_type = plgpu.SMEM((block_q, block_kv), jnp.float32)"),
