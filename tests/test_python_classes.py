@@ -118,8 +118,10 @@ int_enum_is_its_value = Stages.TWO == 2
 count = len([m for m in Stages])
 alias = Layout.SAME_AS_ROW is Layout.ROW
 auto = Kind.B.value
+member_in = layout in (Layout.COL, Layout.ROW)
+int_in = Stages.TWO in (1, 2)
 """, "tile", "name", "value", "by_name", "plain_is_not_its_value", "int_enum_is_its_value", "count",
-                 "alias", "auto")
+                 "alias", "auto", "member_in", "int_in")
 
 
 def test_named_tuples() -> None:

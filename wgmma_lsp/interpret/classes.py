@@ -577,8 +577,8 @@ def _is_member(v: Value) -> bool:
 
 def compare(interp: "Interpreter", op: ast.cmpop, left: Value, right: Value) -> Value | None:
     """Comparisons with an enum member (None: not one of those)."""
-    if not (_is_member(left) or _is_member(right)):
-        return None
+    if not (_is_member(left) or _is_member(right)) or isinstance(op, (ast.In, ast.NotIn)):
+        return None  # (`in` compares with each item: `==` below)
     for side in (left, right):
         if _is_member(side) and any(lookup(side.cls, m) is not None  # type: ignore[union-attr]
                                     for m in ("__eq__", "__ne__", "__lt__", "__hash__")):
