@@ -22,6 +22,7 @@ from wgmma_lsp.interpret.jax_version import installed, matches
 from wgmma_lsp.interpret.values import RefVal, Value
 from wgmma_lsp.models.wgmma_lowering import MLIR
 from wgmma_lsp.rules import tcgen05_acc_dtype, tcgen05_n, tcgen05_operand_transforms, tcgen05_same_dtype
+from wgmma_lsp.rules.base import Related
 
 _FLOATS_F32_ONLY = {"float32", "bfloat16"}
 _F16_OR_F32 = {"float16", "float8_e4m3fn", "float8_e5m2"}
@@ -63,8 +64,16 @@ _FP8 = {"f8E4M3FN", "f8E5M2"}
 
 
 def check_mma_lowering(call: Call, acc: Value, a: Value, b: Value) -> None:
+    """Lane: every check below. Warpgroup (0.10 and 0.12): JAX lowers the MMA after layout
+    inference and raises the accumulator-dtype and N errors with no kernel line in its traceback
+    (fixtures lowering_kernel/kernel_level_tcgen05_*_warpgroup.py); the operand checks differ
+    there, so a kernel failing one of them is left alone."""
     interp = call.interp
-    if interp.lowering != "lane" or installed() is None or installed()[:2] not in MIRRORED:
+    if interp.lowering not in ("lane", "warpgroup") or installed() is None \
+            or installed()[:2] not in MIRRORED:
+        return
+    wg = interp.lowering == "warpgroup"
+    if wg and interp.kernel_span is None:
         return
     if not isinstance(acc, RefVal) or acc.root().kind != "tmem" or T.concrete(acc.dtype) is None \
             or acc.shape is None:
@@ -81,28 +90,33 @@ def check_mma_lowering(call: Call, acc: Value, a: Value, b: Value) -> None:
         lhs_swizzle = lhs[2]
         expected = (8, 8 * lhs_swizzle // a_bits)  # type: ignore[operator]
         if lhs[1] != expected:
-            interp.report(tcgen05_operand_transforms.RULE,
-                          f"MMA lhs tiling does not fit swizzle. lhs_tiling={lhs[1]} expected={expected}",
-                          call.span_of(1, "a"), line)
+            if not wg:  # Warpgroup: another error (layout inference, the op verifier)
+                interp.report(tcgen05_operand_transforms.RULE,
+                              f"MMA lhs tiling does not fit swizzle. lhs_tiling={lhs[1]} "
+                              f"expected={expected}",
+                              call.span_of(1, "a"), line)
             return
     if rhs[0] == "plain":
-        interp.report(tcgen05_operand_transforms.RULE,
-                      "The tcgen05_mma rhs must be tiled and swizzled in SMEM: allocate it with "
-                      "transforms=(plgpu.TilingTransform((8, swizzle // itemsize)), "
-                      "plgpu.SwizzleTransform(swizzle)) (JAX: AssertionError from "
-                      "`assert b_transforms_tree is not None`)", call.span_of(2, "b"), line)
+        if not wg:  # Warpgroup: another error (layout inference, the op verifier)
+            interp.report(tcgen05_operand_transforms.RULE,
+                          "The tcgen05_mma rhs must be tiled and swizzled in SMEM: allocate it with "
+                          "transforms=(plgpu.TilingTransform((8, swizzle // itemsize)), "
+                          "plgpu.SwizzleTransform(swizzle)) (JAX: AssertionError from "
+                          "`assert b_transforms_tree is not None`)", call.span_of(2, "b"), line)
         return
     rhs_swizzle = rhs[2]
     expected = (8, 8 * rhs_swizzle // b_bits)  # type: ignore[operator]
     if rhs[1] != expected:
-        interp.report(tcgen05_operand_transforms.RULE,
-                      f"MMA rhs tiling does not fit swizzle rhs_tiling={rhs[1]} expected={expected}",
-                      call.span_of(2, "b"), line)
+        if not wg:  # Warpgroup: another error (layout inference, the op verifier)
+            interp.report(tcgen05_operand_transforms.RULE,
+                          f"MMA rhs tiling does not fit swizzle rhs_tiling={rhs[1]} expected={expected}",
+                          call.span_of(2, "b"), line)
         return
     if lhs_swizzle is not None and lhs_swizzle != rhs_swizzle:
-        interp.report(tcgen05_operand_transforms.RULE,
-                      f"MMA rhs swizzle must match lhs swizzle. lhs_swizzle={lhs_swizzle} "
-                      f"rhs_swizzle={rhs_swizzle}", span, line)
+        if not wg:  # Warpgroup: another error (layout inference, the op verifier)
+            interp.report(tcgen05_operand_transforms.RULE,
+                          f"MMA rhs swizzle must match lhs swizzle. lhs_swizzle={lhs_swizzle} "
+                          f"rhs_swizzle={rhs_swizzle}", span, line)
         return
     names = (a.dtype.name, b.dtype.name, acc.dtype.name)
     if any(n not in MLIR for n in names):
@@ -112,13 +126,15 @@ def check_mma_lowering(call: Call, acc: Value, a: Value, b: Value) -> None:
         if matches(">=0.12"):
             if {a_t, b_t} <= _FP8:
                 return  # accepted; what follows is not mirrored for mixed operands
-            interp.report(tcgen05_same_dtype.RULE,
-                          "MMA requires A and B to have the same element type, except that FP8 types "
-                          f"(f8E4M3FN and f8E5M2) may be mixed; got: {a_t} and {b_t}", span, line)
+            if not wg:  # Warpgroup: another error (layout inference, the op verifier)
+                interp.report(tcgen05_same_dtype.RULE,
+                              "MMA requires A and B to have the same element type, except that FP8 "
+                              f"types (f8E4M3FN and f8E5M2) may be mixed; got: {a_t} and {b_t}", span, line)
         else:
-            interp.report(tcgen05_same_dtype.RULE,
-                          f"MMA requires A and B to have the same element type, got: {a_t} and {b_t}",
-                          span, line)
+            if not wg:  # Warpgroup: another error (layout inference, the op verifier)
+                interp.report(tcgen05_same_dtype.RULE,
+                              f"MMA requires A and B to have the same element type, got: {a_t} and {b_t}",
+                              span, line)
         return
     m, n = acc.shape[0], b.shape[-1] if b.shape else None
     if m != 128 or not isinstance(n, int):
@@ -137,11 +153,21 @@ def check_mma_lowering(call: Call, acc: Value, a: Value, b: Value) -> None:
                 f"{d_t}")
     else:
         return
+    blame, related = line, []
+    if wg:
+        ks = interp.kernel_span
+        assert ks is not None
+        blame = ks.line
+        related = [Related(ks, "JAX raises this while lowering this kernel (no line of the kernel is in "
+                               "its traceback)")]
     if not allowed:
-        interp.report(tcgen05_acc_dtype.RULE, text, call.span_of(0, "acc"), line)
+        if not wg or elem in _FLOATS_F32_ONLY:  # Warpgroup: proven for the f32-only operand types
+            interp.report(tcgen05_acc_dtype.RULE, text, call.span_of(0, "acc"), blame, related=related)
         return
     if n % 8:
-        interp.report(tcgen05_n.RULE, f"In 1 CTA MMA, N must be a multiple of 8, got N={n}", span, line)
+        if not wg:
+            interp.report(tcgen05_n.RULE, f"In 1 CTA MMA, N must be a multiple of 8, got N={n}", span, line)
         return
     if n > 256 and n.bit_count() != 1:
-        interp.report(tcgen05_n.RULE, f"The only supported N > 256, is 512, but got N={n}", span, line)
+        interp.report(tcgen05_n.RULE, f"The only supported N > 256, is 512, but got N={n}", span, blame,
+                      related=related)

@@ -49,13 +49,18 @@ def _strides(shape: tuple[int, ...]) -> list[int]:
 #: The JAX versions whose Lane lowering of a copy is mirrored here (by the harness's ground truth:
 #: docs/coverage.md, rows 75-79 and 88). 0.12 checks dtypes and shapes earlier, while tracing
 #: (models/copy_checks.py), and words the GMEM-stride check its own way (the rule's template).
+#: Under Warpgroup semantics both raise the GMEM-stride, minor-dimension and contiguity errors
+#: while lowering the kernel's copies, with no kernel line in the traceback (JAX blames the launch:
+#: fixture lowering_kernel/kernel_level_tma_copies_warpgroup.py); the byte count is not checked.
 MIRRORED = ((0, 10), (0, 12))
 
 
 def check_copy_lowering(call: Call, gmem_to_smem: bool) -> None:
     interp = call.interp
-    if interp.lowering != "lane" or installed() is None or installed()[:2] not in MIRRORED:
+    if interp.lowering not in ("lane", "warpgroup") or installed() is None \
+            or installed()[:2] not in MIRRORED:
         return
+    lane = interp.lowering == "lane"
     checked_at_trace = matches(TRACE_TIME_CHECKS)
     if not call.complete or any(k in call.kwargs and not (isinstance(call.kwargs[k], Const)
                                                           and call.kwargs[k].value is None)
@@ -85,8 +90,16 @@ def check_copy_lowering(call: Call, gmem_to_smem: bool) -> None:
         r = ref.root()
         return [Related(r.origin, f"{r.aval()} allocated here ({r.origin_desc})")] if r.origin else []
 
+    late_line, late_related = line, []  # where the last three checks are blamed
+    if not lane:
+        ks = interp.kernel_span
+        if ks is None:
+            return
+        late_line = ks.line
+        late_related = [Related(ks, "JAX raises this while lowering this kernel (no line of the kernel "
+                                    "is in its traceback)")]
     sbits = T.itemsize_bits(smem.dtype)
-    if gmem_to_smem:
+    if gmem_to_smem and lane:
         bits = math.prod(sshape) * sbits
         if bits % 8:
             return
@@ -98,12 +111,12 @@ def check_copy_lowering(call: Call, gmem_to_smem: bool) -> None:
             return
     src_t, dst_t = (MLIR[gname], MLIR[sname]) if gmem_to_smem else (MLIR[sname], MLIR[gname])
     if src_t != dst_t:
-        if not checked_at_trace:  # else models/copy_checks.py reported it, or could not decide
+        if not checked_at_trace and lane:  # else models/copy_checks.py reported it, or could not decide
             interp.report(tma_element_type.RULE, f"Expected same element type, got {src_t} and {dst_t}",
                           span, line, related=related(smem) + related(gmem))
         return
     if gshape != sshape:
-        if not checked_at_trace:
+        if not checked_at_trace and lane:
             interp.report(tma_slice_shape.RULE,
                           "Expected the SMEM reference to have the same shape as the transformed slice: "
                           f"{sshape} != {gshape}", span, line, related=related(smem))
@@ -113,14 +126,14 @@ def check_copy_lowering(call: Call, gmem_to_smem: bool) -> None:
         return
     if any(s * bits % 128 for s in _strides(rshape)[:-1]):
         interp.report(tma_gmem_strides.RULE, tma_gmem_strides.RULE.installed_template(),  # literal
-                      span, line, related=related(gmem))
+                      span, late_line, related=late_related + related(gmem))
         return
     if rshape[-1] == 1 and gshape[-1] == 1:
         return  # unit dimensions are dropped first
     if (zeroth := gshape[-1] * bits) % 128:
         interp.report(tma_minor_dim.RULE,
                       "Async copies require the number of bits copied along the last dimension to be "
-                      f"divisible by 128, but got {zeroth}", span, line)
+                      f"divisible by 128, but got {zeroth}", span, late_line, related=late_related)
         return
     sroot_shape = _int_shape(sroot)
     if sroot_shape is None or len(sroot_shape) != len(sshape):
@@ -129,4 +142,5 @@ def check_copy_lowering(call: Call, gmem_to_smem: bool) -> None:
     if any(s != cs and d != 1 for s, cs, d in zip(strides, _strides(sshape), sshape)):
         interp.report(tma_smem_contiguous.RULE,
                       "async_copy needs the SMEM reference to be contiguous, but got strides "
-                      f"{strides} for shape {list(sshape)}", span, line, related=related(smem))
+                      f"{strides} for shape {list(sshape)}", span, late_line,
+                      related=late_related + related(smem))
