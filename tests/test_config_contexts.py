@@ -7,6 +7,7 @@ tracing the kernel with it), named by the context; a config Python would reject 
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -171,3 +172,28 @@ def test_each_config_a_heuristic_returns_is_a_context(tmp_path: Path) -> None:
                       "(bf16[128,64], bf16[64,64])\n")
     message = got[0][3][:got[0][3].index(" (with")]
     assert {(v.line, v.message) for v in trace_file(traced) if v.message is not None} == {(line, message)}
+
+
+def test_configs_beyond_the_budget_are_said_in_a_note(tmp_path: Path) -> None:
+    """Configs share the step budget of sweeps and test parameter sets (sweep_budget.py): in the
+    editor's budget mode the first always runs and the others while the budget lasts, and the
+    ones left out are said as a WG903 note at the function, never dropped silently; `wgmma-lsp
+    check`'s mode ("all") runs each, up to MAX_CONFIG_CONTEXTS."""
+    from wgmma_lsp.entry.config_contexts import MAX_CONFIG_CONTEXTS
+    from wgmma_lsp.interpret.sweep_budget import sweep_mode
+
+    branches = "".join(f"  if ba.m == {i}:\n    return Config(tile_m=64, tile_n={64 * (i + 1)})\n"
+                       for i in range(MAX_CONFIG_CONTEXTS + 1))
+    path, source = library(tmp_path)
+    source = source.replace("  del ba\n  return Config(tile_m=64, tile_n=64)", branches + "  raise ValueError")
+    path.write_text(source)
+    total = MAX_CONFIG_CONTEXTS + 2  # the heuristic's returns and the defaults
+    note = re.compile(rf"checked (\d+) of {total} configs `matmul` is given here; the analysis budget "
+                      "left out the others")
+    for mode in ("budget", "all"):
+        with sweep_mode(mode):
+            analysis = analyze(source, str(path))
+        notes = [(d.span.line + 1, note.fullmatch(d.message)) for d in diagnostics(analysis) if d.code == "WG903"]
+        assert [ln for ln, m in notes] == [line_of(source, "def matmul")] and all(notes[0]), (mode, notes)
+        ran = int(notes[0][1].group(1))
+        assert (1 <= ran < MAX_CONFIG_CONTEXTS) if mode == "budget" else ran == MAX_CONFIG_CONTEXTS, (mode, ran)

@@ -31,7 +31,9 @@ if TYPE_CHECKING:
     from wgmma_lsp.interpret.interp import Interpreter
     from wgmma_lsp.interpret.values import ClassVal, FuncVal, Value
 
-MAX_CONFIG_CONTEXTS = 3  # per function: providers first, then the class's defaults
+#: Configs one function is run with at most (providers' first, then the class's defaults); the
+#: first always runs, the others within the sweeps' step budget (driver.py).
+MAX_CONFIG_CONTEXTS = 16
 MAX_LABEL_FIELDS = 5  # config fields a context's label shows
 
 
@@ -42,15 +44,17 @@ class ConfigContext:
     config: Value
 
 
-def config_contexts(interp: Interpreter, func: FuncVal) -> list[ConfigContext]:
-    """The contexts a module-level function taking a config class is run in (empty: none)."""
+def config_contexts(interp: Interpreter, func: FuncVal) -> tuple[list[ConfigContext], int]:
+    """The contexts a module-level function taking a config class is run in (empty: none), at
+    most MAX_CONFIG_CONTEXTS, and how many distinct configs there were (the rest the budget
+    leaves out, said as a WG903 note)."""
     from wgmma_lsp.interpret.values import InstanceVal
 
     if func.closure is not interp.module_env:
-        return []
+        return [], 0
     params = _config_params(interp, func)
     if not params:
-        return []
+        return [], 0
     out: list[ConfigContext] = []
     seen: list[tuple] = []
     for param, cls in params:
@@ -75,11 +79,10 @@ def config_contexts(interp: Interpreter, func: FuncVal) -> list[ConfigContext]:
             if key in seen:
                 continue
             seen.append(key)
-            ctx = Context(origin, line, _bindings(result), span=span, open=False)
-            out.append(ConfigContext(ctx, param, result))
-            if len(out) >= MAX_CONFIG_CONTEXTS:
-                return out
-    return out
+            if len(out) < MAX_CONFIG_CONTEXTS:
+                ctx = Context(origin, line, _bindings(result), span=span, open=False)
+                out.append(ConfigContext(ctx, param, result))
+    return out, len(seen)
 
 
 def _config_params(interp: Interpreter, func: FuncVal) -> list[tuple[str, ClassVal]]:

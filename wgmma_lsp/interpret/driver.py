@@ -303,24 +303,46 @@ def run_unreached(interp: Interpreter, pieces: Pieces) -> None:
                 nested = f.closure is not interp.module_env and id(f.node) not in interp.escaped
                 span = _line_span(interp, f.node.lineno - 1)
                 configs: list[ConfigContext] = []
+                total = [0]
 
-                def analyse(f: FuncVal = f, nested: bool = nested, configs: list = configs) -> None:
+                def analyse(f: FuncVal = f, nested: bool = nested, configs: list = configs,
+                            total: list = total) -> None:
                     # A library's kernel entry taking a config: run with the configs the
                     # module picks (entry/config_contexts.py), else with nothing known.
-                    configs.extend(config_contexts(interp, f) if not nested else ())
+                    found, total[0] = config_contexts(interp, f) if not nested else ([], 0)
+                    configs.extend(found)
                     if configs:
+                        start = interp.steps
                         _run_with_config(interp, f, configs[0])
+                        interp.sweep_steps += interp.steps - start
                         return
                     with interp.uncertain(nested):
                         interp.generic_call(f)
                 pieces.run(span, f"`{f.name}`", analyse)
-                for c in configs[1:]:
-                    if pieces.exhausted:
-                        return
-                    pieces.run(span, f"`{c.context.origin}`",
-                               lambda f=f, c=c: _run_with_config(interp, f, c))
+                if configs:
+                    _run_other_configs(interp, pieces, f, configs, total[0], span)
                 if pieces.exhausted:
                     return
+
+
+def _run_other_configs(interp: Interpreter, pieces: Pieces, f: FuncVal, configs: list[ConfigContext],
+                       total: int, span: Span) -> None:
+    """The configs after the first (which always runs), each a piece, within the step budget
+    that sweeps and test parameter sets share (interpret/sweep_budget.py: in the editor, steps
+    per line; `wgmma-lsp check`, every one); those left out are said in a WG903 note."""
+    done = 1
+    for c in configs[1:]:
+        if pieces.exhausted or interp.sweep_steps >= interp.sweep_budget:
+            break
+        start = interp.steps
+        pieces.run(span, f"`{c.context.origin}`", lambda c=c: _run_with_config(interp, f, c))
+        interp.sweep_steps += max(0, interp.steps - start)
+        done += 1
+    if done < total:
+        msg = (f"checked {done} of {total} configs `{f.name}` is given here; the analysis budget "
+               "left out the others")
+        log.info("line %d: %s", f.node.lineno, msg)
+        interp.notes.append((span, msg))
 
 
 def _run_with_config(interp: Interpreter, f: FuncVal, c: ConfigContext) -> None:
