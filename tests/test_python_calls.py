@@ -531,3 +531,68 @@ def f(x):
     analysis = analyze(source)
     line = source.splitlines().index("    step = carry + 1")
     assert "int32[]" in hover(analysis, line, 11).markdown
+
+
+def test_decorators_of_any_form_and_wrappers_that_choose_the_body() -> None:
+    """User decorators that wrap (functools.wraps) and return, a call that returns a decorator,
+    a decorator that registers and returns, a wrapper that takes the body chosen from a flag,
+    closures with defaults captured in a loop, functools.partial of a decorated function."""
+    agree('''import functools
+
+def twice(f):
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        return 2 * f(*args, **kwargs)
+    return wrapper
+
+def scaled(k):
+    def deco(f):
+        def inner(x):
+            return k * f(x)
+        return inner
+    return deco
+
+def register(table):
+    def deco(f):
+        table[f.__name__ if False else "f"] = f
+        return f
+    return deco
+
+TABLE = {}
+
+@twice
+def a(x, y=1):
+    return x + y
+
+@scaled(3)
+@twice
+def b(x):
+    return x
+
+@register(TABLE)
+def c(x):
+    return x * 10
+
+def choose(persistent):
+    def body1(x): return x + 100
+    def body2(x): return x + 200
+    return body1 if persistent else body2
+
+def run_with(body_fn):
+    def deco(f):
+        return lambda x: f(body_fn(x))
+    return deco
+
+@run_with(choose(True))
+def d(v):
+    return v * 2
+
+fs = [lambda x, i=i: x + i for i in range(3)]
+A = a(3, y=4)
+B = b(5)
+C = c(2)
+D = d(1)
+E = [f(10) for f in fs]
+G = functools.partial(a, 1)(y=2)
+H = TABLE["f"](3)
+''', "A", "B", "C", "D", "E", "G", "H")
