@@ -26,6 +26,7 @@ from wgmma_lsp.interpret.values import (
     PartialVal,
     SymInt,
     TupleVal,
+    Unknown,
     Value,
     Wrapped,
     join,
@@ -68,6 +69,12 @@ class CallsMixin:
         if model is not None:
             call.wrapped = func
             return model(call)
+        if isinstance(func, (Unknown, Opaque)):
+            # A function nothing is known of (not an API: those do not change their arguments)
+            # may change the lists and dicts it is given: they are not known after it.
+            for v in list(call.args) + list(call.kwargs.values()):
+                if mutation.is_mutable(v):
+                    mutation.spoil(self, v)  # type: ignore[arg-type]
         return self.unknown_call(call)
 
     def unknown_call(self, call: Call) -> Value:
