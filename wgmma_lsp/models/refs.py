@@ -110,15 +110,19 @@ def _transpose_ref(call: Call) -> Value:
         return UNKNOWN
     if ref.base is None and not ref.transforms and tracer_memory_space_raises():
         # JAX 0.12: `hasattr(ref, "memory_space")` on a traced kernel ref raises first
-        if ref.kind in ("plain", "tmem") and ref.space in ("smem", "tmem") and ref.inner.shape is not None \
-                and ref.inner.dtype is not None and not ref.inner.dtype.symbolic:  # JAX prints the aval
+        known = ref.inner.shape is not None and ref.inner.dtype is not None and not ref.inner.dtype.symbolic
+        # JAX prints the aval: a WGMMA accumulator's is `Ref<regs>{float32[128,128]}` (catalog row 31)
+        aval = ref.aval() if ref.kind in ("plain", "tmem") and ref.space in ("smem", "tmem") else \
+            f"Ref<regs>{{{ref.inner.aval()}}}" if ref.kind == "acc" else None
+        if known and aval is not None:
             call.interp.report(
                 transpose_ref_traced.RULE,
-                f"The 'memory_space' attribute is not available on traced array with shape {ref.aval()}. "
+                f"The 'memory_space' attribute is not available on traced array with shape {aval}. "
                 "Use `jax.typeof(x).memory_space` instead.",
                 call.span, call.line,
-                data={"call_span": call.span, "ref_span": call.span_of(0, "ref"),
-                      "perm_span": call.span_of(1, "permutation")})
+                # No `ref.transpose(perm)` fix for an accumulator: its lowering rejects any transpose.
+                data={} if ref.kind == "acc" else {"call_span": call.span, "ref_span": call.span_of(0, "ref"),
+                                                    "perm_span": call.span_of(1, "permutation")})
         return UNKNOWN  # raised here (other refs: an aval spelling not modelled)
     if ref.root().space == "tmem":
         from wgmma_lsp.rules import tmem_transpose
