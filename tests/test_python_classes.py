@@ -314,3 +314,53 @@ checks = [isinstance(c, Base), isinstance(Base(), Child), isinstance(3, int), is
 twice = Frozen().twice
 unchanged = bump(Frozen())
 """, "checks", "twice", "unchanged")
+
+
+def test_dataclasses_compare_their_fields_and_objects_themselves() -> None:
+    assert_known("""
+@dataclasses.dataclass
+class Point:
+    x: int = 1
+
+class Plain:
+    pass
+
+same_fields = Point() == Point()
+different = Point(2) != Point(3)
+in_lists = [Point()] == [Point()]
+two_objects = Plain() == Plain()
+""", "same_fields", "different", "in_lists", "two_objects")
+
+
+def test_each_call_of_a_memoised_function_makes_its_own_objects() -> None:
+    # After module code, calls are memoised (interpret/memo.py): a replayed call's result is
+    # made anew, so changing what one call returned leaves the other's alone, as in CPython.
+    source = """
+class P:
+    def __init__(self):
+        self.x = 0
+
+def make():
+    return P()
+
+def one():
+    return [1]
+
+def main():
+    a = make()
+    b = make()
+    a.x = 5
+    bx = b.x
+    u = one()
+    v = one()
+    u.append(2)
+    n = len(v)
+    same = a == b
+
+if __name__ == "__main__":
+    main()
+"""
+    analysis = analyze(source)
+    got = {rec.name: [v.describe() for v in rec.values] for rec in analysis.records.values()
+           if rec.name in ("bx", "n", "same")}
+    assert got == {"bx": ["0"], "n": ["1"], "same": ["False"]}

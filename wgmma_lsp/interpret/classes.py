@@ -575,8 +575,36 @@ def _is_member(v: Value) -> bool:
     return isinstance(v, InstanceVal) and v.cls.kind in ENUMS and "_value_" in v.attrs
 
 
+def _dataclass_eq(interp: "Interpreter", op: ast.cmpop, a: InstanceVal, b: InstanceVal) -> Value:
+    """`a == b` of two instances: a dataclass's compares its fields (as tuples) with an instance
+    of its own class; without an `__eq__` anywhere, an object equals only itself."""
+    for c in (a.cls, b.cls):
+        if opaque_bases(c) or a.shared or b.shared:
+            return UNKNOWN
+    own = [lookup(c, "__eq__", interp) for c in (a.cls, b.cls)]
+    eq: bool | None
+    if a.cls is b.cls and a.cls.compares_fields and not a.cls.methods.get("__eq__"):
+        names = [n for n, _ in dataclass_fields(a.cls)]
+        if not all(n in a.attrs and n in b.attrs for n in names):
+            return UNKNOWN
+        r = interp.compare(ast.Eq(), TupleVal(tuple(a.attrs[n] for n in names)),
+                           TupleVal(tuple(b.attrs[n] for n in names)))
+        eq = bool(r.value) if isinstance(r, Const) else None
+    elif all(m is None for m in own) and not any(c.compares_fields for c in mro(a.cls) + mro(b.cls)):
+        # object.__eq__: identity (the same value twice may be two objects after a memo replay)
+        eq = False if a is not b else (True if not interp.memo_enabled else None)
+    else:
+        return UNKNOWN
+    if eq is None:
+        return UNKNOWN
+    return Const(eq if isinstance(op, ast.Eq) else not eq)
+
+
 def compare(interp: "Interpreter", op: ast.cmpop, left: Value, right: Value) -> Value | None:
     """Comparisons with an enum member (None: not one of those)."""
+    if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(left, InstanceVal) \
+            and isinstance(right, InstanceVal) and not _is_member(left) and not _is_member(right):
+        return _dataclass_eq(interp, op, left, right)
     if not (_is_member(left) or _is_member(right)) or isinstance(op, (ast.In, ast.NotIn)):
         return None  # (`in` compares with each item: `==` below)
     for side in (left, right):

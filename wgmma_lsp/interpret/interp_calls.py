@@ -125,7 +125,8 @@ class CallsMixin:
             self._replay(hit, func, call)
             if hit.raised and self.stack:
                 self.stack[-1].returned = True  # the call raises every time: nothing after it runs
-            return hit.result if hit.result is not None else UNKNOWN
+            # (lists, dicts and instances the call made are this call's own, as in CPython)
+            return mutation.fresh(hit.result, hit.born) if hit.result is not None else UNKNOWN
         if self.silent:
             return self._call_user(func, call)
         entry = MemoEntry(outer_certain=self.certain and not any(f.maybe_returned for f in self.stack))

@@ -366,7 +366,8 @@ class StatementsMixin:
         methods = {k: v for k, v in cls_env.vars.items() if isinstance(v, FuncVal)}
         cls = ClassVal(s, s.name, [(n, UNKNOWN if d is _REQUIRED else d) for n, d in fields], methods,
                        is_dc, bases=bases, kind=kind, frozen=frozen, validated=validated,
-                       shared=self.home is not None)
+                       shared=self.home is not None,
+                       compares_fields=is_dc and self.truth(options.get("eq", Const(True))) is True)
         for k, v in cls_env.vars.items():
             if not isinstance(v, FuncVal):
                 cls.methods.setdefault(k, v)

@@ -116,6 +116,27 @@ def set_attr(interp: "Interpreter", obj: InstanceVal, attr: str, value: Value) -
     obj.attrs[attr] = value
 
 
+def fresh(v: Value, born: int, depth: int = 0) -> Value:
+    """`v` with the mutable objects made since `born` made anew (a memoised call's result, for
+    another call: each call of `make()` returns its own list or instance)."""
+    if depth > 6:
+        return v
+    if isinstance(v, DictVal):
+        if v.born < born:
+            return v
+        return DictVal(tuple((k, fresh(x, born, depth + 1)) for k, x in v.items), spoiled=v.spoiled)
+    if isinstance(v, TupleVal) and type(v) is TupleVal:
+        if v.is_list and v.born < born:
+            return v
+        items = tuple(fresh(x, born, depth + 1) for x in v.items)
+        if not v.is_list and all(a is b for a, b in zip(items, v.items)):
+            return v
+        return TupleVal(items, v.is_list, spoiled=v.spoiled)
+    if isinstance(v, InstanceVal) and v.born >= born and not v.shared:
+        return InstanceVal(v.cls, {k: fresh(x, born, depth + 1) for k, x in v.attrs.items()})
+    return v
+
+
 def dict_items(pairs: list[tuple[Any, Value]]) -> tuple[tuple[Any, Value], ...]:
     """Key/value pairs as a dict keeps them: a repeated key keeps its first place, its last value."""
     out: dict[Any, Value] = {}

@@ -407,6 +407,7 @@ class ClassVal(Value):
     # Made by another module's summary, which every analysis shares: assignments to its
     # attributes go to the assigning interpreter's `shared_writes` (as InstanceVal.shared).
     shared: bool = False
+    compares_fields: bool = False  # a dataclass with eq=True (the default): == compares fields
 
     def describe(self) -> str:
         return f"class {self.name}"
