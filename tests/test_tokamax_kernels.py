@@ -38,7 +38,7 @@ from tokamax_mutations import harness_errors  # noqa: E402
 from tokamax_mutations import MUTATIONS, SEED_CLASSES, TokamaxOutcome, recall, run_all  # noqa: E402
 
 # Measured with `benchmarks/bench_tokamax_mutations.py` (rounded down); raise it when it improves.
-RECALL_FLOOR = 0.85  # 51 of the 58 mutants JAX rejects (88%; tokamax 0.0.17, jax 0.12.0.1, 01:03 UTC)
+RECALL_FLOOR = 0.85  # 66 of the 77 mutants JAX rejects (86%; tokamax 0.0.17, jax 0.12.0.1, 01:32 UTC)
 
 # Hover coverage of the harnessed kernel files, (as opened, with the harness's entries): measured
 # with `benchmarks/bench_hover_coverage.py` (rounded down); the target is 0.90. Raise them.
@@ -49,6 +49,7 @@ HOVER_FLOORS: dict[str, tuple[float, float]] = {  # measured 01:03 UTC
     "attention/pallas_mosaic_gpu_kernel_sm90.py": (0.16, 0.88),
     "attention/pallas_mosaic_gpu_vjp_kernel_sm90.py": (0.20, 0.92),
     "ragged_dot/pallas_mosaic_gpu_kernel_sm100.py": (0.44, 0.99),
+    "attention/pallas_mosaic_gpu_kernel_sm100.py": (0.11, 0.91),
 }
 
 

@@ -47,12 +47,16 @@ _ATTN = "attention/pallas_mosaic_gpu_kernel_sm90.py"
 _VJP = "attention/pallas_mosaic_gpu_vjp_kernel_sm90.py"
 _GLU100 = "gated_linear_unit/pallas_mosaic_gpu_kernel_sm100.py"
 _RAGGED100 = "ragged_dot/pallas_mosaic_gpu_kernel_sm100.py"
+_ATTN100 = "attention/pallas_mosaic_gpu_kernel_sm100.py"
 
 _ATTN_KW = ("is_causal={causal}, logits_soft_cap=None, logits_scale=0.125, out_dtype=jnp.dtype(jnp.bfloat16), "
             "normalize_output=True, return_residuals={res}, use_stable_softmax=True, "
             "rescale_threshold=1.0, config=Config(block_q=64, block_kv=128, num_stages=2, "
             "persistent={persistent})")
 _QKV = "bf16[256,2,64], bf16[256,2,64], bf16[256,2,64]"
+_QKV128 = "bf16[512,2,128], bf16[512,2,128], bf16[512,2,128]"
+_ATTN100_KW = _ATTN_KW.replace("config=Config(block_q=64, block_kv=128, num_stages=2, persistent={persistent})",
+                               "config=Config({extra})")
 _QKV_VJP = "bf16[1024,2,64], bf16[1024,2,64], bf16[1024,2,64]"  # 8 kv tiles: a pipeline can be deep
 _RD_CFG = "common.Config(block_m=64, block_n=128, block_k=64, num_stages=2, split_k=1{extra})"
 
@@ -90,6 +94,12 @@ ENTRIES: dict[str, list[str]] = {
         f"({_QKV}, None, None, None, None)",
         f"functools.partial(flash_attention_kernel, {_ATTN_KW.format(causal=True, res=True, persistent=True)})"
         f"({_QKV}, None, None, None, None)",
+    ],
+    _ATTN100: [
+        f"functools.partial(flash_attention_kernel, {_ATTN100_KW.format(causal=False, res=False, extra='block_q=128, block_kv=128, num_stages=2, collective=False')})"
+        f"({_QKV128}, None, None, None, None)",
+        f"functools.partial(flash_attention_kernel, {_ATTN100_KW.format(causal=True, res=True, extra='block_q=256, block_kv=128, num_stages=2, collective=True')})"
+        f"({_QKV128}, None, None, None, None)",
     ],
     _VJP: [
         "(lambda q, k, v, m, l, out, dout: flash_attention_vjp_kernel(q, k, v, (m, l), out, dout, "

@@ -33,9 +33,10 @@ ATT = "attention/pallas_mosaic_gpu_kernel_sm90.py"
 VJP = "attention/pallas_mosaic_gpu_vjp_kernel_sm90.py"
 GLU100 = "gated_linear_unit/pallas_mosaic_gpu_kernel_sm100.py"
 RD100 = "ragged_dot/pallas_mosaic_gpu_kernel_sm100.py"
+ATT100 = "attention/pallas_mosaic_gpu_kernel_sm100.py"
 
 _SHORT = {GLU: "glu", RD: "ragged_dot", ATT: "attention", VJP: "attention_vjp", GLU100: "glu_sm100",
-          RD100: "ragged_dot_sm100"}
+          RD100: "ragged_dot_sm100", ATT100: "attention_sm100"}
 
 
 @dataclass(frozen=True)
@@ -177,6 +178,29 @@ MUTATIONS: list[TokamaxMutation] = [
     M(ATT, "pipeline-too-deep", "num_stages = config.num_stages\n\n  epi_tile_q",
       "num_stages = config.num_stages * 8\n\n  epi_tile_q"),
     M(ATT, "harmless-tiny", "l_i += float(jnp.finfo(jnp.float32).tiny)", "l_i += 1e-30"),
+    # -- flash attention forward (sm100): TMEM scratch from a local `tmem(shape, dtype=..., **kwargs)`
+    #    helper, `maybe_cluster_barrier` a `functools.partial` or a class by config, a RefUnion, an
+    #    epilogue driven by generators (`for ds, si, acc in two_in_flight(load_acc_tiles())`)
+    M(ATT100, "s-tmem-in-smem", "s_tmem=tmem((tile_q, block_kv)),",
+      "s_tmem=plgpu.SMEM((tile_q, block_kv), jnp.float32),"),
+    M(ATT100, "s-tmem-half-width", "s_tmem=tmem((tile_q, block_kv)),", "s_tmem=tmem((tile_q, block_kv // 2)),"),
+    M(ATT100, "acc-tmem-bf16", "acc_tmem=tmem((tile_q, head_dim_out)),",
+      "acc_tmem=tmem((tile_q, head_dim_out), jnp.bfloat16),"),
+    M(ATT100, "qk-operands-swapped", "q_smem.at[:, ds],\n                  k_smem.at[si, i].T,",
+      "k_smem.at[si, i].T,\n                  q_smem.at[:, ds],"),
+    M(ATT100, "qk-no-transpose", "                  k_smem.at[si, i].T,", "                  k_smem.at[si, i],"),
+    M(ATT100, "pv-operands-swapped", "p_tmem.at[p_si],\n                  v_smem.at[v_si, i],",
+      "v_smem.at[v_si, i],\n                  p_tmem.at[p_si],"),
+    M(ATT100, "p-tmem-f32", "p_tmem=tmem((softmax_slots, tile_q, block_kv), v.dtype, packed=True),",
+      "p_tmem=tmem((softmax_slots, tile_q, block_kv), jnp.float32, packed=True),"),
+    M(ATT100, "alpha-scratch-bf16", "alpha_smem=plgpu.SMEM((softmax_slots, tile_q), jnp.float32),",
+      "alpha_smem=plgpu.SMEM((softmax_slots, tile_q), jnp.bfloat16),"),
+    M(ATT100, "o-scratch-f32", 'o_scratch = tiled_smem((num_epi_slots, tile_q, epi_tile_d), out_dtype, "o")',
+      'o_scratch = tiled_smem((num_epi_slots, tile_q, epi_tile_d), jnp.float32, "o")'),
+    M(ATT100, "epilogue-no-cast", "acc = (acc * l_rcp[:, ds]).astype(o_smem.dtype)", "acc = acc * l_rcp[:, ds]"),
+    M(ATT100, "pipeline-too-deep", "num_stages = config.num_stages\n  num_tma_splits",
+      "num_stages = config.num_stages * 8\n  num_tma_splits"),
+    M(ATT100, "harmless-parens", "accumulate=i > 0,", "accumulate=(i > 0),"),
     # -- flash attention backward (sm90): scoped accumulators from `q_smem.shape`, two ACCs in
     #    one `pl.run_scoped`, `plgpu.wgmma_accumulator_load`
     M(VJP, "dq-acc-in-smem", "plgpu.ACC(q_smem.shape, jnp.float32)", "plgpu.SMEM(q_smem.shape, jnp.float32)"),
