@@ -364,3 +364,36 @@ if __name__ == "__main__":
     got = {rec.name: [v.describe() for v in rec.values] for rec in analysis.records.values()
            if rec.name in ("bx", "n", "same")}
     assert got == {"bx": ["0"], "n": ["1"], "same": ["False"]}
+
+
+def test_what_a_cut_sweep_changed_is_not_known(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The budget checks some of the 20 combinations: the list and the attribute the others would
+    # have changed are unknown after the loop (they claimed what the checked ones left: 6 items).
+    from wgmma_lsp.interpret import sweep_budget
+
+    monkeypatch.setattr(sweep_budget, "STEPS_PER_LINE", 0)
+    monkeypatch.setattr(sweep_budget, "MIN_STEPS", 300)
+    source = """
+class Log:
+    def __init__(self):
+        self.last = 0
+
+def main():
+    results = []
+    log = Log()
+    for n in (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20):
+        x = [n * k for k in range(6)]
+        results.append(n)
+        log.last = n
+    count = len(results)
+    last = log.last
+
+if __name__ == "__main__":
+    main()
+"""
+    analysis = analyze(source)
+    (line, done, total), = analysis.sweeps
+    assert done < total == 20
+    got = {rec.name: [v.describe() for v in rec.values] for span, rec in analysis.records.items()
+           if rec.name in ("count", "last") and rec.kind == "store"}
+    assert got == {"count": ["int"], "last": ["unknown"]}

@@ -67,6 +67,7 @@ class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixi
         # (an older one is not changed exactly by the contexts that follow it).
         self.spoiled_shared: dict[int, Value] = {}
         self.shared_born = 0
+        self.outside_written: list = []  # (object, attribute) a sweep iteration changed (mutation.py)
         self.records: dict[Span, ValueRecord] = {}
         self._records: dict[int, tuple] = {}  # id(node) -> (node, kind, name, values, contexts)
         self.findings: list[Finding] = []

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wgmma_lsp.entry.context import Context, binding_text
-from wgmma_lsp.interpret import classes, sweep_reuse
+from wgmma_lsp.interpret import classes, mutation, sweep_reuse
 from wgmma_lsp.interpret.block_exits import _breaks
 from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.interp_base import MAX_UNROLL
@@ -85,6 +85,7 @@ class LoopsMixin:
         after_break = False  # an iteration run so far may have left the loop
         done = 0  # combinations checked: run, or repeats of one run
         last = ""  # what happened to the last combination: "run", "repeat", "cut"
+        written = len(self.outside_written)  # objects made before an iteration that it changed
         for i in order:
             start = self.steps
             over = done and self.sweep_spent() >= self.sweep_budget
@@ -163,7 +164,12 @@ class LoopsMixin:
         if last in ("cut", "repeat"):
             self.assign(s.target, items[order[-1]], env, None)
         self.sweep_checked.append((line, done, len(items)))
+        if done == len(items) and self.sweep_depth == 0:
+            del self.outside_written[written:]  # (every combination ran: nothing to forget)
         if done < len(items):
+            # The combinations left out would have run after the ones checked: what those wrote
+            # to objects made before them (a list of results, a counter) is not known now.
+            mutation.forget_writes(self, written)
             import logging
 
             msg = (f"checked {done} of {len(items)} combinations of this sweep; the analysis budget "

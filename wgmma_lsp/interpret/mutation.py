@@ -56,7 +56,7 @@ def _ours(interp: "Interpreter", born: int) -> bool:
     return born != 0 and born >= interp.shared_born
 
 
-def note_write(interp: "Interpreter", born: int) -> None:
+def note_write(interp: "Interpreter", born: int, obj: Value | None = None, attr: str | None = None) -> None:
     """An object born at `born` is written: the calls being memoised that it predates are not
     stored, and a sweep iteration writing what it did not make is not repeated."""
     for entry in interp.captures:
@@ -64,10 +64,12 @@ def note_write(interp: "Interpreter", born: int) -> None:
             entry.writes_outside = True
     if born < interp.iteration_born:
         interp.outside_writes += 1
+        if obj is not None and interp.sweep_depth and len(interp.outside_written) < 10_000:
+            interp.outside_written.append((obj, attr))
 
 
 def spoil(interp: "Interpreter", obj: Container) -> None:
-    note_write(interp, obj.born)
+    note_write(interp, obj.born, obj)
     if obj.born == 0:
         interp.spoiled_shared[id(obj)] = obj
     else:
@@ -87,7 +89,7 @@ def write(interp: "Interpreter", obj: Container, items: tuple | None) -> None:
         if items is None:
             spoil(interp, obj)
             return
-    note_write(interp, obj.born)
+    note_write(interp, obj.born, obj)
     object.__setattr__(obj, "items", items)
 
 
@@ -107,7 +109,7 @@ def _joined(obj: Container, items: tuple) -> tuple | None:
 def set_attr(interp: "Interpreter", obj: InstanceVal, attr: str, value: Value) -> None:
     """`obj.attr = value`: exact on a certain path of the object's own context, else joined
     with what the attribute held (unknown if it held nothing of its own)."""
-    note_write(interp, obj.born)
+    note_write(interp, obj.born, obj, attr)
     if not (on_certain_path(interp) and _ours(interp, obj.born)):
         if attr in obj.attrs:
             value = join(obj.attrs[attr], value)
@@ -135,6 +137,20 @@ def fresh(v: Value, born: int, depth: int = 0) -> Value:
     if isinstance(v, InstanceVal) and v.born >= born and not v.shared:
         return InstanceVal(v.cls, {k: fresh(x, born, depth + 1) for k, x in v.attrs.items()})
     return v
+
+
+def forget_writes(interp: "Interpreter", since: int) -> None:
+    """The objects changed by a sweep's iterations (from entry `since` of the log on), when some
+    of its iterations were left out: a list or dict is spoiled, an attribute unknown."""
+    for obj, attr in interp.outside_written[since:]:
+        if isinstance(obj, (TupleVal, DictVal)):
+            if obj.born == 0:
+                interp.spoiled_shared[id(obj)] = obj
+            else:
+                object.__setattr__(obj, "spoiled", True)
+        elif isinstance(obj, InstanceVal) and attr is not None and not obj.shared:
+            obj.attrs[attr] = UNKNOWN
+    del interp.outside_written[since:]
 
 
 def dict_items(pairs: list[tuple[Any, Value]]) -> tuple[tuple[Any, Value], ...]:
