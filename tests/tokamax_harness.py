@@ -121,6 +121,17 @@ def installed_version() -> str | None:
 
 def skip_reason() -> str | None:
     """Why the tokamax harness cannot run in this environment (None: it can)."""
+    reason = missing_reason()
+    if reason:
+        return reason
+    v = installed_version()
+    if v not in KNOWN_VERSIONS:
+        return f"tokamax {v}: the harness is written against {', '.join(KNOWN_VERSIONS)}"
+    return None
+
+
+def missing_reason() -> str | None:
+    """Why there is no usable tokamax here at all (None: it is installed and imports)."""
     v = installed_version()
     if v is None:
         return ("tokamax is not installed: 0.0.17 needs Python >= 3.12 and jax >= 0.11.1 (the test "
@@ -131,8 +142,6 @@ def skip_reason() -> str | None:
         import tokamax  # noqa: F401  (ground truth: JAX traces tokamax's kernels)
     except Exception as e:  # an incompatible jax: say so, the tests skip
         return f"tokamax {v} does not import here ({type(e).__name__}: {e})"
-    if v not in KNOWN_VERSIONS:
-        return f"tokamax {v}: the harness is written against {', '.join(KNOWN_VERSIONS)}"
     return None
 
 
