@@ -2,6 +2,7 @@
 
 Runs `--programs` programs (default 20,000; seeds 0, 1, 2, ... through
 `tests/python_programs.program_from_seed`, with up to `--statements` top-level statements each)
+(with `--main`: as the body of a `main()` a `__main__` block calls, through the whole analysis)
 and prints how many ran in CPython, how many values the interpreter claimed (a known value, or
 a known part of one: a list's length, an item, a dict's keys), how many agree with CPython, and
 the first disagreements with their programs. CPython is the spec: every claim must agree; an
@@ -21,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from python_programs import Tally, check_program, program_from_seed  # noqa: E402
+from python_programs import Tally, check_program, check_program_in_main, program_from_seed  # noqa: E402
 
 
 def main() -> None:
@@ -30,6 +31,8 @@ def main() -> None:
     ap.add_argument("--statements", type=int, default=6)
     ap.add_argument("--first-seed", type=int, default=0)
     ap.add_argument("--show", type=int, default=3, help="disagreeing programs to print")
+    ap.add_argument("--main", action="store_true",
+                    help="run each program as the body of main(), through the whole analysis")
     args = ap.parse_args()
     warnings.filterwarnings("ignore", category=SyntaxWarning)
     tally = Tally()
@@ -39,7 +42,7 @@ def main() -> None:
     for seed in range(args.first_seed, args.first_seed + args.programs):
         source = program_from_seed(seed, args.statements)
         lines += source.count("\n")
-        wrong = check_program(source, tally)
+        wrong = (check_program_in_main if args.main else check_program)(source, tally)
         if wrong and shown < args.show:
             shown += 1
             print(f"--- seed {seed}: disagrees\n{source}" + "\n".join(wrong) + "\n")

@@ -564,3 +564,72 @@ def check_program(source: str, tally: Tally) -> list[str]:
             continue
         compare_value(got[name], actual, name, tally, interp)
     return tally.disagreements[before:]
+
+
+# -- the same programs as a function's body, run from a `__main__` block --------------------------
+
+def as_main(source: str) -> str:
+    """The program's statements as the body of `main()` (its definitions become nested ones),
+    which returns its local names; a `__main__` block calls it. The analyzer runs it as an entry
+    point, after module code (its calls memoised, its objects the context's own)."""
+    body = source[len(HEADER):]
+    lines = ["def main():"] + ["    " + ln if ln.strip() else ln for ln in body.splitlines()]
+    lines += ["    return locals()", "", 'if __name__ == "__main__":', "    main()", ""]
+    return HEADER + "\n".join(lines)
+
+
+def _assigned_once(main: ast.FunctionDef) -> dict[str, int]:
+    """Names of main's top-level `name = ...` statements bound nowhere else in main: their
+    0-based line."""
+    counts: dict[str, int] = {}
+    for node in ast.walk(main):
+        names: list[str] = []
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names = [node.id]
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node is not main:
+            names = [node.name]
+        for n in names:
+            counts[n] = counts.get(n, 0) + 1
+    out = {}
+    for stmt in main.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], ast.Name) and counts.get(stmt.targets[0].id) == 1:
+            out[stmt.targets[0].id] = stmt.lineno - 1
+    return out
+
+
+def check_program_in_main(source: str, tally: Tally) -> list[str]:
+    """Run a program as `main()`'s body both ways: every value the analysis recorded for a name
+    main binds once (in any context) must be CPython's value of that local when main returns."""
+    from wgmma_lsp.analysis import analyze
+
+    tally.programs += 1
+    text = as_main(source)
+    namespace = run_cpython(text)
+    if namespace is None:
+        tally.raised += 1
+        return []
+    try:
+        local = namespace["main"]()
+    except Exception:
+        tally.raised += 1
+        return []
+    main = next(s for s in ast.parse(text).body if isinstance(s, ast.FunctionDef) and s.name == "main")
+    once = _assigned_once(main)
+    before = len(tally.disagreements)
+    analysis = analyze(text)
+    for span, rec in analysis.records.items():
+        if rec.kind != "store" or rec.name not in once or once[rec.name] != span.line \
+                or rec.name not in local:
+            continue
+        for v in rec.values:
+            if isinstance(v, (TupleVal, DictVal)) and v.spoiled:
+                continue
+            compare_value(v, local[rec.name], f"main: {rec.name}", tally, _NoSpoils())
+    return tally.disagreements[before:]
+
+
+class _NoSpoils:
+    """(An analysis keeps no interpreter: a spoiled container is marked on itself.)"""
+
+    spoiled_shared: dict = {}

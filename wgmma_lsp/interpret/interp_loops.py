@@ -86,7 +86,10 @@ class LoopsMixin:
         done = 0  # combinations checked: run, or repeats of one run
         last = ""  # what happened to the last combination: "run", "repeat", "cut"
         written = len(self.outside_written)  # objects made before an iteration that it changed
+        first_exit: dict[str, Value] | None = None  # the names when a `break` may first have left
         for i in order:
+            if after_break and first_exit is None:
+                first_exit = dict(env.vars)
             start = self.steps
             over = done and self.sweep_spent() >= self.sweep_budget
             if over and (not reuse or leaves or self.handlers):
@@ -163,6 +166,13 @@ class LoopsMixin:
                     env.vars[name] = UNKNOWN
         if last in ("cut", "repeat"):
             self.assign(s.target, items[order[-1]], env, None)
+        if first_exit is not None:
+            # The loop may have ended at a `break` before the iterations that followed it (run for
+            # their findings): after it, a name they bind is what it was there or after them.
+            for name in sweep_reuse.assigned_names(s.body) | set(_target_names(s.target)):
+                before, after = first_exit.get(name), env.vars.get(name)
+                env.vars[name] = join(before, after) if before is not None and after is not None \
+                    else UNKNOWN
         self.sweep_checked.append((line, done, len(items)))
         if done == len(items) and self.sweep_depth == 0:
             del self.outside_written[written:]  # (every combination ran: nothing to forget)
@@ -349,6 +359,10 @@ class _LoopExits:
 
 _NOT_CONST = object()  # a sweep binding that is not a constant: always counts as observed
 _CARRIED = "<carried> "  # the key of a carried name among a sweep iteration's values
+
+
+def _target_names(target: ast.expr) -> list[str]:
+    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
 
 
 def _has_break(body: list[ast.stmt]) -> bool:
