@@ -310,8 +310,17 @@ class WgmmaLowering:
                 from wgmma_lsp.rules import wgmma_element_type
 
                 m_a, k_a = opa.ref.shape
-                memref = (f"memref<{m_a}x{k_a}x{MLIR[elem]}, strided<[{k_a}, 1], offset: ?>, "
-                          f"#gpu.address_space<workgroup>>")
+                # The verifier prints the lhs's memref type: a pallas_call block is a strided view,
+                # a run_scoped (or plgpu.kernel scratch) buffer a plain one (JAX 0.10 and 0.12;
+                # fixture lowering_kernel/wgmma_element_type_int32_scratch_warpgroup.py).
+                desc = opa.ref.root().origin_desc
+                if desc.startswith(("pallas_call input", "pallas_call output")):
+                    layout = f"strided<[{k_a}, 1], offset: ?>, "
+                elif desc.startswith("run_scoped"):
+                    layout = ""
+                else:
+                    return  # another buffer: its memref type is not modelled
+                memref = f"memref<{m_a}x{k_a}x{MLIR[elem]}, {layout}#gpu.address_space<workgroup>>"
                 self._report(wgmma_element_type.RULE,
                              f"WGMMA does not support element type {MLIR[elem]}: {wgmma_element_type.VERIFIER} "
                              f"but got '{memref}'", span=self.call.span_of(1, "a"), data={"elem": elem})
