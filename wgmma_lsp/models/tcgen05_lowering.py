@@ -123,18 +123,18 @@ def check_mma_lowering(call: Call, acc: Value, a: Value, b: Value) -> None:
         return
     a_t, b_t, d_t = (MLIR[n] for n in names)
     if a_t != b_t:
-        if matches(">=0.12"):
-            if {a_t, b_t} <= _FP8:
-                return  # accepted; what follows is not mirrored for mixed operands
-            if not wg:  # Warpgroup: another error (layout inference, the op verifier)
-                interp.report(tcgen05_same_dtype.RULE,
-                              "MMA requires A and B to have the same element type, except that FP8 "
-                              f"types (f8E4M3FN and f8E5M2) may be mixed; got: {a_t} and {b_t}", span, line)
+        new = matches(">=0.12")
+        if new and {a_t, b_t} <= _FP8:
+            return  # accepted; what follows is not mirrored for mixed operands
+        if wg:  # the op verifier, on the MMA's line (fixture tcgen05_mixed_dtypes_warpgroup.py)
+            text = ("'mosaic_gpu.tcgen05_mma' op The `a` and `b` inputs must have the same element type"
+                    + (", except that FP8 types (f8E4M3FN and f8E5M2) may be mixed." if new else "."))
+        elif new:
+            text = ("MMA requires A and B to have the same element type, except that FP8 types "
+                    f"(f8E4M3FN and f8E5M2) may be mixed; got: {a_t} and {b_t}")
         else:
-            if not wg:  # Warpgroup: another error (layout inference, the op verifier)
-                interp.report(tcgen05_same_dtype.RULE,
-                              f"MMA requires A and B to have the same element type, got: {a_t} and {b_t}",
-                              span, line)
+            text = f"MMA requires A and B to have the same element type, got: {a_t} and {b_t}"
+        interp.report(tcgen05_same_dtype.RULE, text, span, line)
         return
     m, n = acc.shape[0], b.shape[-1] if b.shape else None
     if m != 128 or not isinstance(n, int):

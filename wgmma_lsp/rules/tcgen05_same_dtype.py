@@ -9,7 +9,9 @@ RULE = Rule(
     name="tcgen05-same-dtype",
     apis=("plgpu.tcgen05_mma",),
     summary="Lane: tcgen05_mma operands of different element types.",
-    template="MMA requires A and B to have the same element type, got: {element_type2} and {element_type}",
+    # Lane: tcgen05.py's check; Warpgroup: the mosaic_gpu.tcgen05_mma op verifier, on the MMA's line.
+    template="MMA requires A and B to have the same element type, got: {element_type2} and {element_type} / "
+             "'mosaic_gpu.tcgen05_mma' op The `a` and `b` inputs must have the same element type.",
     exception="ValueError",
     jax_source="jax/experimental/mosaic/gpu/tcgen05.py: mma",
     stage="lower",
@@ -19,5 +21,7 @@ RULE = Rule(
     # 0.12 accepts the e4m3/e5m2 FP8 pair (as wgmma does) and says so.
     version_templates=((">=0.12", "MMA requires A and B to have the same element type, except that FP8 types "
                                   "(f8E4M3FN and f8E5M2) may be mixed; got: {a_element_type} and "
-                                  "{b_element_type}"),),
+                                  "{b_element_type} / 'mosaic_gpu.tcgen05_mma' op The `a` and `b` inputs must "
+                                  "have the same element type, except that FP8 types (f8E4M3FN and f8E5M2) may "
+                                  "be mixed."),),
 )
