@@ -40,7 +40,8 @@ class Hazard:
     # "WG202" TMA store of uncommitted writes; "WG203" TMA store in flight when the kernel ends;
     # "WG204" TMA load over SMEM the thread accessed since the last commit; "WG205" every thread
     # of a block writes the same SMEM; "WG206" every thread / block copies out to the same GMEM;
-    # "WG207" GMEM read or written while a copy out may still be writing it
+    # "WG207" GMEM read or written while a copy out may still be writing it; "WG208" a second
+    # phase completes before the first is observed; "WG209" a wait whose phase never completes
     access: int  # index of the racing access in the log
     other: int  # index of the operation it races with
     newer: int = 0  # WG201: certain stores issued after `other` (the count a fix may leave)
@@ -180,6 +181,42 @@ def same_for_all(events: list[Event], threads: int, instances: int, shared: set)
             out.append(Hazard("WG205", i, i, newer=threads))
         elif ev.kind == "store" and many > 1 and ev.gmem is not None and ev.gmem_box is not None:
             out.append(Hazard("WG206", i, i, newer=many))
+    return out
+
+
+def phases(events: list[Event], single_thread: bool) -> list[Hazard]:
+    """Barrier phases of a one-thread kernel, counted: a wait whose phase never gets its
+    `num_arrivals` arrivals (WG209: it never returns), an arrival that completes a second phase
+    before the thread waited for the first (WG208: that phase is never observed). Counted only for
+    a barrier whose every arrival and wait is certain, outside traced loops, at a known slot, with
+    a known `num_arrivals`, in a log with no wait or arrival on an unknown barrier."""
+    if not single_thread or any(e.kind in ("wait", "arrive") and e.barrier is None for e in events):
+        return []
+    by_barrier: dict[int, list[int]] = {}
+    for i, e in enumerate(events):
+        if e.kind in ("load", "arrive", "wait") and e.barrier is not None:
+            by_barrier.setdefault(id(e.barrier), []).append(i)
+    out: list[Hazard] = []
+    for idx in by_barrier.values():
+        evs = [events[i] for i in idx]
+        n = evs[0].data.get("num_arrivals")
+        if not isinstance(n, int) or n < 1 or any(not e.certain or e.in_loop or e.slot is None
+                                                  or e.data.get("num_arrivals") != n for e in evs):
+            continue
+        counts: dict[tuple, list[int]] = {}  # slot -> [arrivals, waits]
+        for i in idx:
+            e = events[i]
+            a_w = counts.setdefault(e.slot, [0, 0])  # type: ignore[arg-type]
+            if e.kind == "wait":
+                if a_w[0] < (a_w[1] + 1) * n:
+                    out.append(Hazard("WG209", i, i, newer=a_w[0] - a_w[1] * n, waits=(n, a_w[1])))
+                    break
+                a_w[1] += 1
+            else:
+                a_w[0] += 1
+                if a_w[0] >= (a_w[1] + 2) * n:
+                    out.append(Hazard("WG208", i, i, newer=n, waits=(n, a_w[1])))
+                    break
     return out
 
 

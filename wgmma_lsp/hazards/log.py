@@ -36,6 +36,7 @@ class Event:
     barrier: RefVal | None = None  # the barrier allocation (root ref)
     slot: Box | None = None  # which barriers of a barrier array (None: unknown)
     n: int | None = None  # wait_smem_to_gmem's n (None: unknown)
+    in_loop: bool = False  # inside a traced loop (its body is seen once or twice, not per step)
     thread: int | None = None  # run by this thread only (`pl.when(lax.axis_index(t) == k)`); None: all
     gmem: RefVal | None = None  # the GMEM side: a copy out's destination, a copy in's source
     gmem_box: Box | None = None
@@ -50,6 +51,7 @@ class Event:
 class KernelLog:
     events: list[Event] = field(default_factory=list)
     maybe_depth: int = 0  # inside traced branches / loops that may not run
+    loop_depth: int = 0  # inside traced loops
     opaque: str = ""  # why the log cannot be trusted (a pipeline, a ref passed to an unknown call)
     memo_saved: bool = False
     # One thread runs the body (no `num_threads`, no warp_map): program order is its time, and a
@@ -141,7 +143,7 @@ def record(interp, kind: str, span: Span | None, line: int, ref: Value | None = 
     if len(log.events) > MAX_EVENTS:
         return
     ev = Event(kind, certain_here(interp), span, line, n=n, func=_enclosing_def(interp), data=data,
-               thread=log.thread_role)
+               thread=log.thread_role, in_loop=log.loop_depth > 0)
     if isinstance(ref, RefVal):
         ev.buffer = ref.root()
         ev.box = box_of(ref, index)
@@ -153,6 +155,7 @@ def record(interp, kind: str, span: Span | None, line: int, ref: Value | None = 
     if isinstance(barrier, RefVal):
         ev.barrier = barrier.root()
         ev.slot = box_of(barrier)
+        ev.data["num_arrivals"] = getattr(interp, "_hazard_barrier_arrivals", {}).get(ev.barrier.spec_span)
     elif barrier is not None and kind in ("wait", "arrive"):
         ev.barrier = None  # an unknown barrier: a wait on it may order anything
     log.events.append(ev)

@@ -3,11 +3,11 @@ a run-time fact of some executions, not an error JAX raises)."""
 
 from __future__ import annotations
 
-from wgmma_lsp.hazards.analysis import Hazard, analyse, same_for_all
+from wgmma_lsp.hazards.analysis import Hazard, analyse, phases, same_for_all
 from wgmma_lsp.hazards.log import Event, KernelLog
 from wgmma_lsp.hazards.regions import may_overlap
 from wgmma_lsp.rules import (
-    gmem_access_during_tma_store, instances_copy_same_gmem, smem_read_before_tma_wait, threads_write_same_smem, smem_write_during_tma_store, store_in_flight_at_exit, tma_load_uncommitted,
+    barrier_phase_overrun, gmem_access_during_tma_store, instances_copy_same_gmem, wait_never_completes, smem_read_before_tma_wait, threads_write_same_smem, smem_write_during_tma_store, store_in_flight_at_exit, tma_load_uncommitted,
     tma_store_uncommitted,
 )
 from wgmma_lsp.rules.base import Related
@@ -34,11 +34,14 @@ def _report(interp, log: KernelLog) -> None:
     events = log.events
     seen: set[tuple] = set()
     for h in analyse(events, log.single_thread, log.ends_kernel) + \
-            same_for_all(events, log.threads, log.instances, log.shared):
+            same_for_all(events, log.threads, log.instances, log.shared) + phases(events, log.single_thread):
         access, other = events[h.access], events[h.other]
         if (h.code, access.line, h.other) in seen:  # `smem[...] += 1`: its read and write race alike
             continue
         seen.add((h.code, access.line, h.other))
+        if h.code in ("WG208", "WG209") and access.span is not None:
+            _phase(interp, h, access)
+            continue
         if access.span is None or other.span is None or (access.buffer is None and access.gmem is None):
             continue
         aval = (access.buffer or access.gmem).aval()  # type: ignore[union-attr]
@@ -86,6 +89,18 @@ def _report(interp, log: KernelLog) -> None:
             interp.report(rule, message, access.span, access.line,
                           related=[Related(other.span, "the write the TMA engine may not see")],
                           data={"prefix": access.data.get("prefix")})
+
+
+def _phase(interp, h: Hazard, ev: Event) -> None:
+    n, waited = h.waits
+    barrier = ev.data.get("barrier_text") or "the barrier"
+    if h.code == "WG209":
+        rule = wait_never_completes.RULE
+        message = rule.template.format(barrier=barrier, got=h.newer, n=n, phase=waited)
+    else:
+        rule = barrier_phase_overrun.RULE
+        message = rule.template.format(barrier=barrier, n=n, phase=waited)
+    interp.report(rule, message, ev.span, ev.line)
 
 
 def _wg200(interp, h: Hazard, access: Event, load: Event, aval: str, events: list[Event]) -> None:

@@ -160,6 +160,12 @@ def _copy_in(call: Call) -> None:
     """`copy_gmem_to_smem(src, dst, barrier, ...)`: an async write of dst arriving on barrier."""
     src, dst, barrier = call.get(0, "src"), call.get(1, "dst"), call.get(2, "barrier")
     if not _smem(dst):
+        # still an arrival on the barrier (or nothing, if JAX raised here): never proof of a count
+        H.record(call.interp, "arrive", call.span, call.line, barrier=barrier,
+                 barrier_text=_unparsed(call.node_of(2, "barrier")))
+        log = H.current(call.interp)
+        if log is not None and log.events and log.events[-1].span == call.span:
+            log.events[-1].certain = False
         return
     collective = call.kwargs.get("collective_axes")
     H.record(call.interp, "load", call.span, call.line, ref=dst, barrier=barrier,
@@ -201,6 +207,20 @@ def _barrier_op(kind: str) -> Callable[[Call], None]:
     return fn
 
 
+def _barrier_alloc(call: Call) -> Value:
+    """`plgpu.Barrier(num_arrivals=n, ...)`: its `n` kept by the allocation's span (the ref a
+    kernel gets for it has the span, not the count)."""
+    spec = _barrier_model(call)
+    if isinstance(spec, AllocSpec) and spec.span is not None and spec.arrivals is not None:
+        table = getattr(call.interp, "_hazard_barrier_arrivals", None)
+        if table is None:
+            table = call.interp._hazard_barrier_arrivals = {}
+        table[spec.span] = spec.arrivals
+    return spec
+
+
+_barrier_model = MODELS["plgpu.Barrier"]
+MODELS["plgpu.Barrier"] = _barrier_alloc
 _wrap("plgpu.copy_gmem_to_smem", after=_copy_in)
 _wrap("plgpu.copy_smem_to_gmem", after=_copy_out)
 _wrap("plgpu.barrier_wait", after=_barrier_op("wait"))
@@ -331,8 +351,14 @@ def _loop(name: str, trips: Callable[[Call], int], carry: Callable[[Call], Value
         n = trips(call)
         log = H.current(call.interp)
         start = len(log.events) if log is not None else 0
-        with H.maybe(call.interp, n < 1):
-            result = inner(call)
+        if log is not None:
+            log.loop_depth += 1
+        try:
+            with H.maybe(call.interp, n < 1):
+                result = inner(call)
+        finally:
+            if log is not None:
+                log.loop_depth -= 1
         _second_iteration(call, start, n, carry(call))
         return result
 
