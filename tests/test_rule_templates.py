@@ -36,8 +36,9 @@ class NotLiteral:
 
 
 NOT_LITERAL: dict[str, tuple[NotLiteral, ...]] = {
-    "WG019": (NotLiteral(">=0.12", "0.12's Lane WGMMA lowering has no `assert b_transforms is not None` (an "
-                                   "untransformed rhs is no bare assert there); the model runs on JAX 0.10 only"),),
+    "WG019": (NotLiteral(">=0.12", "0.12's Lane WGMMA lowering has no `assert b_transforms is not None`: an "
+                                   "untransformed rhs gets WG020's 'WGMMA rhs has unsupported transforms: [].' "
+                                   "there (models/wgmma_lowering.py)"),),
     "WG035": (NotLiteral(">=0.10", "the message is the bare MLIR dtype: `raise NotImplementedError(self.mlir_dtype)` "
                                    "in fragmented_array.py (optimization_barrier of a splat array)",
                          alternative="{array.mlir_dtype}"),),

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret import jax_source
 from wgmma_lsp.interpret.call import Call
+from wgmma_lsp.interpret.jax_version import matches
 from wgmma_lsp.models.memory_spaces import lowered_space
 from wgmma_lsp.models.user_spelling import allocated_here, jnp_alias, module_alias
 from wgmma_lsp.interpret.values import ArrayVal, RefVal, Value
@@ -216,6 +217,12 @@ class WgmmaLowering:
         if opb is None:
             return
         if opb.indexed_only:
+            self._report(wgmma_operand_transforms.RULE, "WGMMA rhs has unsupported transforms: [].",
+                         span=self.call.span_of(2, "b"), cause=opb.ref)
+            return
+        if opb.untransformed and matches(">=0.12"):
+            # 0.12 has no `assert b_transforms is not None`: an untransformed rhs has unsupported
+            # transforms, [] (fixture lowering_kernel/wgmma_rhs_untransformed_lane_by_version.py)
             self._report(wgmma_operand_transforms.RULE, "WGMMA rhs has unsupported transforms: [].",
                          span=self.call.span_of(2, "b"), cause=opb.ref)
             return
