@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import gen_coverage  # noqa: E402
-from catalog_harness import _expectations, jax_label  # noqa: E402
+from catalog_harness import FIXTURES, jax_label  # noqa: E402
+from jax_oracle import expectations  # noqa: E402
 from wgmma_lsp.rules.registry import RULES  # noqa: E402
 
 
@@ -32,7 +33,7 @@ def main() -> int:
     minor = ".".join(jax_label().split(".")[:2])
     doc = gen_coverage.COVERAGE.read_text(encoding="utf-8")
     m = re.search(re.escape(gen_coverage._begin(minor)) + ".*?" + re.escape(gen_coverage._end(minor)), doc, re.DOTALL)
-    per_rule = Counter(code for _, _, code, _ in _expectations())
+    per_rule = Counter(code for p in FIXTURES.rglob("*.py") for _, code, _ in expectations(p.read_text()))
     print(f"jax {jax_label()}: {len(RULES)} rules; catalog re-derived in {took:.1f} s")
     for line in section.splitlines():
         if line.startswith("- "):
@@ -40,7 +41,7 @@ def main() -> int:
     print(f"  docs/coverage.md section for jax {minor}: "
           f"{'current' if m and m.group(0) == section else 'STALE (run scripts/gen_coverage.py)'}")
     without = sorted(c for c in RULES if per_rule[c] == 0)
-    print(f"  fixture lines per rule (0.10's `# E:`): median {sorted(per_rule[c] for c in RULES)[len(RULES) // 2]}, "
+    print(f"  fixture lines per rule (`# E:` for this JAX): median {sorted(per_rule[c] for c in RULES)[len(RULES) // 2]}, "
           f"rules with none: {len(without)} ({', '.join(without)})")
     return 0
 
