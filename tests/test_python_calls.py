@@ -596,3 +596,19 @@ E = [f(10) for f in fs]
 G = functools.partial(a, 1)(y=2)
 H = TABLE["f"](3)
 ''', "A", "B", "C", "D", "E", "G", "H")
+
+
+def test_unpacking_the_shape_of_an_array_of_unknown_rank_names_its_sizes() -> None:
+    """`x = lax.collapse(x, 0, -1); m, k = x.shape` with x a parameter nothing is known of:
+    the unpacking says x has rank 2 (any other rank raises there) and names its sizes."""
+    from wgmma_lsp.ide.hover import hover
+
+    source = HEADER + """
+def f(x):
+    x = jax.lax.collapse(x, 0, -1)
+    m, k = x.shape
+    return x
+"""
+    analysis = analyze(source)
+    line = source.splitlines().index("    return x")
+    assert "x.dtype[m, k]" in hover(analysis, line, 11).markdown

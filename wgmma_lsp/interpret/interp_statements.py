@@ -494,13 +494,24 @@ def _class_var(annotation: ast.expr) -> str:
 def _named_shape(s: ast.Assign, value: Value, env: Env) -> Value | None:
     """`m, k = a.shape` where `a` is an unknown parameter: its sizes get the names the code gives
     them (`m`, `k`), and `a` becomes an array of that shape (dtype `a.dtype`) from here on."""
-    if not (isinstance(value, Opaque) and value.name.endswith(".shape") and len(s.targets) == 1
-            and isinstance(s.targets[0], (ast.Tuple, ast.List))
+    if not (len(s.targets) == 1 and isinstance(s.targets[0], (ast.Tuple, ast.List))
             and all(isinstance(e, ast.Name) for e in s.targets[0].elts)
-            and isinstance(s.value, ast.Attribute) and isinstance(s.value.value, ast.Name)):
+            and isinstance(s.value, ast.Attribute) and s.value.attr == "shape"
+            and isinstance(s.value.value, ast.Name)):
         return None
     names = [e.id for e in s.targets[0].elts]  # type: ignore[union-attr]
     owner = s.value.value.id
+    held = env.vars.get(owner)
+    if isinstance(held, ArrayVal) and held.shape is None and is_unknown(value) and "." not in owner:
+        # an array of unknown rank (`lax.collapse` of an unknown): unpacking its shape into
+        # names says its rank (any other rank raises here) and names its sizes
+        dims = tuple(D.Sym.var(n if n != "_" and names.count(n) == 1 else f"{owner}.shape[{i}]")
+                     for i, n in enumerate(names))
+        env.vars[owner] = ArrayVal(dims, held.dtype if held.dtype is not None
+                                   else SymDType(f"{owner}.dtype"), held.layout)
+        return TupleVal(tuple(SymInt(d) for d in dims))
+    if not (isinstance(value, Opaque) and value.name.endswith(".shape")):
+        return None
     # `_, n, _ = a.shape`: a throwaway (or repeated) name does not make two sizes one
     dims = tuple(D.Sym.var(n if n != "_" and names.count(n) == 1 else f"{owner}.shape[{i}]")
                  for i, n in enumerate(names))

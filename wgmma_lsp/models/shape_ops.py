@@ -6,7 +6,8 @@ from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.dims import Dim
-from wgmma_lsp.interpret.values import UNKNOWN, ArrayVal, Const, Value
+from wgmma_lsp.interpret.dtypes import SymDType
+from wgmma_lsp.interpret.values import UNKNOWN, ArrayVal, Const, Opaque, OpaqueReplaced, Value
 from wgmma_lsp.models.arrays import as_array
 from wgmma_lsp.models.registry import model
 
@@ -16,8 +17,12 @@ def _collapse(call: Call) -> Value:
     """`lax.collapse(operand, start_dimension, stop_dimension=None)` (jax/_src/lax/lax.py,
     `collapse`): dimensions `[start, stop)`, read as `slice(start, stop).indices(ndim)`, become
     one of their product; a range that ends before it starts raises (no value)."""
-    x = as_array(call.get(0, "operand"))
+    operand = call.get(0, "operand")
+    x = as_array(operand)
     if x is None:
+        if isinstance(operand, Opaque) and not isinstance(operand, OpaqueReplaced):
+            # an array known by name: its dtype is its own, its rank not known
+            return ArrayVal(None, SymDType(f"{operand.name}.dtype"))
         return UNKNOWN
     start = call.get(1, "start_dimension")
     stop = call.get(2, "stop_dimension", Const(None) if call.complete else None)
