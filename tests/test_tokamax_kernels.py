@@ -27,8 +27,8 @@ from pathlib import Path
 import pytest
 
 from tokamax_harness import (
-    ENTRIES, harnessed_copy, hover_coverage_of, kernel_files, missing_reason, ops_dir, package_dir,
-    skip_reason, trace,
+    ENTRIES, harnessed_copy, hover_coverage_of, kernel_files, kernel_smem_totals, missing_reason, ops_dir,
+    package_dir, skip_reason, trace,
 )
 
 _reason = missing_reason()
@@ -42,7 +42,7 @@ from tokamax_mutations import harness_errors  # noqa: E402
 from tokamax_mutations import MUTATIONS, SEED_CLASSES, TokamaxOutcome, recall, run_all  # noqa: E402
 
 # Measured with `benchmarks/bench_tokamax_mutations.py` (rounded down); raise it when it improves.
-RECALL_FLOOR = 0.85  # 66 of the 77 mutants JAX rejects (86%; tokamax 0.0.17, jax 0.12.0.1, 01:32 UTC)
+RECALL_FLOOR = 0.82  # 71 of the 86 mutants JAX rejects (82%; tokamax 0.0.17, jax 0.12.0.1, 01:30 UTC)
 
 # Hover coverage of the harnessed kernel files, (as opened, with the harness's entries): measured
 # with `benchmarks/bench_hover_coverage.py` (rounded down); the target is 0.90. Raise them.
@@ -54,6 +54,7 @@ HOVER_FLOORS: dict[str, tuple[float, float]] = {  # measured 01:03 UTC
     "attention/pallas_mosaic_gpu_vjp_kernel_sm90.py": (0.20, 0.92),
     "ragged_dot/pallas_mosaic_gpu_kernel_sm100.py": (0.44, 0.99),
     "attention/pallas_mosaic_gpu_kernel_sm100.py": (0.11, 0.91),
+    "attention/pallas_mosaic_gpu_vjp_kernel_sm100.py": (0.24, 0.87),
 }
 
 
@@ -149,7 +150,7 @@ def test_hover_coverage_holds_its_floor(rel: str, tmp_path: Path) -> None:
 
 
 # The analyzer's lower bound for the vjp's dq kernel is 98,400 bytes; JAX lowers it in 98,368 (measured
-# 00:50 UTC). strict: the test says so when the count is fixed.
+# 00:50 UTC, again 01:35). strict: the test says so when the count is fixed.
 _SMEM_OVERCOUNT = pytest.mark.xfail(strict=True, reason="SMEM lower bound 32 bytes above JAX's total "
                                     "(dq kernel: emit_pipeline_warp_specialized + Barrier scratch)")
 
@@ -158,35 +159,31 @@ _SMEM_OVERCOUNT = pytest.mark.xfail(strict=True, reason="SMEM lower bound 32 byt
 @pytest.mark.parametrize("rel", [pytest.param(r, marks=_SMEM_OVERCOUNT) if r.endswith("vjp_kernel_sm90.py")
                                  else r for r in sorted(ENTRIES)])
 def test_smem_totals_against_jaxs_lowering(rel: str, tmp_path: Path) -> None:
-    """Each kernel at the harness's configs, lowered by JAX with the SMEM bound at 0: where the
-    analyzer sizes the kernel's shared memory at all, every `smem_bytes` JAX reports is one of
-    its totals for the file, or above a total it marks as a lower bound (an allocation it cannot
-    size); no lower bound of ours is above JAX's total. (A kernel it cannot size is silence.)"""
-    import re
-
-    from jax.experimental.mosaic.gpu import core as mgpu_core
-
+    """Each kernel at the harness's configs, lowered by JAX: the shared memory JAX sizes for each
+    kernel it launches (`kernel_smem_totals`) against the analyzer's totals. Where the analyzer
+    sizes a kernel at all: a total it calls exact is one of JAX's; a lower bound is at most JAX's
+    total (of that kernel, when one entry launches the file's kernels in the order of their
+    calls in the file; otherwise of some kernel); and each of JAX's totals is one of ours or
+    above one of our lower bounds. (A kernel the analyzer cannot size is silence.)"""
     from wgmma_lsp.analysis import analyze
 
     path = harnessed_copy(rel, tmp_path)
-    saved, mgpu_core._SMEM_SIZE_BOUND = mgpu_core._SMEM_SIZE_BOUND, 0
-    try:
-        verdicts = trace(path, lower=True)
-    finally:
-        mgpu_core._SMEM_SIZE_BOUND = saved
-    jax_bytes = {int(m.group(1)) for v in verdicts
-                 if (m := re.search(r"smem_bytes=(\d+) > max_smem_bytes=0", v.message or ""))}
-    assert len(jax_bytes) >= 1, verdicts
-    usages = [u for us in analyze(path.read_text(), str(ops_dir() / rel)).smem.values() for u in us]
+    totals = kernel_smem_totals(path)
+    assert len(totals) >= len(ENTRIES[rel]), "JAX lowered a kernel per entry"
+    smem = analyze(path.read_text(), str(ops_dir() / rel)).smem
+    usages = [u for us in smem.values() for u in us]
     if not usages:
-        print(f"\n{rel}: JAX's smem_bytes {sorted(jax_bytes)}; the analyzer sizes none of its kernels")
+        print(f"\n{rel}: JAX's smem_bytes {totals}; the analyzer sizes none of its kernels")
         return
-    wrong = [(j, sorted((u.smem_bytes, u.complete) for u in usages)) for j in sorted(jax_bytes)
-             if j not in {u.smem_bytes for u in usages}
-             and not any(not u.complete and u.smem_bytes <= j for u in usages)]
-    assert wrong == []
-    assert not [u for u in usages if not u.complete and u.smem_bytes > max(jax_bytes)], \
-        "a lower bound of ours above every total JAX lowered"
+    assert [u.smem_bytes for u in usages if u.complete and u.smem_bytes not in totals] == []
+    assert [u.smem_bytes for u in usages if not u.complete and u.smem_bytes > max(totals)] == []
+    assert [j for j in totals if j not in {u.smem_bytes for u in usages}
+            and not any(not u.complete and u.smem_bytes <= j for u in usages)] == []
+    kernels = [smem[span] for span in sorted(smem, key=lambda s: (s.line, s.col))]
+    if len(ENTRIES[rel]) == 1 and len(kernels) == len(totals):
+        wrong = [(j, sorted((u.smem_bytes, u.complete) for u in us)) for j, us in zip(totals, kernels)
+                 if any(u.smem_bytes != j if u.complete else u.smem_bytes > j for u in us)]
+        assert wrong == [], "kernel by kernel (JAX's total, ours)"
 
 
 def _published(client, uris: list[str], version: int, timeout: float) -> dict[str, list[dict]]:

@@ -48,6 +48,7 @@ _VJP = "attention/pallas_mosaic_gpu_vjp_kernel_sm90.py"
 _GLU100 = "gated_linear_unit/pallas_mosaic_gpu_kernel_sm100.py"
 _RAGGED100 = "ragged_dot/pallas_mosaic_gpu_kernel_sm100.py"
 _ATTN100 = "attention/pallas_mosaic_gpu_kernel_sm100.py"
+_VJP100 = "attention/pallas_mosaic_gpu_vjp_kernel_sm100.py"
 
 _ATTN_KW = ("is_causal={causal}, logits_soft_cap=None, logits_scale=0.125, out_dtype=jnp.dtype(jnp.bfloat16), "
             "normalize_output=True, return_residuals={res}, use_stable_softmax=True, "
@@ -105,6 +106,12 @@ ENTRIES: dict[str, list[str]] = {
         "(lambda q, k, v, m, l, out, dout: flash_attention_vjp_kernel(q, k, v, (m, l), out, dout, "
         "None, None, None, None, logits_scale=0.125, logits_soft_cap=None, is_causal=False, "
         "ds_dtype=None, config=Config(block_q_dkv=64, block_kv_dkv=128, block_q_dq=64, block_kv_dq=128, "
+        f"num_stages=2)))({_QKV_VJP}, f32[2,1024], f32[2,1024], bf16[1024,2,64], bf16[1024,2,64])",
+    ],
+    _VJP100: [
+        "(lambda q, k, v, m, l, out, dout: flash_attention_vjp_kernel(q, k, v, (m, l), out, dout, "
+        "None, None, None, None, logits_scale=0.125, logits_soft_cap=None, is_causal=False, "
+        "ds_dtype=None, config=Config(block_q_dkv=128, block_kv_dkv=128, block_q_dq=128, block_kv_dq=128, "
         f"num_stages=2)))({_QKV_VJP}, f32[2,1024], f32[2,1024], bf16[1024,2,64], bf16[1024,2,64])",
     ],
 }
@@ -207,6 +214,33 @@ def trace(path: Path, lower: bool = False, ran: set[int] | None = None) -> list[
     GPU the file is written for."""
     with stand_in_device(device_for(path.name)):
         return trace_entries(path, lower=lower, ran=ran)
+
+
+def kernel_smem_totals(path: Path) -> list[int]:
+    """The shared memory (bytes) of every Mosaic GPU kernel JAX lowers for the harnessed file's
+    entries, in lowering order: what `jax.experimental.mosaic.gpu.core._launch` sizes (the
+    `smem_bytes` it checks against the GPU's limit), read from its `_smem_tree_size` call."""
+    import sys as _sys
+
+    from jax.experimental.mosaic.gpu import core as mgpu_core
+
+    totals: list[int] = []
+    real = mgpu_core._smem_tree_size
+
+    def recording(tree):
+        size = real(tree)
+        if _sys._getframe(1).f_code.co_name == "_launch":
+            totals.append(size)
+        return size
+
+    mgpu_core._smem_tree_size = recording
+    try:
+        verdicts = trace(path, lower=True)
+    finally:
+        mgpu_core._smem_tree_size = real
+    failed = [v for v in verdicts if v.message is not None]
+    assert not failed, failed
+    return totals
 
 
 def harnessed_copy(rel: str, tmp: Path, source: str | None = None) -> Path:

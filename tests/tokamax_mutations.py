@@ -34,9 +34,11 @@ VJP = "attention/pallas_mosaic_gpu_vjp_kernel_sm90.py"
 GLU100 = "gated_linear_unit/pallas_mosaic_gpu_kernel_sm100.py"
 RD100 = "ragged_dot/pallas_mosaic_gpu_kernel_sm100.py"
 ATT100 = "attention/pallas_mosaic_gpu_kernel_sm100.py"
+VJP100 = "attention/pallas_mosaic_gpu_vjp_kernel_sm100.py"
 
 _SHORT = {GLU: "glu", RD: "ragged_dot", ATT: "attention", VJP: "attention_vjp", GLU100: "glu_sm100",
-          RD100: "ragged_dot_sm100", ATT100: "attention_sm100"}
+          RD100: "ragged_dot_sm100", ATT100: "attention_sm100",
+          VJP100: "attention_vjp_sm100"}
 
 
 @dataclass(frozen=True)
@@ -201,6 +203,27 @@ MUTATIONS: list[TokamaxMutation] = [
     M(ATT100, "pipeline-too-deep", "num_stages = config.num_stages\n  num_tma_splits",
       "num_stages = config.num_stages * 8\n  num_tma_splits"),
     M(ATT100, "harmless-parens", "accumulate=i > 0,", "accumulate=(i > 0),"),
+    # -- flash attention backward (sm100): scratch dicts from helpers `_get_dq_scratch_shapes(...)`
+    #    with `plgpu.RefUnion` of two TMEM refs, `shapes["..."] = ...` by config
+    M(VJP100, "s-tmem-in-smem", "s_tmem=plgpu.TMEM((block_q, block_kv), jnp.float32),",
+      "s_tmem=plgpu.SMEM((block_q, block_kv), jnp.float32),"),
+    M(VJP100, "dq-tmem-bf16", "dq_tmem=plgpu.TMEM((block_q, head_dim), jnp.float32),",
+      "dq_tmem=plgpu.TMEM((block_q, head_dim), jnp.bfloat16),"),
+    M(VJP100, "qk-operands-swapped", "plgpu.tcgen05_mma(s_tmem, q_smem, k_smem.at[si].T, accumulate=False)",
+      "plgpu.tcgen05_mma(s_tmem, k_smem.at[si].T, q_smem, accumulate=False)"),
+    M(VJP100, "dov-no-transpose", "plgpu.tcgen05_mma(dp_tmem, do_smem, v_smem.at[si].T, accumulate=False)",
+      "plgpu.tcgen05_mma(dp_tmem, do_smem, v_smem.at[si], accumulate=False)"),
+    M(VJP100, "dkv-s-operands-swapped", "plgpu.tcgen05_mma(s_tmem, k_smem, q_smem.at[si].T, accumulate=False)",
+      "plgpu.tcgen05_mma(s_tmem, q_smem.at[si].T, k_smem, accumulate=False)"),
+    M(VJP100, "dk-tmem-sizes-swapped", "dk_tmem=plgpu.TMEM((block_kv, head_dim), jnp.float32),",
+      "dk_tmem=plgpu.TMEM((head_dim, block_kv), jnp.float32),"),
+    M(VJP100, "residuals-scratch-bf16", "residuals_smem=plgpu.SMEM((3, residual_stages, block_q), jnp.float32),",
+      "residuals_smem=plgpu.SMEM((3, residual_stages, block_q), jnp.bfloat16),"),
+    M(VJP100, "k-scratch-f32", "k_smem=_tiled_smem((num_stages, block_kv, head_dim), k_dtype),",
+      "k_smem=_tiled_smem((num_stages, block_kv, head_dim), jnp.float32),"),
+    M(VJP100, "pipeline-too-deep", "num_stages = config.num_stages\n\n  shapes = dict(",
+      "num_stages = config.num_stages * 8\n\n  shapes = dict("),
+    M(VJP100, "harmless-parens", "accumulate=ki > lb)", "accumulate=(ki > lb))"),
     # -- flash attention backward (sm90): scoped accumulators from `q_smem.shape`, two ACCs in
     #    one `pl.run_scoped`, `plgpu.wgmma_accumulator_load`
     M(VJP, "dq-acc-in-smem", "plgpu.ACC(q_smem.shape, jnp.float32)", "plgpu.SMEM(q_smem.shape, jnp.float32)"),
