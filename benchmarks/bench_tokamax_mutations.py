@@ -40,15 +40,15 @@ def main(argv: list[str]) -> int:
     by_file = defaultdict(list)
     for o in outcomes:
         by_file[o.mutation.id.split(":")[0]].append(o)
-    print(f"\n{'kernel':16} {'mutants':>8} {'JAX rejects':>12} {'reported':>9} {'recall':>7} {'symbolic':>9}")
+    print(f"\n{'kernel':20} {'mutants':>8} {'JAX rejects':>12} {'reported':>9} {'recall':>7} {'symbolic':>9}")
     for name, group in by_file.items():
         hit, rejected = recall(group)
         symb = sum(1 for o in group if o.rejected and not o.agrees and o.symbolic)
-        print(f"{name:16} {len(group):8d} {rejected:12d} {hit:9d} {hit / max(1, rejected):7.0%} {symb:9d}")
+        print(f"{name:20} {len(group):8d} {rejected:12d} {hit:9d} {hit / max(1, rejected):7.0%} {symb:9d}")
     hit, rejected = recall(outcomes)
     rate = hit / max(1, rejected)
     false = sum(bool(o.false_errors) for o in outcomes)
-    print(f"{'all':16} {len(outcomes):8d} {rejected:12d} {hit:9d} {rate:7.0%}"
+    print(f"{'all':20} {len(outcomes):8d} {rejected:12d} {hit:9d} {rate:7.0%}"
           f"   target {TARGET:.0%}{'' if rate >= TARGET else ': below'}; false errors: {false}"
           f"   ({time.perf_counter() - start:.0f} s)")
     return 0
