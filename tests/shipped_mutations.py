@@ -78,7 +78,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(H, "acc-store-bf16", *_after(_H_WGMMA, "acc_ref[...] = acc_ref[...].astype(jnp.bfloat16)")),
     Mutation(H, "acc-store-reshape", *_after(
         _H_WGMMA, "acc_ref[...] = acc_ref[...].reshape(tile_n * 2, tile_m // 2)")),
-    Mutation(H, "acc-store-transposed", *_after(_H_WGMMA, "acc_ref[...] = acc_ref[...].T")),
+    Mutation(H, "acc-store-transposed", *_after(_H_WGMMA, "acc_ref[...] = acc_ref[...].T"), lower=True),
     Mutation(H, "acc-in-smem", "acc_ref=plgpu.ACC((tile_m, tile_n), jnp.float32)",
              "acc_ref=plgpu.SMEM((tile_m, tile_n), jnp.float32)"),
     Mutation(H, "acc-sizes-swapped", "acc_ref=plgpu.ACC((tile_m, tile_n), jnp.float32)",

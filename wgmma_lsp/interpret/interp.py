@@ -71,6 +71,9 @@ class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixi
         self.records: dict[Span, ValueRecord] = {}
         self._records: dict[int, tuple] = {}  # id(node) -> (node, kind, name, values, contexts)
         self.findings: list[Finding] = []
+        # Every report made, with whether it was certain there (a finding seen before is
+        # reported again without a new one): interp_records.settle_lowering_findings reads it.
+        self.report_log: list[tuple[Finding, bool]] = []
         self._finding_keys: set[tuple] = set()
         self.module_env = Env(origin=origin)
         self.stack: list[Frame] = []

@@ -172,8 +172,10 @@ class CallsMixin:
             if ctx not in f.contexts:
                 f.contexts.append(ctx)
             caught = self.may_be_caught(f.rule, f.message)
-            if certain and not caught and was_certain and hit.outer_certain and not f.condition:
+            sure = certain and not caught and was_certain and hit.outer_certain and not f.condition
+            if sure:
                 f.certain = True
+            self.report_log.append((f, sure))
 
     def _call_user(self, func: FuncVal, call: Call) -> Value:
         node = func.node

@@ -129,6 +129,7 @@ class RecordsMixin:
             # Seen already: if this path is certain, upgrade the earlier finding.
             for f in self.findings:
                 if f.key == key:
+                    self.report_log.append((f, certain and not condition))
                     f.certain = f.certain or (certain and not condition)
                     if self.ctx not in f.contexts:
                         f.contexts.append(self.ctx)
@@ -137,6 +138,7 @@ class RecordsMixin:
             return
         for entry in self.captures:
             entry.findings.append((finding, certain))
+        self.report_log.append((finding, finding.certain))
         finding.contexts.append(self.ctx)
         owner = next((fr.func.node for fr in reversed(self.stack) if fr.func is not None), None)
         finding.owner = id(owner) if owner is not None else None
@@ -170,21 +172,32 @@ class RecordsMixin:
                 out_related.append(r)
         return span, blame, out_related, data
 
-    def settle_lowering_findings(self, start: int) -> None:
-        """After a kernel body ran (its findings are `self.findings[start:]`): JAX lowers a kernel
-        only if tracing it succeeded, so a certain trace-time error hides the lowering-time ones,
-        and a possible one makes them possible too."""
+    def kernel_mark(self) -> tuple[int, int]:
+        """Where a kernel body's findings start, for `settle_lowering_findings`: in the
+        findings, and in the log of every report made (one already found, from another
+        context, is reported again without a new finding)."""
+        return len(self.findings), len(self.report_log)
+
+    def settle_lowering_findings(self, mark: tuple[int, int]) -> None:
+        """After a kernel body ran (from `mark = kernel_mark()` on): JAX lowers a kernel only if
+        tracing it succeeded, so a trace-time error raised in this run — certain — hides the
+        lowering-time findings it made, and a possible one makes them possible too."""
+        start, log_start = mark
         new = self.findings[start:]
-        trace = [f for f in new if f.rule.installed_stage() != "lower"]
-        if not trace or len(trace) == len(new):
+        lowering = [f for f in new if f.rule.installed_stage() == "lower"]
+        if not lowering:
             return
-        if any(f.certain for f in trace):
-            dropped = [f for f in new if f.rule.installed_stage() == "lower"]
-            self.findings[start:] = trace
-            for f in dropped:
+        traced = [(f, c) for f, c in self.report_log[log_start:] if f.rule.installed_stage() != "lower"]
+        del self.report_log[log_start:]  # read by this kernel only (an enclosing one: its own findings)
+        self.report_log.extend(traced)
+        if not traced:
+            return
+        if any(c for _, c in traced):
+            self.findings[start:] = [f for f in new if f.rule.installed_stage() != "lower"]
+            for f in lowering:
                 self._finding_keys.discard(f.key)
         else:
-            for f in new:
+            for f in lowering:
                 f.certain = False
 
     @contextmanager

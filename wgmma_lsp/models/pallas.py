@@ -413,7 +413,7 @@ def _run_kernel(call: Call, wrapped: Wrapped, refs: list[Value], what: str,
     saved, interp.lowering = interp.lowering, semantics
     saved_span, interp.kernel_span = interp.kernel_span, call.span
     saved_axis, interp.kernel_wg_axis = interp.kernel_wg_axis, _thread_axis(what, kw)
-    start = len(interp.findings)
+    start = interp.kernel_mark()
     saved_scopes = interp.smem_scopes
     root = smem_budget.start_kernel(interp)
     root.reduction_bytes = smem_budget.reduction_bytes_of(kw.get("compiler_params"))
@@ -431,7 +431,7 @@ def _run_kernel(call: Call, wrapped: Wrapped, refs: list[Value], what: str,
         tmem_budget.kernel_exit(interp, call.span, call.line)
         interp.settle_lowering_findings(start)
         if mode is None:  # `interpret=` not known: lowered or not, its errors are possible only
-            for f in interp.findings[start:]:
+            for f in interp.findings[start[0]:]:
                 if f.rule.installed_stage() == "lower":
                     f.certain = False
     finally:
