@@ -119,7 +119,7 @@ def test_the_project_root_holds_the_nearest_pyproject(tmp_path: Path) -> None:
 
 def _errors(path: Path) -> set[tuple[int, str, str]]:
     source = path.read_text()
-    return {(d.span.line + 1, d.code, strip_context_note(d.message))
+    return {(d.span.line + 1, d.code, strip_context_note(d.message).rstrip())  # as the comments read
             for d in diagnostics(analyze(source, str(path))) if d.severity == Severity.ERROR}
 
 

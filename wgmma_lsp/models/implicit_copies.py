@@ -17,6 +17,7 @@ JAX's traceback), WG085 on the body's load or store.
 from __future__ import annotations
 
 import math
+import weakref
 from typing import Any
 
 from wgmma_lsp.interpret import dtypes as T
@@ -81,8 +82,15 @@ def _whole(index: Value) -> bool:
     return isinstance(index, Const) and index.value is Ellipsis
 
 
-def _check_access(interp: Any, ref: Value, index: Value, node: Any) -> None:
+#: The line of each interpreter's last load that got WG085: a store on that line is never reached
+#: (the statement fails at its load, which Python evaluates first), so it gets none.
+_FAILED_LOAD: "weakref.WeakKeyDictionary[Any, int]" = weakref.WeakKeyDictionary()
+
+
+def _check_access(interp: Any, ref: Value, index: Value, node: Any, store: bool = False) -> None:
     if node is None or not _whole(index):
+        return
+    if store and _FAILED_LOAD.get(interp) == node.lineno:
         return
     block = _block(ref)
     if block is None or not _applies(interp, ref.origin_desc.startswith("pallas_call ")):  # type: ignore[union-attr]
@@ -98,6 +106,8 @@ def _check_access(interp: Any, ref: Value, index: Value, node: Any) -> None:
     interp.report(strided_elements.RULE,
                   f"{ref_ty} must have a number of elements that is a multiple of {WARPGROUP_SIZE} (got {n})",
                   interp.span(node), node.lineno - 1)
+    if not store:
+        _FAILED_LOAD[interp] = node.lineno
 
 
 def _wrap() -> None:
@@ -110,7 +120,7 @@ def _wrap() -> None:
 
     def setitem(interp, ref, index, value, target, value_node, aug):
         put(interp, ref, index, value, target, value_node, aug)
-        _check_access(interp, ref, index, target)
+        _check_access(interp, ref, index, target, store=True)
 
     GETITEM["ref"], SETITEM["ref"] = getitem, setitem
 
