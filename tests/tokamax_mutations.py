@@ -88,6 +88,7 @@ MUTATIONS: list[TokamaxMutation] = [
     M(GLU, "out-bad-swizzle", "plgpu.SwizzleTransform(out_swizzle),", "plgpu.SwizzleTransform(32),"),
     M(GLU, "pipeline-too-deep", "max_concurrent_steps=num_stages,",
       "max_concurrent_steps=num_stages * 8,"),
+    M(GLU, "py-or-default", "epi_tile_n = config.epi_tile_n or tile_n", "epi_tile_n = (config.epi_tile_n and None) or tile_n // 2"),
     # harmless edits: JAX accepts them, so must we
     M(GLU, "harmless-memory-registers", "memory_registers=40,", "memory_registers=48,"),
     M(GLU, "harmless-acc-roundtrip", "acc = acc_ref[...].astype(dtype).astype(jnp.float32)",
@@ -140,6 +141,7 @@ MUTATIONS: list[TokamaxMutation] = [
     M(RD, "contracting-epilogue-no-cast",
       "o_smem[...] = acc_.astype(o_smem.dtype)\n    plgpu.commit_smem()",
       "o_smem[...] = acc_\n    plgpu.commit_smem()"),
+    M(RD, "py-branch-swapped", "  if config.persistent:\n    grid", "  if not config.persistent:\n    grid"),
     M(RD, "harmless-wait", "plgpu.wgmma_wait(1)\n\n          spec", "plgpu.wgmma_wait(0)\n\n          spec"),
     # -- ragged dot (sm100): `@mgpu_lib.warp_map_when(wg == _COMPUTE_WG)` (a tokamax decorator that
     #    returns a lambda), `@plgpu.dynamic_scheduling_loop(..., init_carry=0)`, a collective config
@@ -162,6 +164,8 @@ MUTATIONS: list[TokamaxMutation] = [
       "num_stages = min(config.num_stages - 1, k_iters)"),
     # -- flash attention forward (sm90): scratch built by a helper as a dict, `**scratch`, the
     #    kernel wrapper chosen from `config.persistent`, `@grid_loop(init_carry=0)`, lax.cond
+    M(ATT, "py-kwargs-v-scratch-f32", '      v_smem=tiled_smem((num_stages, block_kv, head_dim_out), v.dtype, "v"),',
+      '      **{"v_smem": tiled_smem((num_stages, block_kv, head_dim_out), jnp.float32, "v")},'),
     M(ATT, "qk-acc-in-smem", _ATT_QK_ACC, "acc_type = plgpu.SMEM((block_q, block_kv), jnp.float32)"),
     M(ATT, "qk-acc-sizes-swapped", _ATT_QK_ACC, "acc_type = plgpu.ACC((block_kv, block_q), jnp.float32)"),
     M(ATT, "qk-acc-bf16", _ATT_QK_ACC, "acc_type = plgpu.ACC((block_q, block_kv), jnp.bfloat16)",
