@@ -256,7 +256,7 @@ _DOUBLE = re.compile(r"``([^`]+)``")
 def summary_markdown(summary: str) -> str:
     """The first paragraph as Markdown: reST roles and ``literals`` as code spans, the rest
     escaped (ide/hover.py's `escape_prose`), cut at MAX_SUMMARY characters."""
-    from wgmma_lsp.ide.hover import escape_prose
+    from wgmma_lsp.ide.hover_text import escape_prose
 
     text = _DOUBLE.sub(r"`\1`", _ROLE.sub(r"`\1`", summary))
     if len(text) > MAX_SUMMARY:

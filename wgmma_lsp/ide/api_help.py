@@ -88,7 +88,7 @@ def help_for(analysis: Analysis | None, canonical: str, callee: Span | None,
 def _call_at(analysis: Analysis, callee: Span) -> tuple[Span, ast.Call, _Shifted] | None:
     """The analysed call `callee(...)`: its recorded span, its node (parsed from its own text),
     from the records of its line (ide/hover.py builds them once per analysis)."""
-    from wgmma_lsp.ide.hover import _by_line
+    from wgmma_lsp.ide.hover_text import _by_line
 
     calls = [rec.span for rec in _by_line(analysis).get(callee.line, ()) if rec.kind == "call"
              and (rec.span.line, rec.span.col) == (callee.line, callee.col)
@@ -122,7 +122,7 @@ class _Shifted:
 
 
 def _arguments(analysis: Analysis, doc: ApiDoc | None, node: ast.Call, lines: _Shifted) -> list[Argument]:
-    from wgmma_lsp.ide.hover import describe
+    from wgmma_lsp.ide.hover_text import describe
 
     out = []
     items: list[tuple[str | None, int, ast.expr]] = [(None, i, a) for i, a in enumerate(node.args)]
@@ -209,7 +209,7 @@ def _label_parts(doc: ApiDoc) -> list[str]:
 def markdown(h: CallHelp, with_signature: bool = True) -> str:
     """The help as hover Markdown (the signature help shows the signature as its label and the
     rest as its documentation: `with_signature=False`)."""
-    from wgmma_lsp.ide.hover import _code, escape, escape_prose
+    from wgmma_lsp.ide.hover_text import _code, escape, escape_prose
 
     parts: list[str] = []
     doc = h.doc

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from wgmma_lsp.interpret import mutation
 from wgmma_lsp.interpret.call import Call
@@ -21,8 +21,8 @@ from wgmma_lsp.interpret.values import (
     Wrapped, join,
 )
 
-if TYPE_CHECKING:
-    from wgmma_lsp.interpret.interp import Interpreter
+#: The interpreter (interp.Interpreter), as a type: not imported, since it imports this module.
+Interpreter = Any
 
 KIND_OF_BASE = {
     "enum.Enum": "enum", "enum.Flag": "enum", "enum.IntEnum": "intenum", "enum.IntFlag": "intenum",

@@ -22,12 +22,12 @@ A call that changes an object made before it is not memoised (a replay would not
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from wgmma_lsp.interpret.values import UNKNOWN, DictVal, InstanceVal, TupleVal, Value, join
 
-if TYPE_CHECKING:
-    from wgmma_lsp.interpret.interp import Interpreter
+#: The interpreter (interp.Interpreter), as a type: not imported, since it imports this module.
+Interpreter = Any
 
 Container = TupleVal | DictVal
 

@@ -18,8 +18,8 @@ from wgmma_lsp.interpret.values import (
     TupleVal, Value, as_dim, as_shape, dim_value,
 )
 from wgmma_lsp.models import smem_budget
-from wgmma_lsp.models.indexing import index_shape
-from wgmma_lsp.models.registry import ATTRIBUTES, CONSTANTS, GETITEM, METHODS, attribute, method, model
+from wgmma_lsp.models.indexing import gather_shape, index_shape
+from wgmma_lsp.models.registry import ATTRIBUTES, CONSTANTS, GETITEM, METHODS, OPERATOR_SITES, attribute, method, model
 
 FLOAT32 = DType("float32")
 INT32 = DType("int32")
@@ -132,9 +132,10 @@ def _float_result(dt: DType | None) -> DType | None:
 def array_binop(interp, op: ast.operator, left: Value, right: Value, node: ast.AST) -> Value:
     if not (isinstance(left, ArrayVal) or isinstance(right, ArrayVal)):
         return UNKNOWN
-    if isinstance(op, ast.MatMult):  # and the primitive it binds (WG084)
-        from wgmma_lsp.models.primitive_lowering import matmul_operator
-        return matmul_operator(interp, left, right, node, matmul(left, right))
+    if isinstance(op, ast.MatMult):  # and a check of the operator itself (WG084's dot_general)
+        result = matmul(left, right)
+        site = OPERATOR_SITES.get("array.@")
+        return site(interp, left, right, node, result) if site is not None else result
     result = elementwise(left, right)
     if not isinstance(result, ArrayVal):
         return UNKNOWN
@@ -818,8 +819,6 @@ ATTRIBUTES["dtype.type"] = lambda o: o
 
 
 def array_getitem(interp, obj: ArrayVal, index: Value, node) -> Value:
-    from wgmma_lsp.models.shape_ops import gather_shape  # an integer array index
-
     shape = index_shape(obj.shape, index)
     return ArrayVal(shape if shape is not None else gather_shape(obj.shape, index),
                     strong(obj.dtype) if obj.dtype else None)

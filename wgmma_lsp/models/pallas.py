@@ -14,10 +14,10 @@ from wgmma_lsp.interpret import kernel_reach
 from wgmma_lsp.interpret.values import (
     UNKNOWN, AllocSpec, ApiVal, ArrayVal, BlockSpecVal, Const, DSliceVal, FuncVal, RefVal,
     ShapeDtypeVal, TransformVal, TupleVal, Value, Wrapped, as_int, as_shape, is_unknown, DictVal,
-    Opaque, OpaqueReplaced, PartialVal, join, tree_leaves,
+    PartialVal, join, tree_leaves,
 )
-from wgmma_lsp.interpret.dtypes import SymDType
 from wgmma_lsp.models.arrays import FLOAT32, INT32, as_array, to_dtype
+from wgmma_lsp.models.block_refs import block_ref as _block_ref
 from wgmma_lsp.models.registry import CONSTANTS, METHODS, model
 from wgmma_lsp.models import implicit_copies, interpret_mode, smem_budget, tmem_budget
 from wgmma_lsp.models.scopes_lowering import check_run_scoped_lowering
@@ -276,37 +276,6 @@ def _blockspec(call: Call) -> Value:
                         delay_release=as_int(delay), collective_axes=collective, span=call.span)
 
 
-def _block_ref(array: Value, spec: Value, default_space: str, origin, desc: str) -> RefVal:
-    from wgmma_lsp.models.block_dims import block_size
-
-    arr = as_array(array) if not isinstance(array, ShapeDtypeVal) else array.array
-    shape = arr.shape if arr is not None else None
-    dtype = arr.dtype if arr is not None else None
-    if arr is None and isinstance(array, Opaque) and not isinstance(array, OpaqueReplaced):
-        dtype = SymDType(f"{array.name}.dtype")  # an operand known by name: `x_ref` holds x.dtype
-    space = default_space
-    transforms: tuple[TransformVal, ...] = ()
-    spec_span = None
-    if isinstance(spec, BlockSpecVal):
-        space = spec.memory_space or "?"
-        transforms = spec.transforms
-        spec_span = spec.span
-        if spec.block_shape is not None:
-            if spec.block_shape == ("?",):
-                shape = None
-            else:
-                dims = []
-                for d in spec.block_shape:
-                    if isinstance(d, Const) and d.value is None:
-                        continue  # squeezed
-                    if isinstance(d, ApiVal) and d.name in ("pl.Squeezed", "pl.squeezed"):
-                        continue
-                    dims.append(block_size(d))  # an int, pl.Element(n), pl.Blocked(n)
-                shape = tuple(dims)
-    elif not (isinstance(spec, Const) and spec.value is None):
-        shape, space = None, None  # type: ignore[assignment]
-    return RefVal(ArrayVal(shape, dtype), space, "plain", transforms, origin=origin, origin_desc=desc,
-                  spec_span=spec_span)
 
 
 def _specs_list(v: Value, n: int) -> list[Value]:

@@ -64,7 +64,7 @@ def _specs_and_refs(call: Call, kw: dict[str, Value]) -> tuple[list[Value], list
 
 def _block(spec: BlockSpecVal, gmem: Value) -> ArrayVal | None:
     """`_get_block_shape(spec, gmem_ref.shape)` with the GMEM ref's dtype."""
-    from wgmma_lsp.models.pallas import _block_ref
+    from wgmma_lsp.models.block_refs import block_ref as _block_ref
 
     if not isinstance(gmem, RefVal):
         return None

@@ -61,7 +61,7 @@ def smem_block(gmem: Value, spec: Value, call: Call, i: int, slots: int | None =
     """The SMEM ref a pipeline body sees for one spec: the block of `gmem` (pipeline.py:
     `SMEM((slots, *_get_block_shape(spec, gmem_ref.shape)), gmem_ref.dtype, transforms=...)`,
     then `.at[slot]`). Specs pinned to GMEM (`memory_space=plgpu.GMEM`) give the GMEM ref."""
-    from wgmma_lsp.models.pallas import _block_ref
+    from wgmma_lsp.models.block_refs import block_ref as _block_ref
 
     array = gmem.inner if isinstance(gmem, RefVal) else UNKNOWN
     ref = _block_ref(array, spec, "smem", call.span, f"pipeline block {i}")

@@ -32,7 +32,7 @@ from wgmma_lsp.interpret.jax_source import lowering_rule_registered as registere
 from wgmma_lsp.interpret.jax_version import installed
 from wgmma_lsp.interpret.values import ArrayVal, Const, TupleVal, Value
 from wgmma_lsp.models import arrays, pipelines  # noqa: F401 - their models are wrapped below
-from wgmma_lsp.models.registry import ATTRIBUTE_SITES, METHODS, MODELS
+from wgmma_lsp.models.registry import ATTRIBUTE_SITES, METHODS, MODELS, OPERATOR_SITES
 from wgmma_lsp.rules import lowering_unimplemented_primitive as wg084
 
 #: The JAX versions whose jnp/lax -> primitive mapping the tests verified.
@@ -194,6 +194,7 @@ def _array_T(interp: Any, obj: Value, node: ast.AST) -> None:
 
 
 ATTRIBUTE_SITES["array.T"] = _array_T
+OPERATOR_SITES["array.@"] = matmul_operator
 
 
 def _wrap_warp_level(name: str) -> None:

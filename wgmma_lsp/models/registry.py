@@ -13,6 +13,8 @@ METHODS: dict[str, Callable[..., Value]] = {}  # "array.astype" -> fn(obj, call)
 ATTRIBUTES: dict[str, Callable[[Any], Value]] = {}  # "array.shape" -> fn(obj)
 # "array.T" -> fn(interp, obj, node): a check of the access itself, where it is written
 ATTRIBUTE_SITES: dict[str, Callable[..., None]] = {}
+# "array.@" -> fn(interp, left, right, node, result) -> result: a check of an operator, where written
+OPERATOR_SITES: dict[str, Callable[..., Value]] = {}
 GETITEM: dict[str, Callable[..., Value]] = {}  # "ref" -> fn(interp, obj, index, node)
 SETITEM: dict[str, Callable[..., None]] = {}  # "ref" -> fn(interp, obj, index, value, target, value_node, aug)
 CONSTANTS: dict[str, Value] = {}  # canonical name -> value (dtypes, memory spaces)

@@ -119,35 +119,3 @@ def _searchsorted(call: Call) -> Value:
     from wgmma_lsp.interpret.dtypes import DType
 
     return ArrayVal(v.shape, DType("int32"))
-
-
-def gather_shape(shape: tuple[Dim, ...] | None, index: Value) -> tuple[Dim, ...] | None:
-    """`x[idx]` with one integer array among basic indices (NumPy's advanced indexing, as
-    jnp does it): the index array's shape takes the place of the dimension it indexes. Any
-    other mix (two arrays, a bool mask, an unknown) gives None."""
-    from wgmma_lsp.interpret.values import DSliceVal, SliceVal, SymInt, TupleVal
-    from wgmma_lsp.models.indexing import index_shape
-
-    items = list(index.items) if isinstance(index, TupleVal) and not index.is_list else [index]
-    arrays = [k for k, i in enumerate(items) if isinstance(i, ArrayVal)]
-    if shape is None or len(arrays) != 1:
-        return None
-    k = arrays[0]
-    idx = items[k]
-    assert isinstance(idx, ArrayVal)
-    if idx.shape is None or idx.dtype is None or idx.dtype.symbolic or not T.is_integer(idx.dtype) \
-            or any(isinstance(i, Const) and i.value is Ellipsis for i in items) or k >= len(shape):
-        return None
-    # the dimensions before and after the array index are basic: index them as a full slice
-    full = SliceVal(Const(None), Const(None), Const(None))
-    rest = index_shape(shape, TupleVal(tuple(full if j == k else i for j, i in enumerate(items))))
-    if rest is None:
-        return None
-    # the output dimensions the indices before it make: slices and new axes (ints drop theirs)
-    before = 0
-    for i in items[:k]:
-        if isinstance(i, (SliceVal, DSliceVal)) or (isinstance(i, Const) and i.value is None):
-            before += 1
-        elif not (isinstance(i, SymInt) or (isinstance(i, Const) and type(i.value) is int)):
-            return None
-    return (*rest[:before], *idx.shape, *rest[before + 1:])

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 
-from wgmma_lsp.ide.model import TextEdit
+from wgmma_lsp.ide_model import TextEdit
 from wgmma_lsp.spans import Span
 
 #: Longest argument shown in full; longer ones read "…".

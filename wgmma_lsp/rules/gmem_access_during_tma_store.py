@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from wgmma_lsp.ide.model import Fix
+from wgmma_lsp.ide_model import Fix
 from wgmma_lsp.rules.base import Finding, Rule, doc_path
 from wgmma_lsp.rules.hazard_fixes import insert_before
 

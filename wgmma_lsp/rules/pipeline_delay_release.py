@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from wgmma_lsp.ide.model import Fix, TextEdit
+from wgmma_lsp.ide_model import Fix, TextEdit
 from wgmma_lsp.rules.base import Finding, Rule, doc_path
 from wgmma_lsp.rules.fix_preview import corrected_call
 from wgmma_lsp.spans import Span
