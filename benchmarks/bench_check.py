@@ -1,8 +1,9 @@
 """`wgmma-lsp check` over whole installed packages: wall time, CPU time, files read and analysed.
 
-Targets: the installed jax package (600+ files) and tokamax (600+ files, installed in the
-Python 3.12 venv: `pip install --no-deps tokamax`, its files are only read) each in under 10 s on
-this 2-core machine (issue 16), scipy in under 3 s (issue #10). Each package is checked in a fresh process, as a user runs the command (the import
+Targets: the installed jax package (600+ files) in under 10 s on this 2-core machine (issue 16),
+tokamax (600+ files, installed with its dependencies in the Python 3.12 venv; its files are only
+read) in under 20 s (issue 17: its files are programs now, their tests and config providers run
+as contexts), scipy in under 3 s (issue #10). Each package is checked in a fresh process, as a user runs the command (the import
 of wgmma-lsp included); CPU time counts that process and its worker processes. On a shared
 machine the wall time depends on the load: the CPU time divided by the cores is what an idle
 machine would take, at best. The 1-minute load average is printed with every row (before and
@@ -27,7 +28,7 @@ import sys
 import time
 from pathlib import Path
 
-TARGETS = {"jax": 10.0, "tokamax": 10.0, "scipy": 3.0}
+TARGETS = {"jax": 10.0, "tokamax": 20.0, "scipy": 3.0}
 
 _COUNT = (
     "import json, sys\n"

@@ -235,9 +235,15 @@ class StatementsMixin:
 
     @staticmethod
     def merge_into(env: Env, envs: list[Env]) -> None:
-        names = set().union(*(e.vars.keys() for e in envs))
+        scopes = [e.vars for e in envs]
+        names = set().union(*scopes)
+        out_vars = env.vars
         for name in names:
-            vals = [e.vars.get(name) for e in envs]
+            vals = [s.get(name) for s in scopes]
+            first = vals[0]
+            if first is not None and all(v is first for v in vals):
+                out_vars[name] = first  # the same value on every path (what join(v, v) gives)
+                continue
             if any(v is None for v in vals):
                 base = env.vars.get(name)
                 vals = [v if v is not None else base for v in vals]
