@@ -47,6 +47,8 @@ class Analysis:
     module_notes: list[str] = field(default_factory=list)  # what the program layer's bounds cut
     notes: list[tuple[Span, str]] = field(default_factory=list)  # what the budget left out
     smem: dict[Span, list[Any]] = field(default_factory=dict)  # kernel call -> KernelSmem per context
+    # barrier allocation -> who arrives on it and who waits (hazards/barrier_uses.py)
+    barriers: dict[Span, Any] = field(default_factory=dict)
     # Each configuration sweep run: (0-based line of its loop, combinations checked, in all).
     sweeps: list[tuple[int, int, int]] = field(default_factory=list)
     # What the analysis could not check, and where it stopped (never a silent pass: WG904).

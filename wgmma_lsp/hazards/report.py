@@ -3,6 +3,7 @@ a run-time fact of some executions, not an error JAX raises)."""
 
 from __future__ import annotations
 
+from wgmma_lsp.hazards import barrier_uses
 from wgmma_lsp.hazards.analysis import Hazard, analyse, phases, same_for_all
 from wgmma_lsp.hazards.log import Event, KernelLog
 from wgmma_lsp.hazards.regions import may_overlap
@@ -26,6 +27,7 @@ def report_hazards(interp, log: KernelLog) -> None:
     saved, interp.handlers = interp.handlers, []
     try:
         _report(interp, log)
+        barrier_uses.summarise(interp, log)  # for the hover on a barrier
     finally:
         interp.handlers = saved
 

@@ -105,6 +105,15 @@ def _kernel_smem(analysis: Analysis, line: int, col: int) -> tuple[Span, str] | 
     return s, f"{body}{detail}"
 
 
+def _barrier_uses(analysis: Analysis, values: list) -> str | None:
+    """On a barrier: the copies that arrive on it and the waits (hazards/barrier_uses.py)."""
+    lines: set[str] = set()
+    for v in values:
+        if isinstance(v, RefVal) and v.root().origin in analysis.barriers:
+            lines.update(analysis.barriers[v.root().origin].lines())
+    return "\n".join(f"- {escape_prose(t)}" for t in sorted(lines)) if lines else None
+
+
 def _api_help(analysis: Analysis, rec: ValueRecord, settings: Settings | None) -> str | None:
     """On a Pallas API object: its signature and docstring in the installed JAX's words, and the
     constraints the rules check for it (met or not, at a call): ide/api_help.py."""
@@ -179,6 +188,9 @@ def hover(analysis: Analysis, line: int, col: int, settings: Settings | None = N
                 parts.append(f"{label}one of (depending on the call):\n" + "\n".join(f"- {item(s)}" for s in shown))
             allocs = {a for a in (_allocation(v, analysis) for v in rec.values) if a}
             parts.extend(sorted(allocs))
+            uses = _barrier_uses(analysis, rec.values)
+            if uses:
+                parts.append(uses)
             api = _api_help(analysis, rec, settings)
             if api:
                 parts.append(api)

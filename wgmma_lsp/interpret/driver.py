@@ -102,6 +102,7 @@ def _run_once(source: str, path: str | None, cancel: threading.Event | None = No
     analysis.notes = list(interp.notes)
     analysis.incomplete = list(interp.incomplete)
     analysis.smem = dict(interp.smem_usage)
+    analysis.barriers = dict(getattr(interp, "barrier_uses", {}))
     analysis.sweeps = list(interp.sweep_checked)
     analysis.kernels = kernels_of(interp)  # which kernels had concrete shapes (kernel_reach.py)
     analysis.record_source = (lambda: _records_with_hover_pass(interp)) if complete \
