@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from wgmma_lsp import syntax
+from wgmma_lsp import syntax, syntax_repair, syntax_spans, syntax_text
 from wgmma_lsp.analysis import analyze
 from wgmma_lsp.ide.diagnostics import diagnostics
 
@@ -52,7 +52,8 @@ def test_seeded_edits(path: Path, count: int, monkeypatch: pytest.MonkeyPatch) -
             parsed_chars.append(len(text.lstrip("\n")))  # leading newlines only keep line numbers
             return ast.parse(text, *a, **k)
 
-    monkeypatch.setattr(syntax, "ast", CountingAst())
+    for part in (syntax, syntax_text, syntax_spans, syntax_repair):  # the syntax layer's modules
+        monkeypatch.setattr(part, "ast", CountingAst())
     for _ in range(count):
         text = mutate(source, rng)
         parsed_chars.clear()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from wgmma_lsp import syntax
+from wgmma_lsp import syntax, syntax_repair
 from wgmma_lsp.analysis import analyze
 from wgmma_lsp.ide.diagnostics import diagnostics
 from wgmma_lsp.ide.hover import hover
@@ -110,7 +110,7 @@ def _without_parso(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*_a: object, **_k: object) -> None:
         raise AssertionError("parso was asked: the quick repair should have done it")
 
-    monkeypatch.setattr(syntax, "_classify", refuse)
+    monkeypatch.setattr(syntax_repair, "_classify", refuse)
 
 
 def _repaired_without_parso(source: str, monkeypatch: pytest.MonkeyPatch) -> syntax.Parsed:
