@@ -22,8 +22,8 @@ def _object_init(call: Call) -> Value:
     return Const(None) if not call.args and not call.kwargs else UNKNOWN
 
 
-@model("functools.cached_property", "enum.unique", "abc.abstractmethod", "typing.final",
-       "typing.overload", "typing.no_type_check", "typing.runtime_checkable", "enum.verify")
+@model("functools.cached_property", "enum.unique", "typing.overload", "typing.no_type_check",
+       "enum.verify")  # typing.final & co.: models/python.py
 def _identity(call: Call) -> Value:
     """Decorators that return what they decorate (how a method is decorated is read from the
     syntax: interpret/classes.decorated)."""

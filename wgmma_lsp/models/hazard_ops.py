@@ -151,10 +151,6 @@ def _kernel_launch(name: str) -> None:
     MODELS[name] = fn
 
 
-_kernel_launch("plgpu.kernel()")
-_kernel_launch("pl.pallas_call()")
-
-
 # -- TMA copies and barriers ----------------------------------------------------------------
 def _copy_in(call: Call) -> None:
     """`copy_gmem_to_smem(src, dst, barrier, ...)`: an async write of dst arriving on barrier."""
@@ -219,14 +215,6 @@ def _barrier_alloc(call: Call) -> Value:
     return spec
 
 
-_barrier_model = MODELS["plgpu.Barrier"]
-MODELS["plgpu.Barrier"] = _barrier_alloc
-_wrap("plgpu.copy_gmem_to_smem", after=_copy_in)
-_wrap("plgpu.copy_smem_to_gmem", after=_copy_out)
-_wrap("plgpu.barrier_wait", after=_barrier_op("wait"))
-_wrap("plgpu.barrier_arrive", after=_barrier_op("arrive"))
-
-
 @model("plgpu.commit_smem")
 def _commit_smem(call: Call) -> Value:
     """`commit_smem()`: the thread's SMEM writes become visible to the async proxy (TMA)."""
@@ -248,8 +236,6 @@ def _wait_smem_to_gmem(call: Call) -> Value:
 
 
 # -- loads and stores through SMEM refs ---------------------------------------------------------
-_getitem = GETITEM["ref"]
-_setitem = SETITEM["ref"]
 
 
 def _gmem_view(ref: RefVal, index: Value) -> Value:
@@ -277,10 +263,6 @@ def _ref_setitem(interp, ref, index, value, target, value_node, aug) -> None:
         H.record(interp, "gmem_write", interp.span(target), target.lineno - 1, gmem=_gmem_view(ref, index))
 
 
-GETITEM["ref"] = _ref_getitem
-SETITEM["ref"] = _ref_setitem
-
-
 def _load(idx_position: int | None) -> Callable[[Call], None]:
     def fn(call: Call) -> None:
         ref = call.get(0)
@@ -289,10 +271,6 @@ def _load(idx_position: int | None) -> Callable[[Call], None]:
         index = call.get(idx_position, "idx") if idx_position is not None and call.has(idx_position, "idx") else None
         H.record(call.interp, "read", call.span, call.line, ref=ref, index=index)
     return fn
-
-
-_wrap("pl.load", after=_load(1))
-_wrap("plgpu.load", after=_load(1))
 
 
 # -- control flow that may not run ------------------------------------------------------------
@@ -389,12 +367,6 @@ def _axis_index(call: Call) -> Value:
     return result
 
 
-_axis_index_model = MODELS["lax.axis_index"]
-for _name in ("lax.axis_index", "jax.lax.axis_index"):
-    if MODELS.get(_name) is _axis_index_model:
-        MODELS[_name] = _axis_index
-
-
 def _thread_of(call: Call) -> int | None:
     """`pl.when(wg == k)` (or `k == wg`) where `wg = lax.axis_index(<the kernel's thread axis>)`
     and k a Python int below num_threads: the thread that runs the body."""
@@ -413,10 +385,6 @@ def _thread_of(call: Call) -> int | None:
     return None
 
 
-_pl_when = MODELS["pl.when"]
-
-
-@model("pl.when")
 def _pl_when_thread(call: Call) -> Value:
     result = _pl_when(call)
     k = _thread_of(call)
@@ -425,10 +393,6 @@ def _pl_when_thread(call: Call) -> Value:
     return result
 
 
-_pl_when_apply = MODELS["pl.when()"]
-
-
-@model("pl.when()")
 def _pl_when_apply_thread(call: Call) -> Value:
     """A `pl.when` on the thread index runs its body in that thread, for sure: its operations
     are that thread's. Any other traced condition may not hold: they are possible only."""
@@ -442,19 +406,8 @@ def _pl_when_apply_thread(call: Call) -> Value:
         return _pl_when_apply(call)
     finally:
         log.thread_role = saved
-for _name in ("lax.cond", "lax.switch", "lax.while_loop", "lax.scan", "plgpu.nd_loop()",
-              "plgpu.dynamic_scheduling_loop()"):
-    _maybe(_name, _always)
-for _name in ("pl.core_map()", "plgpu.warp_map"):
-    _maybe(_name, _threads)
-_loop("lax.fori_loop", lambda call: _trips(call.get(0, "lower"), call.get(1, "upper")),
-      lambda call: call.get(3, "init_val"))
 
 
-_pl_loop = MODELS["pl.loop"]
-
-
-@model("pl.loop")
 def _pl_loop_bounds(call: Call) -> Value:
     result = _pl_loop(call)
     if isinstance(result, Wrapped):
@@ -469,19 +422,54 @@ def _pl_loop_trips(call: Call) -> int:
     return trips.value if isinstance(trips, Const) and isinstance(trips.value, int) else 0
 
 
-_loop("pl.loop()", _pl_loop_trips,
-      lambda call: call.wrapped.kwargs.get("init_carry", Const(None)) if isinstance(call.wrapped, Wrapped) else UNKNOWN)
-
-
 # -- what the log does not see into ---------------------------------------------------------------
 def _opaque(name: str, why: str) -> None:
     if name in MODELS:
         _wrap(name, before=lambda call: H.make_opaque(call.interp, why))
 
 
-for _name in ("plgpu.emit_pipeline()", "plgpu.emit_pipeline_warp_specialized()", "plgpu.pipeline_callback()"):
-    _opaque(_name, "a pipeline's own copies and barriers")
-for _name in ("plgpu.tcgen05_mma", "plgpu.tcgen05_commit_arrive", "plgpu.async_copy_smem_to_tmem",
-              "plgpu.async_prefetch"):
-    _opaque(_name, "tcgen05 operations arrive on barriers")
-del _name
+#: When `registry.load_all` installs this module's extensions of other models (lower first).
+INSTALL_ORDER = 10
+
+
+def install() -> None:
+    """Extend the models registered by other modules (called once by `registry.load_all`, after
+    every model module was imported: importing this module changes no table)."""
+    global _barrier_model, _getitem, _setitem, _axis_index_model, _pl_when, _pl_when_apply, _pl_loop
+    _kernel_launch("plgpu.kernel()")
+    _kernel_launch("pl.pallas_call()")
+    _barrier_model = MODELS["plgpu.Barrier"]
+    MODELS["plgpu.Barrier"] = _barrier_alloc
+    _wrap("plgpu.copy_gmem_to_smem", after=_copy_in)
+    _wrap("plgpu.copy_smem_to_gmem", after=_copy_out)
+    _wrap("plgpu.barrier_wait", after=_barrier_op("wait"))
+    _wrap("plgpu.barrier_arrive", after=_barrier_op("arrive"))
+    _getitem = GETITEM["ref"]
+    _setitem = SETITEM["ref"]
+    GETITEM["ref"] = _ref_getitem
+    SETITEM["ref"] = _ref_setitem
+    _wrap("pl.load", after=_load(1))
+    _wrap("plgpu.load", after=_load(1))
+    _axis_index_model = MODELS["lax.axis_index"]
+    for _name in ("lax.axis_index", "jax.lax.axis_index"):
+        if MODELS.get(_name) is _axis_index_model:
+            MODELS[_name] = _axis_index
+    _pl_when = MODELS["pl.when"]
+    _pl_when_apply = MODELS["pl.when()"]
+    MODELS["pl.when"], MODELS["pl.when()"] = _pl_when_thread, _pl_when_apply_thread
+    for _name in ("lax.cond", "lax.switch", "lax.while_loop", "lax.scan", "plgpu.nd_loop()",
+                  "plgpu.dynamic_scheduling_loop()"):
+        _maybe(_name, _always)
+    for _name in ("pl.core_map()", "plgpu.warp_map"):
+        _maybe(_name, _threads)
+    _loop("lax.fori_loop", lambda call: _trips(call.get(0, "lower"), call.get(1, "upper")),
+          lambda call: call.get(3, "init_val"))
+    _pl_loop = MODELS["pl.loop"]
+    MODELS["pl.loop"] = _pl_loop_bounds
+    _loop("pl.loop()", _pl_loop_trips,
+          lambda call: call.wrapped.kwargs.get("init_carry", Const(None)) if isinstance(call.wrapped, Wrapped) else UNKNOWN)
+    for _name in ("plgpu.emit_pipeline()", "plgpu.emit_pipeline_warp_specialized()", "plgpu.pipeline_callback()"):
+        _opaque(_name, "a pipeline's own copies and barriers")
+    for _name in ("plgpu.tcgen05_mma", "plgpu.tcgen05_commit_arrive", "plgpu.async_copy_smem_to_tmem",
+                  "plgpu.async_prefetch"):
+        _opaque(_name, "tcgen05 operations arrive on barriers")

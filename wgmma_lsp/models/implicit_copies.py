@@ -125,9 +125,6 @@ def _wrap() -> None:
     GETITEM["ref"], SETITEM["ref"] = getitem, setitem
 
 
-_wrap()
-
-
 def _wrap_emit_pipeline() -> None:
     """`plgpu.emit_pipeline(...)(*gmem_refs)` in a `plgpu.kernel`: its prologue copies each input
     block in (pipeline.py); JAX's traceback names no line of the kernel body, only the
@@ -153,4 +150,12 @@ def _wrap_emit_pipeline() -> None:
     MODELS["plgpu.emit_pipeline()"] = wrapped
 
 
-_wrap_emit_pipeline()
+#: When `registry.load_all` installs this module's extensions of other models (lower first).
+INSTALL_ORDER = 20
+
+
+def install() -> None:
+    """Extend the models registered by other modules (called once by `registry.load_all`, after
+    every model module was imported: importing this module changes no table)."""
+    _wrap()
+    _wrap_emit_pipeline()

@@ -140,5 +140,12 @@ def _wrap_reductions() -> None:
         MODELS[f"jnp.{name}"], METHODS[f"array.{name}"] = model_, method_
 
 
-_wrap_refs()
-_wrap_reductions()
+#: When `registry.load_all` installs this module's extensions of other models (lower first).
+INSTALL_ORDER = 30
+
+
+def install() -> None:
+    """Extend the models registered by other modules (called once by `registry.load_all`, after
+    every model module was imported: importing this module changes no table)."""
+    _wrap_refs()
+    _wrap_reductions()

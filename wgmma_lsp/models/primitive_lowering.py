@@ -124,20 +124,9 @@ def _sequence(call: Call, minimum: int) -> bool:
         _ndim(a) is not None for a in seq.items)
 
 
-_wrap_model(("jnp.dot", "jnp.matmul", "lax.dot"), _dot)
-_wrap_model(("jnp.transpose", "lax.transpose"), _transpose)
-_wrap_model(("jnp.swapaxes",), _swapaxes)
-_wrap_model(("jnp.concatenate", "lax.concatenate"), lambda call, name: "concatenate" if _sequence(call, 2) else None)
-_wrap_model(("jnp.stack",), lambda call, name: "stack" if _sequence(call, 1) else None)
-
-
 def _axis(v: Value, ndim: int | None) -> bool:
     return ndim is not None and ndim >= 1 and isinstance(v, Const) and isinstance(v.value, int) \
         and not isinstance(v.value, bool) and -ndim <= v.value < ndim
-
-
-_wrap_model(("jnp.argmax", "jnp.argmin"), lambda call, name: name.split(".")[1]
-            if _axis(call.get(1, "axis", Const(None)), _ndim(call.get(0))) else None)
 
 
 def _wrap_arg_methods() -> None:
@@ -151,9 +140,6 @@ def _wrap_arg_methods() -> None:
             return out
 
         METHODS[f"array.{name}"] = wrapped
-
-
-_wrap_arg_methods()
 
 
 def _wrap_transpose_method() -> None:
@@ -171,9 +157,6 @@ def _wrap_transpose_method() -> None:
         return out
 
     METHODS["array.transpose"] = wrapped
-
-
-_wrap_transpose_method()
 
 
 def matmul_operator(interp: Any, left: Value, right: Value, node: ast.AST, result: Value) -> Value:
@@ -211,5 +194,21 @@ def _wrap_warp_level(name: str) -> None:
     MODELS[name] = wrapped
 
 
-_wrap_warp_level("plgpu.warp_map")
-_wrap_warp_level("pl.core_map()")
+#: When `registry.load_all` installs this module's extensions of other models (lower first).
+INSTALL_ORDER = 40
+
+
+def install() -> None:
+    """Extend the models registered by other modules (called once by `registry.load_all`, after
+    every model module was imported: importing this module changes no table)."""
+    _wrap_model(("jnp.dot", "jnp.matmul", "lax.dot"), _dot)
+    _wrap_model(("jnp.transpose", "lax.transpose"), _transpose)
+    _wrap_model(("jnp.swapaxes",), _swapaxes)
+    _wrap_model(("jnp.concatenate", "lax.concatenate"), lambda call, name: "concatenate" if _sequence(call, 2) else None)
+    _wrap_model(("jnp.stack",), lambda call, name: "stack" if _sequence(call, 1) else None)
+    _wrap_model(("jnp.argmax", "jnp.argmin"), lambda call, name: name.split(".")[1]
+                if _axis(call.get(1, "axis", Const(None)), _ndim(call.get(0))) else None)
+    _wrap_arg_methods()
+    _wrap_transpose_method()
+    _wrap_warp_level("plgpu.warp_map")
+    _wrap_warp_level("pl.core_map()")

@@ -51,6 +51,19 @@ def load_all() -> None:
     imported first then finds this one complete instead of half-initialised."""
     import wgmma_lsp.models as package
 
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
-        if info.name != "registry":
-            importlib.import_module(f"{package.__name__}.{info.name}")
+    global _installed
+    modules = [importlib.import_module(f"{package.__name__}.{info.name}")
+               for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name)
+               if info.name != "registry"]
+    if _installed:
+        return
+    _installed = True
+    # Then the modules that extend other modules' models (checks of their own around a model:
+    # races, implicit copies, layouts, unlowerable primitives) install them, in a declared order:
+    # no module changes these tables when it is imported.
+    extending = [m for m in modules if hasattr(m, "install")]
+    for m in sorted(extending, key=lambda m: (m.INSTALL_ORDER, m.__name__)):
+        m.install()
+
+
+_installed = False
