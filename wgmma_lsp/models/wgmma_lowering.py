@@ -287,6 +287,8 @@ class WgmmaLowering:
                              f"Unsupported transforms [<SwizzlingMode.{_SWIZZLE_MODE[o.swizzle]}: {o.swizzle}>]",
                              kernel_level=True, span=self._operand_span(o))
                 return
+        if matches(">=0.12") and any(o.own == ("tiling",) for o in ops) and self._tiling_only_fails(ops, opb):
+            return
         if not all(o.tiled_swizzled for o in ops):
             return  # inferred transforms: which swizzle layout inference picks is not modelled
         # Both operands carry explicit tiling + swizzle: layout inference must satisfy them.
@@ -339,6 +341,36 @@ class WgmmaLowering:
                          f"but got {m}.", span=self.call.span_of(0, "acc"))
             return
         self._mosaic_wgmma(opb, kernel_level=True)
+
+    def _tiling_only_fails(self, ops: list[Operand], opb: Operand) -> bool:
+        """JAX 0.12, Warpgroup: an operand tiled but not swizzled. Its `with_transforms` assigns
+        it `SMEMTransforms(tiling, swizzle=None)`, and the WGMMA's constraints (`mma_tiling_constraint`
+        on the rhs, the lhs equal to the rhs) admit only swizzles 32, 64 and 128: layout inference
+        fails, whatever the tiling. Claimed only when nothing else fails first: no views, each
+        tiling divides its buffer, and some candidate tiling (8, 32 bytes) divides the rhs
+        (else "No valid tiling found"). Reported when proven; True if it was (fixture
+        lowering_kernel/kernel_level_wgmma_tiling_only_warpgroup.py; JAX 0.10 accepts these)."""
+        from wgmma_lsp.rules import wgmma_operand_transforms
+
+        if any(o.has_view or o.slot_view or o.ref.shape is None or len(o.ref.shape) != 2
+               or not _known_dims(*o.ref.shape) for o in ops):
+            return False
+        for o in ops:
+            size = ITEMSIZE.get(o.ref.dtype.name)  # type: ignore[union-attr]
+            if o.tiling is not None and (len(o.tiling) != 2 or any(t <= 0 or s % t for s, t in zip(o.ref.shape, o.tiling))):
+                return False
+            if o.own not in (("tiling",), ()) and not (o.tiled_swizzled and size is not None
+                                                       and o.tiling == (8, o.swizzle // size)):  # type: ignore[operator]
+                return False  # its own with_transforms may fail first
+        itemsize = ITEMSIZE.get(opb.ref.dtype.name)  # type: ignore[union-attr]
+        rows, cols = opb.ref.shape  # type: ignore[misc]
+        if itemsize is None or rows % 8 or cols % (32 // itemsize):
+            return False
+        o = next(o for o in ops if o.own == ("tiling",))
+        side = "lhs" if o is not opb else "rhs"
+        self._report(wgmma_operand_transforms.RULE, f"WGMMA {side} is tiled but not swizzled: {layout_failure()}",
+                     kernel_level=True, span=self._operand_span(o), data={"jax_message": layout_failure()})
+        return True
 
     def _verifier_accumulator_type(self, opb: Operand) -> bool:
         """The `mosaic_gpu.wgmma` op's verifier checks the accumulator's type (operand #0) as

@@ -19,6 +19,6 @@ RULE = Rule(
     catalog_rows=(16, 17),
     table_message="`WGMMA lhs has unsupported transforms: [UntilingTransform(tiling=(8, 64))].` (Lane); "
                   "`Unsupported transforms [<SwizzlingMode.k128ByteSwizzle: 128>]` (Warpgroup, swizzle only; "
-                  "JAX 0.12: `Failed to infer a possible set of layouts…`)",
+                  "JAX 0.12: `Failed to infer a possible set of layouts…`, for a tiling only too)",
     semantics=("lane", "warpgroup"),
 )
