@@ -46,6 +46,7 @@ ROW_TRIGGERS: dict[int, tuple[str, ...]] = {
     12: ("lowering/acc_layout_run_state_lane.py:14",),
     51: ("errors/blackwell_tmem_access.py:11",),
     52: ("errors/blackwell_tmem_access.py:18",),
+    63: ("lowering/tcgen05_lane.py:16", "lowering_kernel/tcgen05_lane_by_version.py:19"),  # as row 61's
     70: ("errors/tma_memory_spaces.py:9",),
     71: ("errors/tma_memory_spaces.py:13",),
     72: ("errors/tma_memory_spaces.py:17",),
@@ -109,7 +110,12 @@ def _row_regex(row: CatalogRow) -> re.Pattern[str] | None:
     t = re.sub(r"^Verification failed: \.\.\. ", "", t)
     if t.startswith("(empty message)"):
         return None
-    return _template_rx(t + "…" if t.endswith("instructi") else t)  # the catalog cut it there
+    cut = len(row.template.strip("`")) >= CATALOG_CUT
+    return _template_rx(t + "…" if cut else t)  # the catalog cut it there
+
+
+#: The catalog (docs/mosaic-gpu-errors.tsv) cuts a longer template at this many characters.
+CATALOG_CUT = 260
 
 
 def _fits(rx: re.Pattern[str] | None, message: str) -> bool:

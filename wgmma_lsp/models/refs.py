@@ -83,7 +83,7 @@ def _tmem_plain_access(interp, node, load: bool) -> None:
 
     # 0.12's Lane lowering raises the same (docs/coverage.md, rows 55-56); its Warpgroup lowering
     # fails in layout inference instead, with no line of the kernel.
-    if interp.lowering != "lane" or installed() is None or installed()[:2] not in ((0, 10), (0, 12)):
+    if interp.kernel.lowering != "lane" or installed() is None or installed()[:2] not in ((0, 10), (0, 12)):
         return
     message = ("Loads from TMEM are asynchronous operations and cannot be performed using the usual "
                "syntax. Please use plgpu.async_load_tmem instead.") if load else (
@@ -129,6 +129,8 @@ def _transpose_ref(call: Call) -> Value:
 
         call.interp.report(tmem_transpose.RULE, tmem_transpose.MESSAGE, call.span_of(0, "ref"), call.line)
         return UNKNOWN  # JAX raises here
+    if _wrong_rank(call, ref, perm):
+        return UNKNOWN  # JAX raises here
     return transpose_view(ref, perm)
 
 
@@ -136,7 +138,25 @@ def _transpose_ref(call: Call) -> Value:
 def _ref_transpose(ref: RefVal, call: Call) -> Value:
     """`ref.transpose(perm)` / `ref.transpose(*perm)` (state/types.py: AbstractRef.transpose)."""
     perm = call.get(0) if len(call.args) == 1 else TupleVal(tuple(call.args))
+    if _wrong_rank(call, ref, perm):
+        return UNKNOWN  # JAX raises here
     return transpose_view(ref, perm)
+
+
+def _wrong_rank(call: Call, ref: RefVal, perm: Value) -> bool:
+    """WG096: a permutation of known length that is not the rank of a ref of known shape
+    (state/types.py, TransposeTransform.transform_type)."""
+    from wgmma_lsp.rules import transpose_rank
+
+    shape = ref.shape
+    if shape is None or not isinstance(perm, TupleVal):
+        return False
+    p = [x.value if isinstance(x, Const) else None for x in perm.items]
+    if not all(isinstance(i, int) and not isinstance(i, bool) for i in p) or len(p) == len(shape):
+        return False
+    call.interp.report(transpose_rank.RULE, transpose_rank.message(tuple(p), len(shape)),  # type: ignore[arg-type]
+                       call.span, call.line)
+    return True
 
 
 def transpose_view(ref: RefVal, perm: Value) -> Value:

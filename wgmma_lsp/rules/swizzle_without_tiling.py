@@ -1,0 +1,21 @@
+"""WG098 swizzle-without-tiling: Lane: a whole load of an SMEM ref swizzled but not tiled."""
+
+from __future__ import annotations
+
+from wgmma_lsp.rules.base import Rule, doc_path
+
+MESSAGE = "Unsupported swizzle transform with strided layout"
+
+RULE = Rule(
+    code="WG098",
+    name="swizzle-without-tiling",
+    apis=("plgpu.SwizzleTransform", "plgpu.SMEM"),
+    summary="Lane: loading an SMEM ref that has a SwizzleTransform but no TilingTransform.",
+    template=MESSAGE,
+    exception="NotImplementedError",
+    jax_source="jax/_src/pallas/mosaic_gpu/lowering.py: _get_lowering_rule (Lane)",
+    stage="lower",
+    semantics=("lane",),
+    doc_file=doc_path(__file__),
+    catalog_rows=(102,),
+)
