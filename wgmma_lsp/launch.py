@@ -49,6 +49,9 @@ def main() -> int:
     """The console script `wgmma-lsp` (and `python -m wgmma_lsp`, through __main__)."""
     script = sys.argv[0] if sys.argv and sys.argv[0] not in ("", "-c", "-m") else None
     isolate_sys_path(os.path.dirname(os.path.abspath(script)) if script else None)
+    from wgmma_lsp import codegen_cache  # before any dataclass is made: their code, cached
+
+    codegen_cache.install()
     from wgmma_lsp.cli import main as cli_main  # only now: cli imports argparse, pathlib, ...
 
     return cli_main()

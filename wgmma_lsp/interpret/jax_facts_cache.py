@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from wgmma_lsp import user_cache
 from wgmma_lsp.interpret.jax_facts_data import FORMAT, JaxFacts
 
 log = logging.getLogger("wgmma_lsp")
@@ -28,12 +29,8 @@ _EXTRACTORS = ("jax_source_read.py", "jax_api_types.py", "jax_facts_data.py", "j
 
 
 def cache_dir() -> Path:
-    explicit = os.environ.get("WGMMA_LSP_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
-    return base / "wgmma-lsp"
+    """The user cache directory (user_cache.py)."""
+    return user_cache.cache_dir()
 
 
 def _extractor_digest() -> str:
