@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
+from wgmma_lsp.hazards import unroll
 from wgmma_lsp.hazards.regions import Box, box_of
 from wgmma_lsp.interpret.values import RefVal, TupleVal, Value
 from wgmma_lsp.spans import Span
@@ -42,6 +43,10 @@ class Event:
     gmem_box: Box | None = None
     func: int | None = None  # id() of the enclosing `def` node (fixes edit one function)
     data: dict[str, Any] = field(default_factory=dict)  # what fixes need (spans, spellings)
+    # In the body of a loop being unrolled (hazards/unroll.py): the steps it runs at (None: all),
+    # and the (ref, index, barrier, gmem) its boxes are computed from at each step.
+    steps: tuple[bool, ...] | None = None
+    per_step: tuple | None = None
 
     def same_buffer(self, other: "Event") -> bool:
         return self.buffer is not None and self.buffer is other.buffer
@@ -69,6 +74,8 @@ class KernelLog:
     thread_name: str | None = None  # the kernel's thread axis
     thread_role: int | None = None  # inside `pl.when(lax.axis_index(thread_name) == k)`: k
     axis_values: dict[int, tuple[Value, str]] = field(default_factory=dict)  # id -> (lax.axis_index(name), name)
+    unroll: tuple[int, int] | None = None  # the loop being unrolled: (its StepInt's loop, steps)
+    step_masks: list[tuple[bool, ...]] = field(default_factory=list)  # `pl.when` on a step condition
 
 
 MAX_EVENTS = 20_000  # a kernel body with more operations than this is not analysed
@@ -158,6 +165,8 @@ def record(interp, kind: str, span: Span | None, line: int, ref: Value | None = 
         ev.data["num_arrivals"] = getattr(interp, "_hazard_barrier_arrivals", {}).get(ev.barrier.spec_span)
     elif barrier is not None and kind in ("wait", "arrive"):
         ev.barrier = None  # an unknown barrier: a wait on it may order anything
+    if log.unroll is not None:
+        unroll.mark(log, ev, (ref, index, barrier, gmem))
     log.events.append(ev)
 
 

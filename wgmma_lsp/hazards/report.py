@@ -4,6 +4,7 @@ a run-time fact of some executions, not an error JAX raises)."""
 from __future__ import annotations
 
 from wgmma_lsp.hazards import barrier_uses
+from wgmma_lsp.hazards import release, release_report
 from wgmma_lsp.hazards.analysis import Hazard, analyse, phases, same_for_all
 from wgmma_lsp.hazards.log import Event, KernelLog
 from wgmma_lsp.hazards.regions import may_overlap
@@ -35,12 +36,17 @@ def report_hazards(interp, log: KernelLog) -> None:
 def _report(interp, log: KernelLog) -> None:
     events = log.events
     seen: set[tuple] = set()
+    refills = release.unreleased_refills(events, log.threads)
     for h in analyse(events, log.single_thread, log.ends_kernel) + \
-            same_for_all(events, log.threads, log.instances, log.shared) + phases(events, log.single_thread):
+            same_for_all(events, log.threads, log.instances, log.shared) + phases(events, log.single_thread) + \
+            refills:
         access, other = events[h.access], events[h.other]
         if (h.code, access.line, h.other) in seen:  # `smem[...] += 1`: its read and write race alike
             continue
+        if (h.code, access.span, other.span) in seen:  # the same pair at two steps of an unrolled loop
+            continue
         seen.add((h.code, access.line, h.other))
+        seen.add((h.code, access.span, other.span))
         if h.code in ("WG208", "WG209") and access.span is not None:
             _phase(interp, h, access)
             continue
@@ -56,7 +62,9 @@ def _report(interp, log: KernelLog) -> None:
                           related=[Related(other.span, "the copy_smem_to_gmem that may still be writing it")],
                           data={"prefix": other.data.get("prefix"), "newer": h.newer})
             continue
-        if h.code == "WG200":
+        if h.code == release.CODE:
+            release_report.report(interp, h, events, aval, {x.access for x in refills})
+        elif h.code == "WG200":
             _wg200(interp, h, access, other, aval, events)
         elif h.code == "WG201":
             _wg201(interp, h, access, other, aval, events)

@@ -6,7 +6,7 @@ import ast
 import operator
 from typing import Any, Callable
 
-from wgmma_lsp.interpret import classes, const_fold, dtypes, incomplete, mutation, resolve
+from wgmma_lsp.interpret import classes, const_fold, dtypes, incomplete, loop_steps, mutation, resolve
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.dtypes import SymDType
@@ -277,7 +277,7 @@ class ExpressionsMixin:
         if isinstance(left, TupleVal) and isinstance(op, ast.Mult) and isinstance(right, Const) \
                 and isinstance(right.value, int) and 0 <= right.value <= MAX_UNROLL:
             return TupleVal(left.items * right.value, left.is_list)
-        return array_binop(self, op, left, right, node)
+        return loop_steps.binop(op, left, right, array_binop(self, op, left, right, node))
 
     def eval_UnaryOp(self, n: ast.UnaryOp, env: Env) -> Value:
         v = self.eval(n.operand, env)
@@ -366,7 +366,7 @@ class ExpressionsMixin:
                 if e is not None:
                     return Const(e if isinstance(op, ast.Eq) else not e)
                 return UNKNOWN
-        return array_compare(self, op, left, right)
+        return loop_steps.compare(op, left, right, array_compare(self, op, left, right))
 
     def eval_IfExp(self, n: ast.IfExp, env: Env) -> Value:
         t = self.truth(self.eval(n.test, env))

@@ -10,6 +10,7 @@ import ast
 
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret import dtypes as T
+from wgmma_lsp.interpret import loop_steps
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.dims import Dim
 from wgmma_lsp.interpret.dtypes import DType
@@ -689,7 +690,7 @@ def _fori_loop(call: Call) -> Value:
     """`lax.fori_loop(lo, hi, body, init)`: JAX traces the body once, whatever the trip count."""
     body, init = call.get(2, "body_fun"), call.get(3, "init_val")
     interp = call.interp
-    i = ArrayVal((), INT32)
+    i = loop_steps.take_index(interp)  # int32[] (with its value at each step, for the race analysis)
     result = interp.call_value(body, Call(interp, call.node, [i, init], {}, [None, call.node_of(3, "init_val")],
                                           {}, call.env))
     lower, upper = call.get(0, "lower"), call.get(1, "upper")

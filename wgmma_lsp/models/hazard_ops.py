@@ -21,13 +21,18 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import itertools
 from typing import Callable
 
 from wgmma_lsp.hazards import log as H
+from wgmma_lsp.hazards import unroll
 from wgmma_lsp.hazards.report import report_hazards
+from wgmma_lsp.interpret import loop_steps
 from wgmma_lsp.interpret.call import Call
+from wgmma_lsp.interpret.loop_steps import StepInt
 from wgmma_lsp.interpret.values import UNKNOWN, AllocSpec, ArrayVal, Const, RefVal, TupleVal, Value, Wrapped, as_int
 from wgmma_lsp.models import arrays, blackwell, pallas, pipelines, refs, tma  # noqa: F401  (first: wrapped here)
+from wgmma_lsp.models.arrays import INT32
 from wgmma_lsp.models.registry import GETITEM, MODELS, SETITEM, model
 
 
@@ -293,11 +298,17 @@ def _traced_condition(call: Call) -> bool:
 
 def _trips(lower: Value | None, upper: Value | None, step: Value | None = None) -> int:
     """How many times a loop with these bounds runs, when they are Python ints (0 otherwise)."""
+    steps = _steps(lower, upper, step)
+    return len(steps) if steps is not None else 0
+
+
+def _steps(lower: Value | None, upper: Value | None, step: Value | None = None) -> range | None:
+    """The values of the index of a loop with these bounds, when they are Python ints."""
     lo, hi = as_int(lower) if lower is not None else None, as_int(upper) if upper is not None else None
     st = as_int(step) if step is not None else 1
     if lo is None or hi is None or st is None or st <= 0:
-        return 0
-    return len(range(lo, hi, st))
+        return None
+    return range(lo, hi, st)
 
 
 def _index_free(carry: Value | None) -> bool:
@@ -322,21 +333,44 @@ def _second_iteration(call: Call, start: int, trips: int, carry: Value | None) -
         log.events.extend(dataclasses.replace(e, data=dict(e.data)) for e in body)
 
 
-def _loop(name: str, trips: Callable[[Call], int], carry: Callable[[Call], Value | None]) -> None:
+_LOOPS = itertools.count(1)
+
+
+def _unrolled(call: Call, log: H.KernelLog | None, steps: range | None, carry: Value | None) -> StepInt | None:
+    """The index to give the body of a loop the log unrolls (hazards/unroll.py): bounds that are
+    Python ints, at most `MAX_STEPS` steps, no loop already being unrolled around it, a carry that
+    cannot hold a Python number the body would index with."""
+    if log is None or log.opaque or log.unroll is not None or steps is None \
+            or not 1 <= len(steps) <= unroll.MAX_STEPS or not _index_free(carry):
+        return None
+    return StepInt((), INT32, loop=next(_LOOPS), at=tuple(steps))
+
+
+def _loop(name: str, steps: Callable[[Call], range | None], carry: Callable[[Call], Value | None]) -> None:
     inner = MODELS[name]
 
     def fn(call: Call) -> Value:
-        n = trips(call)
+        rng = steps(call)
+        n = len(rng) if rng is not None else 0
         log = H.current(call.interp)
         start = len(log.events) if log is not None else 0
+        index = _unrolled(call, log, rng, carry(call))
         if log is not None:
             log.loop_depth += 1
+            if index is not None:
+                log.unroll = (index.loop, n)
+                loop_steps.offer(call.interp, index)
         try:
             with H.maybe(call.interp, n < 1):
                 result = inner(call)
         finally:
             if log is not None:
                 log.loop_depth -= 1
+                if index is not None:
+                    loop_steps.offer(call.interp, None)
+                    log.unroll = None
+        if index is not None and log is not None and unroll.expand(log, start, index.loop, n, H.MAX_EVENTS):
+            return result
         _second_iteration(call, start, n, carry(call))
         return result
 
@@ -398,6 +432,15 @@ def _pl_when_apply_thread(call: Call) -> Value:
     are that thread's. Any other traced condition may not hold: they are possible only."""
     k = call.wrapped.kwargs.get("__hazard_thread__") if isinstance(call.wrapped, Wrapped) else None
     log = H.current(call.interp)
+    cond = call.wrapped.kwargs.get("condition") if isinstance(call.wrapped, Wrapped) else None
+    steps = loop_steps.mask(cond, *log.unroll) if log is not None and log.unroll is not None else None
+    if steps is not None and not isinstance(k, Const):
+        # `pl.when(i + 2 < n)` in an unrolled loop: its operations run at the steps it holds at
+        log.step_masks.append(steps)
+        try:
+            return _pl_when_apply(call)
+        finally:
+            log.step_masks.pop()
     if log is None or not isinstance(k, Const) or log.thread_role not in (None, k.value):
         with H.maybe(call.interp, _traced_condition(call) or isinstance(k, Const)):
             return _pl_when_apply(call)
@@ -412,14 +455,25 @@ def _pl_loop_bounds(call: Call) -> Value:
     result = _pl_loop(call)
     if isinstance(result, Wrapped):
         # kept with the decorator for `pl.loop(...)(body)`: how many times the body runs
-        result.kwargs["__hazard_trips__"] = Const(_trips(call.get(0, "lower"), call.get(1, "upper"),
+        result.kwargs["__hazard_steps__"] = Const(_steps(call.get(0, "lower"), call.get(1, "upper"),
                                                          call.get(2, "step", Const(1))))
     return result
 
 
-def _pl_loop_trips(call: Call) -> int:
-    trips = call.wrapped.kwargs.get("__hazard_trips__") if isinstance(call.wrapped, Wrapped) else None
-    return trips.value if isinstance(trips, Const) and isinstance(trips.value, int) else 0
+def _pl_loop_steps(call: Call) -> range | None:
+    steps = call.wrapped.kwargs.get("__hazard_steps__") if isinstance(call.wrapped, Wrapped) else None
+    return steps.value if isinstance(steps, Const) and isinstance(steps.value, range) else None
+
+
+def _step_binary(name: str, keep: Callable[[Value, Value, Value], Value]) -> None:
+    """`lax.rem(i, 2)`, `jnp.remainder(i, 3)`: the result keeps the loop's steps (loop_steps)."""
+    inner = MODELS[name]
+
+    def fn(call: Call) -> Value:
+        return keep(call.get(0), call.get(1), inner(call))
+
+    fn.__doc__ = inner.__doc__
+    MODELS[name] = fn
 
 
 # -- what the log does not see into ---------------------------------------------------------------
@@ -462,11 +516,15 @@ def install() -> None:
         _maybe(_name, _always)
     for _name in ("pl.core_map()", "plgpu.warp_map"):
         _maybe(_name, _threads)
-    _loop("lax.fori_loop", lambda call: _trips(call.get(0, "lower"), call.get(1, "upper")),
+    _loop("lax.fori_loop", lambda call: _steps(call.get(0, "lower"), call.get(1, "upper")),
           lambda call: call.get(3, "init_val"))
+    for _name, _keep in (("lax.rem", loop_steps.rem), ("jnp.remainder", loop_steps.remainder),
+                         ("jnp.mod", loop_steps.remainder)):
+        if _name in MODELS:
+            _step_binary(_name, _keep)
     _pl_loop = MODELS["pl.loop"]
     MODELS["pl.loop"] = _pl_loop_bounds
-    _loop("pl.loop()", _pl_loop_trips,
+    _loop("pl.loop()", _pl_loop_steps,
           lambda call: call.wrapped.kwargs.get("init_carry", Const(None)) if isinstance(call.wrapped, Wrapped) else UNKNOWN)
     for _name in ("plgpu.emit_pipeline()", "plgpu.emit_pipeline_warp_specialized()", "plgpu.pipeline_callback()"):
         _opaque(_name, "a pipeline's own copies and barriers")

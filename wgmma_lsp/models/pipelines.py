@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from wgmma_lsp.interpret import loop_steps
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import (
     UNKNOWN, ArrayVal, BlockSpecVal, Const, FuncVal, RefVal, TupleVal, Value, Wrapped,
@@ -335,10 +336,11 @@ def _loop_apply(call: Call) -> Value:
     assert isinstance(wrapped, Wrapped)
     carry = wrapped.kwargs.get("init_carry")
     body = call.get(0)
+    index = loop_steps.take_index(call.interp)  # int32[] (with its steps, for the race analysis)
     if _is_none(carry):
-        call.interp.call_traced(body, [index_scalar()], call)
+        call.interp.call_traced(body, [index], call)
         return Const(None)
-    result = call.interp.call_traced(body, [index_scalar(), carry], call)  # type: ignore[list-item]
+    result = call.interp.call_traced(body, [index, carry], call)  # type: ignore[list-item]
     return _carry_out(carry, result)  # type: ignore[arg-type]
 
 

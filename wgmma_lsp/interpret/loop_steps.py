@@ -1,0 +1,164 @@
+"""The index of a loop whose body the race analysis unrolls: a traced scalar that also knows its
+value at each step.
+
+JAX traces a `lax.fori_loop` / `pl.loop` body once, with the index a traced `int32[]`; the
+interpreter does the same (an `ArrayVal`). For a loop with Python-int bounds, the race analysis
+(wgmma_lsp/hazards) wants the slot of a multi-buffered loop (`slot = i % num_stages`) at every
+step. `StepInt` is that traced scalar — every model sees an `int32[]` as before — carrying, for
+the one loop being unrolled (`loop`), its value at each step (`at[t]`). Integer arithmetic with
+Python ints or with the same loop's `StepInt` (`+ - * // %`, `lax.rem`, comparisons) keeps the
+values; anything else forgets them (the result is an ordinary `ArrayVal`).
+
+A loop model takes its index from `take_index` (what the race analysis `offer`ed for this loop,
+or a plain `int32[]`).
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from wgmma_lsp.interpret.dtypes import DType
+from wgmma_lsp.interpret.values import ArrayVal, Const, Value
+
+INT32_NAME = "int32"
+
+
+@dataclass(frozen=True)
+class StepInt(ArrayVal):
+    """A traced integer (or bool) scalar of an unrolled loop's body, and its value at each step."""
+
+    loop: int = 0
+    at: tuple[int, ...] = ()
+
+
+def _int(v: Value) -> int | None:
+    if isinstance(v, Const) and type(v.value) is int:
+        return v.value
+    return None
+
+
+def _values(v: Value, loop: int, n: int) -> tuple[int, ...] | None:
+    if isinstance(v, StepInt):
+        return v.at if v.loop == loop and len(v.at) == n else None
+    k = _int(v)
+    return (k,) * n if k is not None else None
+
+
+def _trunc_rem(a: int, b: int) -> int:
+    """`lax.rem`: C's remainder (the sign of the dividend)."""
+    r = abs(a) % abs(b)
+    return -r if a < 0 else r
+
+
+_ARITH = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+          ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b}
+_CMP = {ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b,
+        ast.GtE: lambda a, b: a >= b, ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b}
+
+
+def _combine(fn, left: Value, right: Value, result: Value) -> Value:
+    step = left if isinstance(left, StepInt) else right
+    assert isinstance(step, StepInt)
+    if not isinstance(result, ArrayVal) or result.shape != ():
+        return result
+    a, b = _values(left, step.loop, len(step.at)), _values(right, step.loop, len(step.at))
+    if a is None or b is None:
+        return result
+    try:
+        at = tuple(int(fn(x, y)) for x, y in zip(a, b))
+    except ZeroDivisionError:
+        return result
+    return StepInt(result.shape, result.dtype, result.layout, loop=step.loop, at=at)
+
+
+def binop(op: ast.operator, left: Value, right: Value, result: Value) -> Value:
+    """`result` (what the models computed for `left op right`), with the step values kept when
+    one side is a `StepInt` and the other a Python int or the same loop's `StepInt`."""
+    fn = _ARITH.get(type(op))
+    if fn is None or not (isinstance(left, StepInt) or isinstance(right, StepInt)):
+        return result
+    return _combine(fn, left, right, result)
+
+
+def compare(op: ast.cmpop, left: Value, right: Value, result: Value) -> Value:
+    fn = _CMP.get(type(op))
+    if fn is None or not (isinstance(left, StepInt) or isinstance(right, StepInt)):
+        return result
+    return _combine(fn, left, right, result)
+
+
+def rem(left: Value, right: Value, result: Value) -> Value:
+    """`lax.rem(x, y)` (the sign of x, as C)."""
+    if not (isinstance(left, StepInt) or isinstance(right, StepInt)):
+        return result
+    return _combine(_trunc_rem, left, right, result)
+
+
+def remainder(left: Value, right: Value, result: Value) -> Value:
+    """`jnp.remainder` / `jnp.mod` (the sign of y, as Python's `%`)."""
+    if not (isinstance(left, StepInt) or isinstance(right, StepInt)):
+        return result
+    return _combine(lambda a, b: a % b, left, right, result)
+
+
+def mask(cond: Value, loop: int, n: int) -> tuple[bool, ...] | None:
+    """Whether a traced condition holds at each step of the unrolled loop (None: not known)."""
+    if isinstance(cond, StepInt) and cond.loop == loop and len(cond.at) == n:
+        return tuple(bool(x) for x in cond.at)
+    return None
+
+
+def mentions(v: Any, loop: int, depth: int = 0) -> bool:
+    """Does the value (a ref view, an index) hold a `StepInt` of this loop?"""
+    if isinstance(v, StepInt):
+        return v.loop == loop
+    if depth > 12:
+        return False
+    if isinstance(v, tuple):
+        return any(mentions(x, loop, depth + 1) for x in v)
+    if isinstance(v, Value) and dataclasses.is_dataclass(v):
+        return any(mentions(getattr(v, f.name), loop, depth + 1) for f in dataclasses.fields(v)
+                   if f.compare)
+    return False
+
+
+def at_step(v: Any, loop: int, t: int, depth: int = 0) -> Any:
+    """The value with this loop's `StepInt`s replaced by their value at step t (Python ints)."""
+    if isinstance(v, StepInt):
+        return Const(v.at[t]) if v.loop == loop else v
+    if depth > 12:
+        return v
+    if isinstance(v, tuple) and not dataclasses.is_dataclass(v):
+        items = tuple(at_step(x, loop, t, depth + 1) for x in v)
+        return items if any(a is not b for a, b in zip(items, v)) else v
+    if isinstance(v, Value) and dataclasses.is_dataclass(v):
+        changes = {}
+        for f in dataclasses.fields(v):
+            if not f.compare:
+                continue
+            x = getattr(v, f.name)
+            y = at_step(x, loop, t, depth + 1)
+            if y is not x:
+                changes[f.name] = y
+        return dataclasses.replace(v, **changes) if changes else v
+    return v
+
+
+def offer(interp, index: StepInt | None) -> None:
+    """The index the next loop model's body gets (None: withdraw the offer)."""
+    interp._loop_steps_index = index
+
+
+def take_index(interp) -> ArrayVal:
+    """The loop index for the body a loop model is about to trace: what was offered for this
+    loop, or a traced `int32[]`."""
+    offered = getattr(interp, "_loop_steps_index", None)
+    interp._loop_steps_index = None
+    return offered if isinstance(offered, StepInt) else ArrayVal((), DType(INT32_NAME))
+
+
+__all__ = ["StepInt", "at_step", "binop", "compare", "mask", "mentions", "offer", "rem",
+           "remainder", "take_index"]
