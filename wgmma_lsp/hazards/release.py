@@ -29,7 +29,7 @@ from wgmma_lsp.hazards.analysis import Hazard
 from wgmma_lsp.hazards.log import Event
 from wgmma_lsp.hazards.regions import may_overlap, overlap
 
-CODE = "WG215"
+CODE = "WG210"
 
 
 def _exact(e: Event) -> bool:
@@ -44,14 +44,22 @@ def _mine(e: Event, thread: int) -> bool:
     return e.thread is None or e.thread == thread
 
 
+MAX_EVENTS = 5_000  # a longer log is not searched for these (quadratic) pairs
+
+
 def unreleased_refills(events: list[Event], threads: int) -> list[Hazard]:
-    if threads < 2 or any(e.kind == "wait" and e.barrier is None for e in events):
+    if threads < 2 or len(events) > MAX_EVENTS or any(e.kind == "wait" and e.barrier is None for e in events):
         return []
+    loads = [i for i, e in enumerate(events) if e.kind == "load" and e.certain and e.thread is not None
+             and e.barrier is not None and e.slot is not None and e.box is not None and _exact(e)]
+    if not loads:
+        return []
+    uses = [i for i, e in enumerate(events) if e.kind in ("read", "write") and e.certain and e.thread is not None
+            and e.buffer is not None and e.box is not None and _exact(e)]
+    waits = [i for i, e in enumerate(events) if e.kind == "wait"]
     out: list[Hazard] = []
-    for li, load in enumerate(events):
-        if load.kind != "load" or not load.certain or load.thread is None or load.barrier is None \
-                or load.slot is None or load.box is None or not _exact(load):
-            continue
+    for li in loads:
+        load = events[li]
         p = load.thread
         n = load.data.get("num_arrivals")
         if not isinstance(n, int) or n < 1:
@@ -61,17 +69,18 @@ def unreleased_refills(events: list[Event], threads: int) -> list[Hazard]:
                     and events[j].slot == load.slot) for j in arrivals):
             continue
         k = sum(1 for j in arrivals if j < li)
-        if any(e.kind == "wait" and _mine(e, p) and _on(e, load) for e in events[li + 1:]):
+        if any(w > li and _mine(events[w], p) for w in waits if _on(events[w], load)):
             continue
-        p_waits = [e for e in events[:li] if e.kind == "wait" and _mine(e, p)]
-        for ri, use in enumerate(events):
-            if use.kind not in ("read", "write") or not use.certain or use.thread is None or use.thread == p \
-                    or not _exact(use) or not use.same_buffer(load) or not overlap(use.box, load.box):
+        p_waits = [events[w] for w in waits if w < li and _mine(events[w], p)]
+        on_load = [w for w in waits if _on(events[w], load)]
+        for ri in uses:
+            use = events[ri]
+            if use.thread == p or not use.same_buffer(load) or not overlap(use.box, load.box):
                 continue
             c = use.thread
-            waits = [e for e in events[:ri] if e.kind == "wait" and _mine(e, c) and _on(e, load)]
-            if not any(w.certain and w.slot == load.slot for w in waits) or len(waits) > k // n \
-                    or not all(_exact(w) for w in waits):
+            before = [events[w] for w in on_load if w < ri and _mine(events[w], c)]
+            if not any(w.certain and w.slot == load.slot for w in before) or len(before) > k // n \
+                    or not all(_exact(w) for w in before):
                 continue
             if any(_may_carry(w, ri, p, c, events) for w in p_waits):
                 continue

@@ -1,4 +1,4 @@
-"""WG215's warning: at the producer's refill, the consumer's use as related information, and the
+"""WG210's warning: at the producer's refill, the consumer's use as related information, and the
 wait on the release barrier as the fix."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""WG215 refill-without-release: the producer thread refills a slot the consumer may still be using."""
+"""WG210 refill-without-release: the producer thread refills a slot the consumer may still be using."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def fixes(finding: Finding, source: str) -> list[Fix]:
 
 
 RULE = Rule(
-    code="WG215",
+    code="WG210",
     name="refill-without-release",
     apis=("plgpu.copy_gmem_to_smem", "plgpu.barrier_wait", "plgpu.barrier_arrive"),
     summary="A producer thread refills SMEM that a consumer thread may still be using: no wait on "
