@@ -9,7 +9,8 @@ RULE = Rule(
     code="WG084",
     name="lowering-unimplemented-primitive",
     apis=("jnp.dot", "jnp.matmul", "lax.dot", "lax.dot_general", "jnp.transpose", "lax.transpose",
-          "jnp.swapaxes", "jnp.concatenate", "lax.concatenate", "jnp.stack", "jnp.argmax", "jnp.argmin"),
+          "jnp.swapaxes", "jnp.concatenate", "lax.concatenate", "jnp.stack", "jnp.argmax", "jnp.argmin",
+          "lax.cumsum", "lax.sort", "lax.rev", "jnp.cumsum", "jnp.sort", "jnp.flip"),
     summary="An array operation in the kernel binds a primitive the Mosaic GPU lowering cannot lower "
             "under the kernel's semantics (jnp.dot / @ -> dot_general, .T -> transpose, jnp.stack, …).",
     template=("Unimplemented primitive in Pallas Mosaic GPU lowering: {eqn.primitive.name} for lowering "
