@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # pragma: no cover - types only, all of them leaves
     from wgmma_lsp.interpret.env import Env
+    from wgmma_lsp.interpret.kernel_state import KernelState
     from wgmma_lsp.interpret.values import FuncVal, Value
     from wgmma_lsp.rules.base import Finding, Related, Rule
     from wgmma_lsp.spans import LineIndex, Span
@@ -34,10 +35,9 @@ class ModelHost(Protocol):
     shared_writes: "dict[int, dict[str, Value]]"
 
     # -- the kernel being interpreted --------------------------------------------------------
-    lowering: str | None  # "lane", "warpgroup", None when unknown
-    kernel_span: "Span | None"  # the pallas_call/plgpu.kernel call: kernel-level errors go there
-    kernel_wg_axis: str | None  # the thread axis; None single-threaded, "?" unknown
-    smem_scopes: list  # the run_scoped scopes open in the kernel (models/smem_budget.py)
+    # Its lowering semantics, call, thread axis and open SMEM scopes (interpret/kernel_state.py);
+    # models/pallas.py replaces it for each kernel body it runs.
+    kernel: "KernelState"
     smem_usage: "dict[Span, list]"  # what each kernel call allocates, by the call's span
 
     # -- reporting ---------------------------------------------------------------------------

@@ -265,9 +265,9 @@ class Pieces:
 
 
 _SCALARS = ("certain", "silent", "ctx", "sweep_depth", "observing", "iteration_born", "where", "lines",
-            "path", "volatile", "entry_span", "lowering", "kernel_span", "kernel_wg_axis",
+            "path", "volatile", "entry_span", "kernel",
             "expecting_error", "sweep_start", "outside_writes")
-_STACKS = ("stack", "context", "handlers", "loops", "smem_scopes", "captures")
+_STACKS = ("stack", "context", "handlers", "loops", "captures")
 
 
 class _State:
@@ -279,6 +279,7 @@ class _State:
         self.scalars = {a: getattr(interp, a) for a in _SCALARS if hasattr(interp, a)}
         self.stacks = {a: (getattr(interp, a), len(getattr(interp, a))) for a in _STACKS
                        if hasattr(interp, a)}
+        self.smem_scopes = len(interp.kernel.smem_scopes)  # of the kernel state saved above
 
     def restore(self) -> None:
         for a, v in self.scalars.items():
@@ -286,3 +287,4 @@ class _State:
         for a, (lst, n) in self.stacks.items():
             del lst[n:]
             setattr(self.interp, a, lst)
+        del self.interp.kernel.smem_scopes[self.smem_scopes:]

@@ -20,6 +20,7 @@ from wgmma_lsp.entry.context import Context
 from wgmma_lsp.interpret.block_exits import rebound_names
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.env import Env
+from wgmma_lsp.interpret.kernel_state import KernelState, outside_kernel
 from wgmma_lsp.interpret.memo import MemoEntry
 from wgmma_lsp.interpret.observe import Observations
 from wgmma_lsp.interpret.origin import Importer, ModuleOrigin, active_importer
@@ -128,21 +129,13 @@ class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixi
         # Steps all configuration sweeps together may spend (interpret/sweep_budget.py): the
         # first case of a sweep always runs; the budget keeps the speed target.
         self.sweep_budget = sweep_steps(len(lines.lines), MAX_STEPS)
-        # The lowering semantics of the kernel being interpreted ("lane", "warpgroup"), None when
-        # unknown (no visible pallas_call/kernel, or an unknown JAX): lowering rules need it.
-        self.lowering: str | None = None
-        # The `pallas_call`/`plgpu.kernel` call being interpreted: kernel-level lowering errors
-        # (no kernel frame in JAX's traceback) are blamed there.
-        self.kernel_span: Span | None = None
-        # Its thread axis (`plgpu.kernel(..., thread_name=...)`): None for single-threaded
-        # kernels (pallas_call), "?" when unknown.
-        self.kernel_wg_axis: str | None = "?"
+        # The kernel whose body runs now (lowering semantics, its call, thread axis, SMEM scopes):
+        # one object, replaced for each kernel body (models/pallas.py); memo keys derive from it.
+        self.kernel: KernelState = outside_kernel()
         # id() of an API result -> (that result, the call that made it), for checks JAX makes
         # only when the result is used (a `plgpu.kernel(...)` decorator's keywords).
         self.made_by: dict[int, tuple[Value, Call]] = {}
-        # Shared memory: the run_scoped scopes open in the kernel being interpreted, and what
-        # each kernel call allocates (models/smem_budget.py), by the call's span.
-        self.smem_scopes: list = []
+        # What each kernel call allocates in shared memory (models/smem_budget.py), by its span.
         self.smem_usage: dict[Span, list] = {}
         # Names some function rebinds with `global`/`nonlocal`: their value at any point is unknown.
         # (skipped when the words are absent; `pl.get_global` has one: then statements only)
@@ -162,6 +155,15 @@ class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixi
         self._home_state = (self.lines, self.path, self.volatile)
         self.models = registry.MODELS
         self.methods = registry.METHODS
+
+    # Transitional spellings of `self.kernel`'s fields (code written before KernelState).
+    lowering = property(lambda self: self.kernel.lowering,
+                        lambda self, v: setattr(self.kernel, "lowering", v))
+    kernel_span = property(lambda self: self.kernel.span, lambda self, v: setattr(self.kernel, "span", v))
+    kernel_wg_axis = property(lambda self: self.kernel.wg_axis,
+                              lambda self, v: setattr(self.kernel, "wg_axis", v))
+    smem_scopes = property(lambda self: self.kernel.smem_scopes,
+                           lambda self, v: setattr(self.kernel, "smem_scopes", v))
 
     def tick(self) -> None:
         self.steps += 1

@@ -112,10 +112,10 @@ class CallsMixin:
             if self.observing:
                 with self.obs.unobserved():  # a key is books: equal keys give equal runs either way
                     key = call_key(func, call.args, call.kwargs, call.generic, call.complete,
-                                   self.lowering)
+                                   self.kernel.memo_key())
                     hit = self.memo.get(key) if key is not None else None
             else:
-                key = call_key(func, call.args, call.kwargs, call.generic, call.complete, self.lowering)
+                key = call_key(func, call.args, call.kwargs, call.generic, call.complete, self.kernel.memo_key())
                 hit = self.memo.get(key) if key is not None else None
         if key is None:
             return self._call_user(func, call)

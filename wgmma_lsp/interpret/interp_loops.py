@@ -235,7 +235,7 @@ class LoopsMixin:
         return consts, (tuple(kept), self.certain, after_break,
                         tuple(f.maybe_returned for f in self.stack),
                         tuple(scope.tripped for scope in self.handlers), self.expecting_error,
-                        self.lowering, self.kernel_span, self.kernel_wg_axis)
+                        self.kernel.memo_key())
 
     def _iteration_marks(self) -> tuple[dict[int, int], dict[int, set]]:
         return ({id(f): len(f.contexts) for f in self.findings},

@@ -71,13 +71,14 @@ def fingerprint(v: Any, depth: int = 0) -> Any:
 
 
 def call_key(func: FuncVal, args: list[Value], kwargs: dict[str, Value], generic: bool,
-             complete: bool, lowering: str | None) -> Any | None:
-    """The memo key of a call, or None when it cannot be memoised."""
+             complete: bool, kernel: tuple) -> Any | None:
+    """The memo key of a call, or None when it cannot be memoised; `kernel` is the running
+    kernel's part of it (`KernelState.memo_key()`)."""
     a = func.node.args
     takes_nothing = not (a.posonlyargs or a.args or a.vararg or a.kwonlyargs or a.kwarg)
     try:
         return (fingerprint(func), tuple(fingerprint(x) for x in args),
                 tuple(sorted((k, fingerprint(x)) for k, x in kwargs.items())),
-                None if takes_nothing else (generic, complete), lowering)
+                None if takes_nothing else (generic, complete), kernel)
     except (_NoKey, RecursionError):
         return None

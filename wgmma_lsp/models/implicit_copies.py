@@ -36,7 +36,7 @@ _MLIR = {"float32": "f32", "float16": "f16", "bfloat16": "bf16", "float64": "f64
 def _applies(interp: Any, pallas_call: bool = True) -> bool:
     """Lane lowering of a pallas_call (JAX 0.10) or of an emit_pipeline (0.10, 0.12)."""
     v = installed()
-    if interp.lowering != "lane" or v is None:
+    if interp.kernel.lowering != "lane" or v is None:
         return False
     if pallas_call:
         return v[:2] == (0, 10) and pallas_call_lowers_mosaic_gpu() is True
@@ -138,7 +138,7 @@ def _wrap_emit_pipeline() -> None:
         kw = call.wrapped.kwargs
         in_specs = pipelines._flat(kw.get("in_specs", TupleVal(())))
         gmem = pipelines._flat(TupleVal(tuple(call.args)))
-        kernel = interp.kernel_span
+        kernel = interp.kernel.span
         launcher = next((c for c in reversed(interp.context)
                          if c.startswith(("plgpu.kernel at line ", "pallas_call at line "))), "")
         if in_specs is not None and gmem is not None and call.complete and kernel is not None \

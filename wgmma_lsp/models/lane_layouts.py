@@ -36,7 +36,7 @@ WGMMA_LOADED = "wgmma (tiled load)"
 
 def _lane(interp: Any) -> bool:
     v = installed()
-    return interp.lowering == "lane" and v is not None and v[:2] in ((0, 10), (0, 12))
+    return interp.kernel.lowering == "lane" and v is not None and v[:2] in ((0, 10), (0, 12))
 
 
 def _allocation(ref: Value) -> tuple[tuple[int, int], T.DType, list] | None:

@@ -11,6 +11,7 @@ from typing import Callable
 from wgmma_lsp.interpret.jax_source import pallas_call_lowers_mosaic_gpu
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret import kernel_reach
+from wgmma_lsp.interpret.kernel_state import KernelState
 from wgmma_lsp.interpret.values import (
     UNKNOWN, AllocSpec, ApiVal, ArrayVal, BlockSpecVal, Const, DSliceVal, FuncVal, RefVal,
     ShapeDtypeVal, TransformVal, TupleVal, Value, Wrapped, as_int, as_shape, is_unknown, DictVal,
@@ -156,7 +157,7 @@ def _run_scoped(call: Call) -> Value:
                           data={"init_span": spec.span, "run_scoped_span": call.span})
             return UNKNOWN  # JAX raises here: the body is never traced
         allocations.append((spec, node_span))
-    if interp.lowering in ("lane", "warpgroup"):
+    if interp.kernel.lowering in ("lane", "warpgroup"):
         check_run_scoped_lowering(call, allocations, call.kwargs.get("collective_axes", Const(None)))
     for i, k in positions:
         spec = call.args[i] if i is not None else call.kwargs[k]  # type: ignore[index]
@@ -227,7 +228,7 @@ def _run_state_apply(call: Call) -> Value:
     init = call.get(0)
     if _uninitialized_accumulator(call, init):
         return UNKNOWN  # JAX raises here
-    if interp.lowering == "lane":
+    if interp.kernel.lowering == "lane":
         _check_init_layouts(call, init)
     refs = to_ref(init, call.span_of(0))
     interp.call_value(wrapped.func, Call(interp, call.node, [refs], {}, [None], {}, call.env))
@@ -379,11 +380,9 @@ def _run_kernel(call: Call, wrapped: Wrapped, refs: list[Value], what: str,
     mode = interpret_mode.interpreted(kw)
     if mode is True:  # run by a CPU interpreter: never lowered, no lowering check applies
         semantics = None
-    saved, interp.lowering = interp.lowering, semantics
-    saved_span, interp.kernel_span = interp.kernel_span, call.span
-    saved_axis, interp.kernel_wg_axis = interp.kernel_wg_axis, _thread_axis(what, kw)
+    saved = interp.kernel
+    interp.kernel = KernelState(lowering=semantics, span=call.span, wg_axis=_thread_axis(what, kw))
     start = interp.kernel_mark()
-    saved_scopes = interp.smem_scopes
     root = smem_budget.start_kernel(interp)
     root.reduction_bytes = smem_budget.reduction_bytes_of(kw.get("compiler_params"))
     if smem_setup is not None:
@@ -395,8 +394,8 @@ def _run_kernel(call: Call, wrapped: Wrapped, refs: list[Value], what: str,
         else:
             interp.call_value(wrapped.func, Call(interp, call.node, refs, {}, [None] * len(refs), {},
                                                  call.env))
-        if interp.lowering in ("lane", "warpgroup"):
-            smem_budget.finish_kernel(interp, root, saved_scopes, call.span, call.line)
+        if interp.kernel.lowering in ("lane", "warpgroup"):
+            smem_budget.finish_kernel(interp, root, call.span, call.line)
         tmem_budget.kernel_exit(interp, call.span, call.line)
         interp.settle_lowering_findings(start)
         if mode is None:  # `interpret=` not known: lowered or not, its errors are possible only
@@ -404,12 +403,9 @@ def _run_kernel(call: Call, wrapped: Wrapped, refs: list[Value], what: str,
                 if f.rule.installed_stage() == "lower":
                     f.certain = False
     finally:
-        interp.smem_scopes = saved_scopes
         tmem_budget.kernel_pop(interp)
         interp.context.pop()
-        interp.lowering = saved
-        interp.kernel_span = saved_span
-        interp.kernel_wg_axis = saved_axis
+        interp.kernel = saved
     return _outputs(kw.get("out_shape", UNKNOWN))
 
 

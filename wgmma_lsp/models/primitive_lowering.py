@@ -45,7 +45,7 @@ _WARP_LEVEL: "weakref.WeakKeyDictionary[Any, int]" = weakref.WeakKeyDictionary()
 def bound(interp: Any, primitive: str, span: Any, line: int) -> None:
     """`primitive` (its name: "dot_general") is bound at `span`: WG084 when the kernel's
     lowering semantics has no rule for it in the installed JAX."""
-    sem = interp.lowering
+    sem = interp.kernel.lowering
     if sem not in ("lane", "warpgroup") or _WARP_LEVEL.get(interp, 0) or span is None:
         return
     version = installed()

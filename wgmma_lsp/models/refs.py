@@ -83,7 +83,7 @@ def _tmem_plain_access(interp, node, load: bool) -> None:
 
     # 0.12's Lane lowering raises the same (docs/coverage.md, rows 55-56); its Warpgroup lowering
     # fails in layout inference instead, with no line of the kernel.
-    if interp.lowering != "lane" or installed() is None or installed()[:2] not in ((0, 10), (0, 12)):
+    if interp.kernel.lowering != "lane" or installed() is None or installed()[:2] not in ((0, 10), (0, 12)):
         return
     message = ("Loads from TMEM are asynchronous operations and cannot be performed using the usual "
                "syntax. Please use plgpu.async_load_tmem instead.") if load else (

@@ -39,7 +39,7 @@ def check_run_scoped_lowering(call: Call, allocations: list[tuple[Value, object]
 
     interp = call.interp
     axes = _axes(collective)
-    wg = interp.kernel_wg_axis
+    wg = interp.kernel.wg_axis
     if axes is None or wg == "?":
         return
     if axes and axes != (wg,):
@@ -64,7 +64,7 @@ def check_run_scoped_lowering(call: Call, allocations: list[tuple[Value, object]
                               f"but got {dtype.name}.", spec.span or span, call.line,  # type: ignore[arg-type]
                               data={"alloc_span": spec.span, "acc_dtype": dtype.name})
                 return
-            if interp.lowering == "lane":
+            if interp.kernel.lowering == "lane":
                 shape = spec.inner.shape
                 if shape is None or len(shape) != 2 or not all(isinstance(d, int) for d in shape):
                     return

@@ -114,10 +114,7 @@ def _array_bytes(a: ArrayVal) -> int | None:
 
 
 def _stack(interp) -> list[Scope]:
-    stack = getattr(interp, "smem_scopes", None)
-    if stack is None:
-        stack = interp.smem_scopes = []
-    return stack
+    return interp.kernel.smem_scopes
 
 
 def add_allocation(scope: Scope, spec: Value, multiplier: int = 1, what: str = "") -> None:
@@ -332,15 +329,14 @@ class KernelSmem:
 
 def start_kernel(interp) -> Scope:
     scope = Scope()
-    interp.smem_scopes = [scope]
+    interp.kernel.smem_scopes = [scope]
     return scope
 
 
-def finish_kernel(interp, root: Scope, saved: list[Scope] | None, span, blame_line: int) -> None:
+def finish_kernel(interp, root: Scope, span, blame_line: int) -> None:
     """The kernel body ran: record its shared memory and check it against the limit."""
     from wgmma_lsp.rules import smem_budget
 
-    interp.smem_scopes = saved if saved is not None else []
     b, bar = root.total()
     total = align(b) + barrier_bytes(bar) + (4 if root.tmem else 0)  # _smem_tree_size: scratch, barriers, TMEM address
     usage = KernelSmem(total, root.complete, tuple(root.parts + root.inner_parts))

@@ -69,11 +69,11 @@ def check_mma_lowering(call: Call, acc: Value, a: Value, b: Value) -> None:
     (fixtures lowering_kernel/kernel_level_tcgen05_*_warpgroup.py); the operand checks differ
     there, so a kernel failing one of them is left alone."""
     interp = call.interp
-    if interp.lowering not in ("lane", "warpgroup") or installed() is None \
+    if interp.kernel.lowering not in ("lane", "warpgroup") or installed() is None \
             or installed()[:2] not in MIRRORED:
         return
-    wg = interp.lowering == "warpgroup"
-    if wg and interp.kernel_span is None:
+    wg = interp.kernel.lowering == "warpgroup"
+    if wg and interp.kernel.span is None:
         return
     if not isinstance(acc, RefVal) or acc.root().kind != "tmem" or T.concrete(acc.dtype) is None \
             or acc.shape is None:
@@ -155,7 +155,7 @@ def check_mma_lowering(call: Call, acc: Value, a: Value, b: Value) -> None:
         return
     blame, related = line, []
     if wg:
-        ks = interp.kernel_span
+        ks = interp.kernel.span
         assert ks is not None
         blame = ks.line
         related = [Related(ks, "JAX raises this while lowering this kernel (no line of the kernel is in "

@@ -54,14 +54,14 @@ SWIZZLED_ONLY = {((0, 10), "lane"), ((0, 12), "warpgroup")}
 
 def check_tiled_indexing(interp, ref: RefVal, index: Value, node: ast.AST) -> None:
     v = installed()
-    if v is None or (v[:2], interp.lowering) not in TILED:
+    if v is None or (v[:2], interp.kernel.lowering) not in TILED:
         return
     root = ref.root()
     if root.kind != "plain" or root.space != "smem":
         return
     own = root.transforms
     if len(own) == 1 and own[0].kind == "swizzle":
-        if (v[:2], interp.lowering) in SWIZZLED_ONLY:
+        if (v[:2], interp.kernel.lowering) in SWIZZLED_ONLY:
             _check_swizzled_indexing(interp, ref, index, node)
         return
     if not own or own[0].kind != "tiling" or any(t.kind != "swizzle" for t in own[1:]) or len(own) > 2:

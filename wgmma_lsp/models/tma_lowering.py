@@ -57,10 +57,10 @@ MIRRORED = ((0, 10), (0, 12))
 
 def check_copy_lowering(call: Call, gmem_to_smem: bool) -> None:
     interp = call.interp
-    if interp.lowering not in ("lane", "warpgroup") or installed() is None \
+    if interp.kernel.lowering not in ("lane", "warpgroup") or installed() is None \
             or installed()[:2] not in MIRRORED:
         return
-    lane = interp.lowering == "lane"
+    lane = interp.kernel.lowering == "lane"
     checked_at_trace = matches(TRACE_TIME_CHECKS)
     if not call.complete or any(k in call.kwargs and not (isinstance(call.kwargs[k], Const)
                                                           and call.kwargs[k].value is None)
@@ -92,7 +92,7 @@ def check_copy_lowering(call: Call, gmem_to_smem: bool) -> None:
 
     late_line, late_related = line, []  # where the last three checks are blamed
     if not lane:
-        ks = interp.kernel_span
+        ks = interp.kernel.span
         if ks is None:
             return
         late_line = ks.line

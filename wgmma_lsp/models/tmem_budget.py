@@ -121,7 +121,7 @@ def kernel_exit(interp, span, line: int) -> None:
     if budget is None:
         return
     # 0.12 allocates the kernel's TMEM the same way under both semantics (docs/coverage.md, row 109).
-    if interp.lowering not in ("lane", "warpgroup") or installed() is None \
+    if interp.kernel.lowering not in ("lane", "warpgroup") or installed() is None \
             or installed()[:2] not in ((0, 10), (0, 12)):
         return
     if not budget.known or budget.peak == 0 or len(budget.collective) != 1:

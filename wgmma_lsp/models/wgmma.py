@@ -266,7 +266,7 @@ def _check_store_layout(interp, val: ArrayVal, span, blame: int) -> None:
     from wgmma_lsp.models.arrays import SPLAT
     from wgmma_lsp.rules import accumulator_layout
 
-    if interp.lowering == "lane" and val.layout == SPLAT:
+    if interp.kernel.lowering == "lane" and val.layout == SPLAT:
         interp.report(accumulator_layout.RULE, accumulator_layout.MESSAGE, span, blame,
                       data={"value_span": span, "plgpu": module_alias(interp, "plgpu")})
 

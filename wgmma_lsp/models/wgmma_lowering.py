@@ -129,7 +129,7 @@ class WgmmaLowering:
     def __init__(self, call: Call, acc: RefVal, a: Value, b: Value) -> None:
         self.call, self.acc, self.a, self.b = call, acc, a, b
         self.interp = call.interp
-        self.sem = self.interp.lowering
+        self.sem = self.interp.kernel.lowering
 
     # -- reporting -----------------------------------------------------------------------
     def _report(self, rule, message: str, *, kernel_level: bool = False, data: dict | None = None,
@@ -140,7 +140,7 @@ class WgmmaLowering:
         related: list[Related] = []
         blame = self.call.line
         if kernel_level:
-            ks = self.interp.kernel_span
+            ks = self.interp.kernel.span
             if ks is None:
                 return
             blame = ks.line
