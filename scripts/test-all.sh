@@ -4,9 +4,10 @@
 #   .venv312 Python 3.12 + the newest jax pip serves (0.12.x today); the editor tests run once
 # Sets both up first (scripts/setup-dev.sh; idempotent). The editors (neovim, emacs, code-server:
 # the slow part of a fresh set-up, code-server compiles native modules) are installed in the
-# background while the 3.12 suite runs, which needs none of them; the 3.11 suite, which drives the
-# editors, waits for them. Exit status: non-zero if either suite (or a set-up step) fails.
-# Usage: scripts/test-all.sh [--no-editors] [extra pytest args...]
+# background meanwhile. The two suites (all but the editor tests) then run at the same time, one
+# process each on the machine's two cores; the editor tests run last, on 3.11, once the editors
+# are in place. Exit status: non-zero if either suite, the editor tests or a set-up step fails.
+# Usage: scripts/test-all.sh [--no-editors] [extra pytest args, for the two suites...]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 editors=1
@@ -30,11 +31,27 @@ VENV=.venv312 PYTHON="$py312" bash scripts/setup-dev.sh --no-editors || exit 1
 .venv312/bin/python -m pip install -q --disable-pip-version-check --upgrade jax jaxlib || exit 1
 echo "test-all: setup of both venvs took $(( $(date +%s) - start ))s"
 
+# The two suites (all but the editor tests) at once: each is one process, the machine has two
+# cores, and code-server's build (a fresh machine) shares them. Each suite's output is printed
+# when it ends. Then the editor tests, on 3.11, once the editors are in place.
 status=0
 t=$(date +%s)
-echo "test-all: Python 3.12 / $(.venv312/bin/python -c 'from importlib.metadata import version as v; print("jax", v("jax"))')"
-.venv312/bin/python -m pytest -q -p no:cacheprovider --ignore=tests/editors "$@" || status=1
+log312=$(mktemp); log311=$(mktemp)
+jax312=$(.venv312/bin/python -c 'from importlib.metadata import version as v; print("jax", v("jax"))')
+jax311=$(.venv/bin/python -c 'from importlib.metadata import version as v; print("jax", v("jax"))')
+( .venv312/bin/python -m pytest -q -p no:cacheprovider --ignore=tests/editors "$@" > "$log312" 2>&1 ) &
+pid312=$!
+( .venv/bin/python -m pytest -q -p no:cacheprovider --ignore=tests/editors "$@" > "$log311" 2>&1 ) &
+pid311=$!
+wait "$pid312" || status=1
+echo "test-all: Python 3.12 / $jax312"
+cat "$log312"
 echo "test-all: 3.12 suite took $(( $(date +%s) - t ))s"
+wait "$pid311" || status=1
+echo "test-all: Python 3.11 / $jax311"
+cat "$log311"
+echo "test-all: 3.11 suite took $(( $(date +%s) - t ))s (at the same time as the 3.12 suite)"
+rm -f "$log312" "$log311"
 if [[ -n $editors_pid ]]; then
   t=$(date +%s)
   wait "$editors_pid"; editors_status=$?
@@ -44,8 +61,8 @@ if [[ -n $editors_pid ]]; then
 fi
 rm -f "$editors_log"
 t=$(date +%s)
-echo "test-all: Python 3.11 / $(.venv/bin/python -c 'from importlib.metadata import version as v; print("jax", v("jax"))')"
-.venv/bin/python -m pytest -q -p no:cacheprovider "$@" || status=1
-echo "test-all: 3.11 suite took $(( $(date +%s) - t ))s"
+echo "test-all: editor tests, Python 3.11 / $jax311"
+.venv/bin/python -m pytest -q -p no:cacheprovider tests/editors || status=1
+echo "test-all: editor tests took $(( $(date +%s) - t ))s"
 echo "test-all: total $(( $(date +%s) - start ))s, $([[ $status == 0 ]] && echo passed || echo FAILED)"
 exit $status
