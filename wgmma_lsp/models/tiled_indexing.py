@@ -16,7 +16,7 @@ from wgmma_lsp.interpret.jax_version import installed
 from wgmma_lsp.interpret.values import ArrayVal, Const, DSliceVal, RefVal, SliceVal, Value, as_int
 from wgmma_lsp.models.indexing import index_items, index_shape
 from wgmma_lsp.models.stores import _expanded
-from wgmma_lsp.rules import tiled_slice
+from wgmma_lsp.rules import tiled_index_type, tiled_slice
 
 _FULL = SliceVal(Const(None), Const(None), Const(None))
 
@@ -82,7 +82,10 @@ def check_tiled_indexing(interp, ref: RefVal, index: Value, node: ast.AST) -> No
         for item, tile, dim in zip(items[-len(tiling):], tiling, shape[-len(tiling):]):
             params = _slice_params(item, dim)  # type: ignore[arg-type]
             if params is None:
-                return  # integer indices (another message) or unknown slices
+                if _integer(item):
+                    interp.report(tiled_index_type.RULE, tiled_index_type.MESSAGE, interp.span(node),
+                                  node.lineno - 1)
+                return  # integer indices (WG099) or unknown slices
             start, size, stride = params
             if stride != 1:
                 interp.report(tiled_slice.RULE, f"Strided slices unsupported. Got stride: {stride}",
@@ -98,6 +101,12 @@ def check_tiled_indexing(interp, ref: RefVal, index: Value, node: ast.AST) -> No
                               f"by the tile size ({tile})", interp.span(node), node.lineno - 1)
                 return
         shape = index_shape(shape, idx)
+
+
+def _integer(item: Value) -> bool:
+    """A literal integer index (traced indices are not claimed: their type at lowering is not
+    checked against JAX)."""
+    return isinstance(item, Const) and isinstance(item.value, int) and not isinstance(item.value, bool)
 
 
 def _full_items(idx: Value, ndim: int) -> list[Value] | None:
