@@ -17,8 +17,8 @@ from typing import Any
 from wgmma_lsp.interpret import mutation
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import (
-    UNKNOWN, ApiVal, ClassVal, Const, DictVal, FuncVal, InstanceVal, Opaque, TupleVal, Value,
-    Wrapped, join,
+    UNKNOWN, ApiVal, ArrayVal, ClassVal, Const, DictVal, FuncVal, InstanceVal, Opaque, RefVal, TupleVal,
+    Value, Wrapped, join,
 )
 
 #: The interpreter (interp.Interpreter), as a type: not imported, since it imports this module.
@@ -298,7 +298,12 @@ def isinstance_of(v: Value, of: Value) -> bool | None:
         if isinstance(v, InstanceVal) and not opaque_bases(v.cls) and v.cls.kind == "" \
                 and t is not object:
             return False
+        if isinstance(v, (ArrayVal, RefVal)) and t is not object:
+            return False  # a jax.Array (a tracer) or a ref is none of Python's builtin types
         return None
+    if isinstance(of, ClassVal) and isinstance(v, (ArrayVal, RefVal)) and not opaque_bases(of) \
+            and not of.kind:
+        return False  # nor an instance of a class of the user's
     if isinstance(of, ClassVal) and isinstance(v, (InstanceVal, NamedTupleVal)):
         cls = v.cls
         if of in mro(cls):

@@ -15,6 +15,7 @@ from wgmma_lsp.analysis_types import Analysis
 from wgmma_lsp.entry.config_contexts import ConfigContext, config_contexts
 from wgmma_lsp.entry.context import Context, contexts_note
 from wgmma_lsp.entry.discover import discover
+from wgmma_lsp.entry.test_contexts import run_package_tests
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.kernel_reach import kernels_of
 from wgmma_lsp.interpret.incomplete import Pieces, record, strict
@@ -80,6 +81,7 @@ def _run_once(source: str, path: str | None, cancel: threading.Event | None = No
         interp.shared_born = next_born()  # (module code's lists are the contexts' shared state)
         run_entry_points(interp, source, pieces)
         run_discovered(interp, pieces)
+        run_package_tests(interp, pieces)  # library code: its package's tests (entry/test_contexts.py)
         if parsed.repaired:
             run_drivers_of_a_broken_main_block(interp, pieces)
         run_unreached(interp, pieces)

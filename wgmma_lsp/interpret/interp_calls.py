@@ -22,6 +22,7 @@ from wgmma_lsp.interpret.values import (
     Const,
     DictVal,
     FuncVal,
+    InstanceVal,
     Opaque,
     PartialVal,
     SymInt,
@@ -65,6 +66,10 @@ class CallsMixin:
             return self.unknown_call(call)
         if isinstance(func, ClassVal):
             return self.instantiate(func, call)
+        if isinstance(func, InstanceVal):  # `obj(...)`: its class's `__call__`, bound to it
+            method = classes.instance_attr(self, func, "__call__")  # type: ignore[arg-type]
+            if isinstance(method, FuncVal):
+                return self.call_user(method, call)
         model = self.models.get(f"{_value_kind(func)}()")  # e.g. `jnp.int32(x)`: "dtype()"
         if model is not None:
             call.wrapped = func
@@ -107,6 +112,9 @@ class CallsMixin:
     def call_user(self, func: FuncVal, call: Call) -> Value:
         """Call a user function; module-level functions are analysed once per distinct
         arguments once the module has run (see `memo`)."""
+        hooks = getattr(self, "program_hooks", None)  # a test context (entry/op_dispatch.py)
+        if hooks is not None and (dispatched := hooks.dispatch(func, call)) is not None:
+            return dispatched
         key = None
         if self.memo_enabled and not self.hover_only and func.closure is self.module_env:
             if self.observing:

@@ -1,0 +1,108 @@
+"""The two steps of a library's op dispatch a test context follows by meaning (see
+`test_contexts.py`): the op's `__call__` that binds and ends in `self._fwd(...)`, and the op's
+choice of kernel module by the GPU.
+
+They are hooks the interpreter asks while a test context runs (`interp.program_hooks`), and
+only then: outside the analysis of a kernel module reached from its package's tests nothing
+here applies.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from wgmma_lsp.interpret.call import Call
+    from wgmma_lsp.interpret.interp import Interpreter
+    from wgmma_lsp.interpret.values import FuncVal, Value
+
+MAX_DISPATCH_DEPTH = 4  # nested op calls dispatched (an op calling another op)
+
+
+def _calls_self_method(node: ast.AST, name: str) -> bool:
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == name \
+                and isinstance(n.func.value, ast.Name) and n.func.value.id == "self":
+            return True
+    return False
+
+
+def is_op_call(node: ast.AST) -> bool:
+    """A `__call__` that binds its arguments (`self.bind(...)`) and runs `self._fwd(...)`
+    (tokamax's `Op.__call__`)."""
+    return isinstance(node, ast.FunctionDef) and node.name == "__call__" \
+        and _calls_self_method(node, "bind") and _calls_self_method(node, "_fwd")
+
+
+class ProgramHooks:
+    """What a test context of the analysed kernel module reads differently."""
+
+    def __init__(self, interp: Interpreter, configs: list[Value]) -> None:
+        self.interp = interp
+        self.configs = configs
+        self.depth = 0
+        self._own_cache: dict[str, Value | None] = {}
+        self._defs = {id(n) for n in interp.tree.body
+                      if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+
+    # -- the kernel module chosen by the GPU -------------------------------------------------
+    def own_attr(self, attr: str) -> Value | None:
+        """The analysed module's own function or class called `attr`, read off a value the
+        analysis cannot resolve (`kernel_module.flash_attention_kernel`)."""
+        if attr in self._own_cache:
+            return self._own_cache[attr]
+        from wgmma_lsp.interpret.values import ClassVal, FuncVal
+
+        v = self.interp.module_env.vars.get(attr)
+        found = v if isinstance(v, (FuncVal, ClassVal)) and id(v.node) in self._defs else None
+        self._own_cache[attr] = found
+        return found
+
+    # -- the op's __call__ ---------------------------------------------------------------------
+    def dispatch(self, func: FuncVal, call: Call) -> Value | None:
+        """`op(*args, **kwargs)` as `op._fwd(*args, config=<config>, **kwargs)`; None: not an
+        op's dispatching `__call__`."""
+        from wgmma_lsp.interpret.call import Call as CallT
+        from wgmma_lsp.interpret.classes import instance_attr
+        from wgmma_lsp.interpret.values import UNKNOWN, Const, FuncVal as F, InstanceVal, TupleVal, join
+
+        if func.name != "__call__" or not is_op_call(func.node) or self.depth >= MAX_DISPATCH_DEPTH:
+            return None
+        args = list(call.args)
+        me = func.bound_self if func.bound_self is not None else (args.pop(0) if args else None)
+        if not isinstance(me, InstanceVal):
+            return None
+        fwd = instance_attr(self.interp, me, "_fwd")
+        if not isinstance(fwd, F):
+            return None
+        fwd_node = fwd.node
+        kwargs = dict(call.kwargs)
+        returns_residuals = kwargs.pop("return_residuals", Const(False))
+        if fwd_node is not None and _has_param(fwd_node, "return_residuals"):
+            kwargs["return_residuals"] = returns_residuals
+        own = me.attrs.get("config")
+        configs = [own] if isinstance(own, InstanceVal) else list(self.configs)
+        if not configs:
+            return UNKNOWN
+        result: Value | None = None
+        self.depth += 1
+        try:
+            for c in configs:
+                r = self.interp.call_value(fwd, CallT(self.interp, call.node, args, {**kwargs, "config": c},
+                                                      [None] * len(args), {}, call.env))
+                result = r if result is None else join(result, r)
+        finally:
+            self.depth -= 1
+        if isinstance(returns_residuals, Const) and returns_residuals.value is True:
+            return result if result is not None else UNKNOWN
+        if isinstance(result, TupleVal) and len(result.items) == 2:
+            return result.items[0]  # (out, residuals): the op returns out
+        return UNKNOWN
+
+
+def _has_param(node: ast.AST, name: str) -> bool:
+    a = getattr(node, "args", None)
+    if a is None:
+        return False
+    return any(p.arg == name for p in list(a.posonlyargs) + list(a.args) + list(a.kwonlyargs))

@@ -1,0 +1,296 @@
+"""Contexts for library code from the program: the package's tests that reach a kernel module.
+
+A library's kernel module (tokamax's `ops/gated_linear_unit/pallas_mosaic_gpu_kernel_sm90.py`)
+has no caller in its own file: the library's op module calls it (`pallas_mosaic_gpu.py`:
+`_get_kernel_module().gated_linear_unit`, `functools.partial(kernel_module.flash_attention_kernel,
+..., config=config)`), and the library's tests call the op (`self._glu_fn(x, w)` with
+`x = jax.random.normal(rng0, (m, k), dtype=jnp.bfloat16)` for each
+`@parameterized.parameters(dict(m=256, n=256, k=64), ...)` case). Those tests are what give
+the kernel concrete shapes, dtypes and the functions it is handed (the activation).
+
+For a document inside a package, this module finds (syntax only, nothing imported):
+
+- the op modules: the document's sibling modules that import it by name;
+- the test modules: sibling `*_test.py` files that import one of the op modules;
+- their test cases: every `test*` method of a `TestCase` class of the test module, its own or
+  inherited (a `test_base.py` of the package), once per parameter set of its
+  `@parameterized.parameters/named_parameters/product` or `@pytest.mark.parametrize`
+  decorators (`entry/discover.py`).
+
+Each case runs in the analysed document's interpreter, in a context of its own, named by the
+test and its parameters: the test class is instantiated as Python does (its `__init__`, which
+builds the op), `setUp` runs, then the test method with the case's arguments. Two steps of the
+library's own dispatch are followed by what they mean, not by their code (`op_dispatch.py`):
+
+- an op's `__call__` that binds its arguments and ends in `self._fwd(...)` (tokamax's
+  `Op.__call__`: `inspect.Signature.bind`, pytree flattening, `custom_vjp`) runs as
+  `self._fwd(*args, config=<config>, **kwargs)`, the config being the op's own `config` when
+  it holds one, else each config the document's module picks (`entry/config_contexts.py`);
+- the op's choice of kernel module by the GPU it runs on (`_get_kernel_module()`, `if
+  isinstance(config, ConfigSM90): kernel_module = sm90`) is read as "this module": in the op
+  module, a name of the analysed module read off a value the analysis cannot resolve
+  (`kernel_module.flash_attention_kernel`, `sm90.Config` while `sm90` is the module being
+  analysed) is the analysed module's own. The context is the op run on this module's GPU.
+
+The cases share the sweeps' step budget (the first always runs); those left out are said in a
+WG903 note, as for configs. What the tests do not reach stays as before (config contexts, then
+nothing known).
+"""
+
+from __future__ import annotations
+
+import ast
+import logging
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+from wgmma_lsp.entry.context import Context
+from wgmma_lsp.entry.discover import EntrySite, ParamSet, _test_site
+
+if TYPE_CHECKING:
+    from wgmma_lsp.interpret.interp import Interpreter
+    from wgmma_lsp.interpret.values import ClassVal, FuncVal, Value
+
+log = logging.getLogger("wgmma_lsp")
+
+MAX_TEST_MODULES = 4  # test modules read per document
+MAX_CASES_PER_DOCUMENT = 24  # test cases listed per document (the budget runs fewer)
+MAX_SIBLING_CHARS = 400_000  # a sibling module larger than this is not scanned
+
+
+@dataclass(frozen=True)
+class TestCase:
+    """One test case that may reach the document: where it is, and how to run it."""
+
+    module_path: str
+    class_name: str
+    method: str
+    site: EntrySite
+    case: ParamSet
+
+    def context(self) -> Context:
+        file = os.path.basename(self.module_path)
+        origin = f"{self.class_name}.{self.method}() in {file}"
+        return Context(origin, self.site.line, tuple(self.case.label), span=None, open=False)
+
+
+def _module_name(path: str) -> str:
+    return os.path.splitext(os.path.basename(path))[0]
+
+
+def _imports_name(tree: ast.Module, name: str) -> bool:
+    """Does the module import a module called `name` (`from pkg import name [as x]`, `import
+    pkg.name`, `from . import name`)?"""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.module and node.module.rsplit(".", 1)[-1] == name:
+                return True
+            if any(a.name == name for a in node.names):
+                return True
+        elif isinstance(node, ast.Import):
+            if any(a.name.rsplit(".", 1)[-1] == name for a in node.names):
+                return True
+    return False
+
+
+def _parse(path: str) -> ast.Module | None:
+    try:
+        if os.path.getsize(path) > MAX_SIBLING_CHARS:
+            return None
+        with open(path, encoding="utf-8") as fh:
+            return ast.parse(fh.read())
+    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+        return None
+
+
+def test_modules(path: str) -> list[str]:
+    """The sibling test modules that import an op module importing the document (sorted)."""
+    directory = os.path.dirname(os.path.abspath(path))
+    me = _module_name(path)
+    try:
+        names = sorted(n for n in os.listdir(directory) if n.endswith(".py"))
+    except OSError:
+        return []
+    trees: dict[str, ast.Module] = {}
+    for n in names:
+        full = os.path.join(directory, n)
+        if full == os.path.abspath(path):
+            continue
+        tree = _parse(full)
+        if tree is not None:
+            trees[full] = tree
+    ops = [_module_name(p) for p, t in trees.items()
+           if not _module_name(p).endswith("_test") and _imports_name(t, me)]
+    out = []
+    for p, t in trees.items():
+        if _module_name(p).endswith("_test") and any(_imports_name(t, op) for op in ops):
+            out.append(p)
+    return out[:MAX_TEST_MODULES]
+
+
+def _test_classes(module: Value) -> list[ClassVal]:
+    from wgmma_lsp.interpret.values import ClassVal
+
+    names = getattr(module, "names", {})
+    return [v for v in names.values() if isinstance(v, ClassVal) and _is_test_class(v)]
+
+
+def _is_test_class(cls: ClassVal) -> bool:
+    from wgmma_lsp.interpret.classes import mro
+
+    chain = mro(cls)
+    bases = [b for c in chain for b in c.bases]
+    return any("TestCase" in getattr(b, "name", "") or "TestCase" in type(b).__name__ for b in bases) \
+        or cls.name.startswith("Test") or any(ast.unparse(b).endswith("TestCase")
+                                              for c in chain for b in c.node.bases)
+
+
+def test_cases(interp: Interpreter, modules: list[str]) -> list[tuple[TestCase, Value, FuncVal]]:
+    """The test cases of the modules: (case, the test class, the test function)."""
+    from wgmma_lsp.interpret.classes import mro
+    from wgmma_lsp.interpret.origin import active_importer
+    from wgmma_lsp.interpret.values import FuncVal
+
+    session = active_importer()
+    if session is None or not hasattr(session, "module_value"):
+        return []
+    out: list[tuple[TestCase, Value, FuncVal]] = []
+    for path in modules:
+        module = session.module_value(path, _module_name(path))
+        for cls in _test_classes(module):
+            seen: set[str] = set()
+            for c in mro(cls):
+                for stmt in c.node.body:
+                    if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        continue
+                    name = stmt.name
+                    if not name.startswith("test") or name in seen:
+                        continue
+                    m = _method(interp, c, stmt)
+                    if m is None:
+                        continue
+                    seen.add(name)
+                    site = _test_site(m.node, True, MAX_CASES_PER_DOCUMENT, cls.name)
+                    for case in site.cases:
+                        out.append((TestCase(path, cls.name, name, site, case), cls, m))
+                        if len(out) >= MAX_CASES_PER_DOCUMENT:
+                            return out
+    return out
+
+
+def _method(interp: Interpreter, cls: ClassVal, node: ast.FunctionDef | ast.AsyncFunctionDef) -> FuncVal | None:
+    """The test method `node` of `cls`: the class's own value, or, when a decorator the
+    analysis does not follow (`@parameterized.parameters(...)`) made it unknown, the function
+    itself, closing over the class's module (the cases are read from the decorator's syntax)."""
+    from wgmma_lsp.interpret.values import FuncVal
+
+    m = cls.methods.get(node.name)
+    if isinstance(m, FuncVal) and m.node is node:
+        return m
+    closure = next((v.closure for v in cls.methods.values()  # what the class's methods close over
+                    if isinstance(v, FuncVal) and v.closure is not None), None)
+    if closure is None:
+        return None
+    a = node.args
+    with interp.quiet():
+        defaults = tuple(interp.eval(d, closure) for d in a.defaults)
+        kw_defaults = {p.arg: interp.eval(d, closure) for p, d in zip(a.kwonlyargs, a.kw_defaults)
+                       if d is not None}
+    return FuncVal(node, closure, node.name, defaults, kw_defaults)
+
+
+def run_case(interp: Interpreter, case: TestCase, cls: ClassVal, method: FuncVal,
+             configs: list[Value]) -> None:
+    """The test case: its class instantiated, `setUp`, the method with the case's arguments;
+    op calls dispatched to `_fwd` with each of `configs` (op_dispatch.py)."""
+    from wgmma_lsp.entry.op_dispatch import ProgramHooks
+    from wgmma_lsp.interpret.call import Call
+    from wgmma_lsp.interpret.classes import instance_attr
+    from wgmma_lsp.interpret.values import Const, FuncVal, InstanceVal
+
+    env = method.closure
+    hooks = ProgramHooks(interp, configs)
+    previous = getattr(interp, "program_hooks", None)
+    interp.program_hooks = hooks
+    try:
+        with interp.in_context(case.context()):
+            inst = interp.instantiate(cls, Call(interp, None, [Const(case.method)], {}, [None], {}, env))
+            with interp.quiet():
+                args = [interp.eval(a, env) for a in case.case.args]
+                kwargs = {k: interp.eval(v, env) for k, v in case.case.kwargs}
+            if not isinstance(inst, InstanceVal):
+                return
+            setup = instance_attr(interp, inst, "setUp")
+            if isinstance(setup, FuncVal):
+                interp.call_value(setup, Call(interp, None, [], {}, [], {}, env))
+            interp.call_user(method, Call(interp, None, [inst, *args], kwargs, [None] * (len(args) + 1), {}, env))
+    finally:
+        interp.program_hooks = previous
+
+
+def run_test_contexts(interp: Interpreter, run_piece: Callable[[str, Callable[[], None]], None],
+                      note: Callable[[str], None],
+                      configs_for: Callable[[], list[Value]]) -> int:
+    """Run the package's test cases that may reach the document; how many ran."""
+    if not interp.path:
+        return 0
+    modules = test_modules(interp.path)
+    if not modules:
+        return 0
+    # Parameterized cases first (the first case always runs; the budget may stop the others):
+    # they are the ones a library writes to reach its kernels with concrete shapes.
+    cases = sorted(test_cases(interp, modules), key=lambda c: not c[0].case.label)
+    if not cases:
+        return 0
+    configs = configs_for()
+    done = 0
+    for case, cls, method in cases:
+        if done and interp.sweep_steps >= interp.sweep_budget:
+            break
+        start = interp.steps
+        run_piece(case.context().origin,
+                  lambda case=case, cls=cls, method=method: run_case(interp, case, cls, method, configs))
+        interp.sweep_steps += max(0, interp.steps - start)
+        done += 1
+    if done < len(cases):
+        note(f"checked {done} of {len(cases)} test cases of this package that may reach this module; "
+             "the analysis budget left out the others")
+    log.info("%s: ran %d test cases of %s", interp.path, done, ", ".join(map(os.path.basename, modules)))
+    return done
+
+
+def first_configs(interp: Interpreter) -> list[Value]:
+    """The config each module-level function of the document taking a config class is first
+    run with (entry/config_contexts.py), one per config class: what the op picks when the test
+    gives none (`get_heuristics_config`), else the class's defaults."""
+    from wgmma_lsp.entry.config_contexts import config_contexts
+
+    out: list[Value] = []
+    classes: set[int] = set()
+    funcs = sorted((f for f in interp.defined.values() if f.closure is interp.module_env
+                    and not isinstance(f.node, ast.Lambda)), key=lambda f: f.node.lineno)
+    for f in funcs:
+        found, _ = config_contexts(interp, f)
+        for c in found:
+            cls = getattr(c.config, "cls", None)
+            if cls is not None and id(cls) not in classes:
+                classes.add(id(cls))
+                out.append(c.config)
+    return out
+
+
+def run_package_tests(interp: Interpreter, pieces: object) -> int:
+    """The driver's step: the package's test cases that may reach the document, each a piece
+    (interpret/incomplete.py) in its own context."""
+    from wgmma_lsp.spans import Span
+
+    span = Span(0, 0, 0, len(interp.lines.lines[0]) if interp.lines.lines else 0)
+
+    def run_piece(label: str, thunk: Callable[[], None]) -> None:
+        pieces.run(span, f"`{label}`", thunk)  # type: ignore[attr-defined]
+
+    def note(msg: str) -> None:
+        interp.notes.append((span, msg))
+
+    return run_test_contexts(interp, run_piece, note, lambda: first_configs(interp))
