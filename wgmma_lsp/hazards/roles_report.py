@@ -1,0 +1,102 @@
+"""WG215 (threads of different roles on the same SMEM) and WG216 (copies out over the same GMEM),
+found in a kernel's log and reported as warnings."""
+
+from __future__ import annotations
+
+from wgmma_lsp.hazards.analysis import Hazard
+from wgmma_lsp.hazards.copies_out import overlapping_copies_out
+from wgmma_lsp.hazards.log import Event, KernelLog
+from wgmma_lsp.hazards.regions import may_overlap
+from wgmma_lsp.hazards.roles import Clocked, cross_role
+from wgmma_lsp.rules import copies_out_overlap_gmem, roles_access_same_smem
+from wgmma_lsp.rules.base import Related
+
+_ACCESS = {"read": "Reading", "write": "Writing"}
+
+
+def report_roles(interp, log: KernelLog) -> None:
+    # A race is not an exception: no `try` around the kernel catches it (as hazards/report.py).
+    saved, interp.handlers = interp.handlers, []
+    try:
+        _report(interp, log)
+    finally:
+        interp.handlers = saved
+
+
+def _report(interp, log: KernelLog) -> None:
+    events = log.events
+    views: list[Clocked] | None = None
+    seen: set[tuple] = set()
+    if log.thread_name is not None:
+        found, views = cross_role(events, log.threads, log.shared)
+        for h in found:
+            h = _oriented(h, events, views)
+            key = (events[h.access].span, events[h.other].span)
+            if key not in seen:
+                seen.add(key)
+                _wg215(interp, h, events, views, log.thread_name)
+    for h in overlapping_copies_out(events, log.threads, log.instances, views):
+        access, other = events[h.access], events[h.other]
+        key = (access.span, other.span)
+        if key in seen or access.span is None or other.span is None or access.gmem is None:
+            continue
+        seen.add(key)
+        rule = copies_out_overlap_gmem.RULE
+        if h.newer >= 0:
+            detail = f": no plgpu.wait_smem_to_gmem({h.newer}) (without wait_read_only) in between"
+        else:
+            detail = f" (thread {other.thread}'s, unordered with thread {access.thread}'s)"
+        interp.report(rule, rule.template.format(aval=access.gmem.aval(), store_line=other.line + 1, detail=detail),
+                      access.span, access.line,
+                      related=[Related(other.span, "the copy_smem_to_gmem that may still be writing it")],
+                      data={"prefix": access.data.get("prefix"), "newer": h.newer})
+
+
+def _wg215(interp, h: Hazard, events: list[Event], views: list[Clocked] | None, axis: str) -> None:
+    access, other = events[h.access], events[h.other]
+    if access.span is None or other.span is None or access.buffer is None:
+        return
+    rule = roles_access_same_smem.RULE
+    q, p = h.newer, h.waits[0]
+    later = _later_wait(events, views, h) if views is not None else None
+    detail = "" if access.thread is not None and other.thread is not None else \
+        f" (a statement outside any pl.when on {axis} runs in every thread)"
+    message = rule.template.format(access=_ACCESS[access.kind], aval=access.buffer.aval(), thread=q,
+                                   other_thread=p, other_access=other.kind, other_line=other.line + 1,
+                                   detail=detail)
+    data = {"later_wait_line": later.line} if later is not None else {}
+    interp.report(rule, message, access.span, access.line,
+                  related=[Related(other.span, f"thread {p}'s {other.kind}, not ordered with it")], data=data)
+
+
+def _oriented(h: Hazard, events: list[Event], views: list[Clocked] | None) -> Hazard:
+    """The pair as the fix sees it: the access whose thread has a wait to move up goes first."""
+    if views is None or _later_wait(events, views, h) is not None:
+        return h
+    swapped = Hazard(h.code, h.other, h.access, newer=h.waits[0], waits=(h.newer,))
+    return swapped if _later_wait(events, views, swapped) is not None else h
+
+
+def _later_wait(events: list[Event], views: list[Clocked], h: Hazard) -> Event | None:
+    """A wait of the access's thread q, after the access in the same function, on a barrier
+    thread p arrives on after the other access, with an arrival that does not depend on anything q
+    does from the access on: moved before the access, it orders the access after the other one."""
+    q, p, j, i = h.newer, h.waits[0], h.access, h.other
+    access = events[j]
+    vq, vp = views[q], views[p]
+    if j not in vq.position or i not in vp.position:
+        return None
+    pos_j, pos_i = vq.position[j], vp.position[i]
+    for k in vq.program[pos_j + 1:]:
+        w = events[k]
+        if w.kind != "wait" or w.barrier is None or not w.certain or w.in_loop or access.in_loop \
+                or w.func != access.func or w.line <= access.line:
+            continue
+        for pos, a in enumerate(vp.program):
+            arr = events[a]
+            clock = vp.clocks[pos]
+            if arr.kind in ("arrive", "load") and arr.barrier is w.barrier and may_overlap(arr.slot, w.slot) \
+                    and arr.certain and clock[p] > pos_i and clock[q] <= pos_j:
+                return w
+        return None  # the first later wait only: moving a later one past it changes more
+    return None
