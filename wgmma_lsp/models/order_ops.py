@@ -98,7 +98,7 @@ PRIMITIVES: dict[str, tuple[str, bool]] = {
 def _blamed(interp: Any, line: int, own_line: bool) -> int | None:
     if own_line:
         return line
-    span = interp.kernel_span  # the kernel's launch: JAX's traceback names no kernel line
+    span = interp.kernel.span  # the kernel's launch: JAX's traceback names no kernel line
     return span.line if span is not None else None
 
 

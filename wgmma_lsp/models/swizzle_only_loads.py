@@ -25,7 +25,7 @@ from wgmma_lsp.rules import swizzle_without_tiling
 
 def _lane(interp: Any) -> bool:
     v = installed()
-    return interp.lowering == "lane" and v is not None and v[:2] in ((0, 10), (0, 12))
+    return interp.kernel.lowering == "lane" and v is not None and v[:2] in ((0, 10), (0, 12))
 
 
 def swizzled_only(ref: Value) -> bool:
