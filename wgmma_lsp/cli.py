@@ -16,9 +16,11 @@ class UsageError(Exception):
 
 def _codes(values: list[str] | None) -> list[str]:
     """`--select A --select B,C` -> [A, B, C], each a known code, name or code prefix."""
+    out = [v.strip() for value in values or [] for v in value.split(",") if v.strip()]
+    if not out:
+        return out  # no rule module is imported for nothing (the registry imports every one)
     from wgmma_lsp.rules.registry import is_known_selector
 
-    out = [v.strip() for value in values or [] for v in value.split(",") if v.strip()]
     for v in out:
         if not is_known_selector(v):
             raise UsageError(f"unknown rule code or name: {v} (try `wgmma-lsp explain` for the list)")
@@ -110,7 +112,7 @@ def _show_settings(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     from wgmma_lsp import config, formats
-    from wgmma_lsp.batch import check_files, incomplete_summary, kernels_summary
+    from wgmma_lsp.batch import check_files, configure_gc, incomplete_summary, kernels_summary
     from wgmma_lsp.discovery import DEFAULT_EXCLUDE, exclude_spec, python_files
     from wgmma_lsp.ide.model import Severity
 
@@ -131,6 +133,7 @@ def _check(args: argparse.Namespace) -> int:
     gitignore = not args.no_respect_gitignore and all(
         config.find(Path(p)).respect_gitignore for p in args.paths)
     found = list(python_files(args.paths, excludes=excludes, respect_gitignore=gitignore))
+    configure_gc()
     results = check_files(found, settings_for, trace=args.trace, jobs=args.jobs,
                           progress=False if args.no_progress else None)
     if args.fix or args.diff:  # apply_fixes.py: the preferred fixes, then the files checked again
