@@ -30,7 +30,7 @@ from wgmma_lsp.interpret.interp import Interpreter
 from wgmma_lsp.interpret.values import Const, DictVal, TupleVal, Value
 from wgmma_lsp.spans import LineIndex
 
-HEADER = "import dataclasses\nimport enum\nimport functools\nimport math\nimport typing\n"
+HEADER = "import dataclasses\nimport enum\nimport functools\nimport itertools\nimport math\nimport typing\n"
 NO_CLAIM = object()
 
 
@@ -236,7 +236,7 @@ def _statement(g: _Gen, lines: list[str]) -> None:
     """One top-level statement (or a few) of a random shape."""
     shape = g.choice(["assign", "assign", "if", "for", "while", "mutate", "aug", "unpack", "func",
                       "closure", "varargs", "class", "comprehension", "helpers", "aliasing",
-                      "heuristics", "try"])
+                      "heuristics", "try", "generators"])
     if shape == "assign":
         _assign(g, lines)
     elif shape == "if":
@@ -332,7 +332,7 @@ def _statement(g: _Gen, lines: list[str]) -> None:
         g.names.update({r1: "int", r2: "int", r3: "tuple"})
     elif shape == "class":
         _class(g, lines)
-    elif shape in ("helpers", "aliasing", "heuristics", "try"):
+    elif shape in ("helpers", "aliasing", "heuristics", "try", "generators"):
         _real_code(g, lines, shape)
     elif shape == "comprehension":
         name = g.fresh("list")
@@ -378,6 +378,17 @@ def _real_code(g: _Gen, lines: list[str], shape: str) -> None:
                   f"{r1} = {p}_cfg.block_m * {p}_cfg.block_n * {p}_cfg.num_stages",
                   f"{r2} = {p}_cfg.block_m * 2 // {p}_cfg.num_stages",
                   f"{r3} = functools.reduce(lambda a, b: a * b, ({p}_cfg.block_m, {p}_cfg.block_n), 1)"]
+    elif shape == "generators":  # an epilogue's tiles through generators (tokamax's two_in_flight)
+        gen, rest, w = (f"{p}_{x}" for x in ("gen", "rest", "w"))
+        lines += [f"def {p}_tiles(n, step={g.choice([1, 2, 3])}):", "    for i in range(n):",
+                  "        if i % step == 0:", "            yield i * step", "    yield -1",
+                  f"def {p}_ahead(it):", "    for a, _ in itertools.pairwise(itertools.chain(it, [None])):",
+                  "        yield a",
+                  f"{gen} = {p}_tiles({g.small(0, 6)})", f"{r1} = next({gen}, {g.int_(0)})",
+                  f"{rest} = list({p}_ahead({gen}))", f"{r2} = len({rest}) + len(list({gen}))",
+                  f"{w} = [x + {g.int_(0)} for x in {p}_tiles({g.small(0, 5)}) if x > 0]",
+                  f"{p}_a, {p}_b = {p}_tiles(1)", f"{r3} = len({w}) * 10 + {p}_a - {p}_b"]
+        g.names.update({rest: "list", w: "list"})
     else:  # try
         lines += ["try:", f"    {r1} = {g.int_(1)} // ({g.small(0, 2)})", "except ZeroDivisionError:",
                   f"    {r1} = -1", f"{r2} = 0", f"for {p}_i in range({g.small(0, 4)}):",

@@ -266,8 +266,8 @@ class Pieces:
 
 _SCALARS = ("certain", "silent", "ctx", "sweep_depth", "observing", "iteration_born", "where", "lines",
             "path", "volatile", "entry_span", "kernel",
-            "expecting_error", "sweep_start", "outside_writes")
-_STACKS = ("stack", "context", "handlers", "loops", "captures")
+            "expecting_error", "sweep_start", "outside_writes", "uncertain_depth")
+_STACKS = ("stack", "context", "handlers", "loops", "captures", "yield_sinks")
 
 
 class _State:

@@ -37,12 +37,14 @@ from wgmma_lsp.interpret.interp_base import (  # noqa: E402,F401
     release_scopes)
 from wgmma_lsp.interpret.interp_calls import CallsMixin  # noqa: E402
 from wgmma_lsp.interpret.interp_expressions import ExpressionsMixin  # noqa: E402
+from wgmma_lsp.interpret.interp_generators import GeneratorsMixin  # noqa: E402
 from wgmma_lsp.interpret.interp_loops import LoopsMixin, _LoopExits  # noqa: E402
 from wgmma_lsp.interpret.interp_records import RecordsMixin  # noqa: E402
 from wgmma_lsp.interpret.interp_statements import StatementsMixin  # noqa: E402
 from wgmma_lsp.interpret.interp_try import TryMixin, _TryScope  # noqa: E402
 
-class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixin, ExpressionsMixin):
+class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixin, ExpressionsMixin,
+                  GeneratorsMixin):
     """Runs a module's code and the kernel bodies it reaches, over abstract values: its state
     is here, its parts are the mixins (records and findings, calls, statements, loops, `try`,
     expressions)."""
@@ -113,6 +115,10 @@ class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixi
         self.hover_only = False
         self.flip_flags = False  # hover pass, second round: flags' defaults flipped
         self.expecting_error = 0  # inside `with pytest.raises(...)`: errors are expected there
+        # How many `uncertain()` regions are open (a generator's yields are known only where none
+        # opened since its body started), and the generator bodies running (interpret/generators.py).
+        self.uncertain_depth = 0
+        self.yield_sinks: list = []
         # Each enclosing `try`: the exception classes it catches (None: it may catch anything),
         # and whether an error it may catch was already found in its body (then the rest of
         # that body may not run).

@@ -8,7 +8,7 @@ from typing import Iterator
 
 from wgmma_lsp.entry.context import Context
 from wgmma_lsp.interpret import dims as D
-from wgmma_lsp.interpret import classes, mutation
+from wgmma_lsp.interpret import classes, generators, mutation
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.interp_base import MAX_DEPTH, Frame, _origin_of, _value_kind, is_driver
@@ -115,6 +115,8 @@ class CallsMixin:
         hooks = getattr(self, "program_hooks", None)  # a test context (entry/op_dispatch.py)
         if hooks is not None and (dispatched := hooks.dispatch(func, call)) is not None:
             return dispatched
+        if not call.generic and generators.is_generator_function(func.node):
+            return generators.make(self, func, call)  # its body runs when it is iterated
         key = None
         if self.memo_enabled and not self.hover_only and func.closure is self.module_env:
             if self.observing:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wgmma_lsp.entry.context import Context, binding_text
-from wgmma_lsp.interpret import classes, mutation, sweep_reuse
+from wgmma_lsp.interpret import classes, generators, mutation, sweep_reuse
 from wgmma_lsp.interpret.block_exits import _breaks
 from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.interp_base import MAX_UNROLL
@@ -298,6 +298,9 @@ class LoopsMixin:
         self.merge_into(env, [env.copy(), e2] if not certain else [e2])
 
     def iter_items(self, v: Value) -> list[Value] | None:
+        if isinstance(v, generators.GeneratorVal):
+            items = generators.consume(self, v)
+            return list(items) if items is not None else None
         if isinstance(v, TupleVal):
             return list(v.items)
         if isinstance(v, Const) and isinstance(v.value, (range, tuple, list, str)) and len(v.value) <= MAX_UNROLL:

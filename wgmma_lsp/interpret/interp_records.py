@@ -205,10 +205,13 @@ class RecordsMixin:
         saved = self.certain
         if flag:
             self.certain = False
+            self.uncertain_depth += 1
         try:
             yield
         finally:
             self.certain = saved
+            if flag:
+                self.uncertain_depth -= 1
 
     @contextmanager
     def quiet(self) -> Iterator[None]:

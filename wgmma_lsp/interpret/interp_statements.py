@@ -7,7 +7,7 @@ from typing import Callable
 
 from wgmma_lsp.analysis_types import ValueRecord
 from wgmma_lsp.interpret import dims as D
-from wgmma_lsp.interpret import classes, incomplete, mutation, resolve
+from wgmma_lsp.interpret import classes, generators, incomplete, mutation, resolve
 from wgmma_lsp.interpret.block_exits import _expects_error, raises_to_skip
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.dtypes import SymDType
@@ -192,6 +192,9 @@ class StatementsMixin:
     def unpack(self, value: Value, n: int, target: ast.AST) -> list[Value]:
         has_star = isinstance(target, (ast.Tuple, ast.List)) and any(
             isinstance(e, ast.Starred) for e in target.elts)
+        if isinstance(value, generators.GeneratorVal):  # `a, b = gen()`: what it yields
+            items = generators.consume(self, value)
+            value = TupleVal(items) if items is not None else UNKNOWN
         if isinstance(value, TupleVal) and len(value.items) == n and not has_star:
             return list(value.items)
         stars = [i for i, e in enumerate(target.elts) if isinstance(e, ast.Starred)] \

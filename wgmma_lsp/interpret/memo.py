@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from wgmma_lsp.interpret.generators import GeneratorVal
 from wgmma_lsp.interpret.values import (
     Const, DictVal, FuncVal, InstanceVal, PartialVal, TupleVal, Value, next_born,
 )
@@ -61,6 +62,8 @@ def fingerprint(v: Any, depth: int = 0) -> Any:
         return ("i", id(v.cls), tuple(sorted((k, fingerprint(a, depth + 1)) for k, a in v.attrs.items())))
     if isinstance(v, DictVal):
         return ("d", tuple((k, fingerprint(a, depth + 1)) for k, a in v.items))
+    if isinstance(v, GeneratorVal):
+        raise _NoKey  # its position changes as it is iterated: never the same argument twice
     if isinstance(v, Value):
         try:
             hash(v)

@@ -136,6 +136,9 @@ def fresh(v: Value, born: int, depth: int = 0) -> Value:
         return TupleVal(items, v.is_list, spoiled=v.spoiled)
     if isinstance(v, InstanceVal) and v.born >= born and not v.shared:
         return InstanceVal(v.cls, {k: fresh(x, born, depth + 1) for k, x in v.attrs.items()})
+    copy = getattr(v, "fresh_copy", None)  # an object with its own state (a generator)
+    if copy is not None and v.born >= born:  # type: ignore[attr-defined]
+        return copy()
     return v
 
 

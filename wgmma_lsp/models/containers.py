@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from wgmma_lsp.interpret import mutation
+from wgmma_lsp.interpret import generators, mutation
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import UNKNOWN, Const, DictVal, TupleVal, Value, UNKNOWN_INT
 from wgmma_lsp.models.registry import method
@@ -24,6 +24,8 @@ def seq_items(interp: Any, v: Value) -> tuple[Value, ...] | None:
     v = mutation.live(interp, v)
     if isinstance(v, TupleVal):
         return v.items
+    if isinstance(v, generators.GeneratorVal):
+        return generators.consume(interp, v)
     if isinstance(v, DictVal):
         return tuple(Const(k) for k, _ in v.items)
     if isinstance(v, Const) and isinstance(v.value, (str, tuple, range, list, bytes)) \

@@ -21,7 +21,7 @@ BUILTINS = {"range", "len", "int", "float", "bool", "min", "max", "tuple", "list
             "enumerate", "abs", "sum", "print", "isinstance", "property", "staticmethod",
             "classmethod", "divmod", "reversed", "sorted", "str", "repr", "all", "any", "dict",
             "getattr", "hasattr", "type", "round", "pow", "slice", "map", "super", "object",
-            "setattr"}
+            "setattr", "next", "iter"}  # (next, iter: models/iterators.py)
 
 
 def _consts(values: list[Value]) -> list | None:

@@ -1,0 +1,198 @@
+"""Generators, as in Python: calling a generator function makes a generator object and runs
+none of its body; iterating the object runs the body and gives what it yields, once.
+
+`GeneratorVal` is that object. The interpreter runs the body the first time the generator is
+iterated (`for`, `list()`, `tuple()`, a comprehension, unpacking, `next()`, `yield from`,
+`itertools.chain`/`pairwise`), to its end, and keeps what it yielded; each iteration then takes
+the items it has not given yet. What is yielded is known only when every `yield` ran on a path
+that certainly runs in the body (not in one branch of an undecided `if`, not in a loop run an
+unknown number of times, not after a `return` or `break` that may have been taken) and the body
+ended: otherwise iterating it gives an unknown sequence. A generator is a mutable object (its
+position) and follows the rules of interpret/mutation.py for lists: exact where its change
+certainly happens once, else unknown afterwards.
+
+Python runs a generator's body step by step, interleaved with the loop that consumes it; the
+interpreter runs it all at the first step. The values are the same unless the consumer changes,
+between two items, what the body reads next; the order of their side effects is not: a kernel
+whose generator body runs is left out of the race analysis (hazards/log.make_opaque).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from wgmma_lsp.interpret import mutation
+from wgmma_lsp.interpret.values import UNKNOWN, Const, FuncVal, Value, next_born
+
+#: The interpreter (interp.Interpreter), as a type: not imported, since it imports this module.
+Interpreter = Any
+
+_IS_GENERATOR: dict[int, tuple[ast.AST, bool]] = {}  # id(def node) -> (node, has a yield)
+
+
+def is_generator_function(node: ast.AST) -> bool:
+    """A `def` whose own body (not a nested function's) holds `yield` or `yield from`."""
+    hit = _IS_GENERATOR.get(id(node))
+    if hit is not None and hit[0] is node:
+        return hit[1]
+    found = False
+    if isinstance(node, ast.FunctionDef):
+        stack: list[ast.AST] = list(node.body)
+        while stack and not found:
+            n = stack.pop()
+            if isinstance(n, (ast.Yield, ast.YieldFrom)):
+                found = True
+            elif not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                stack.extend(ast.iter_child_nodes(n))
+    if len(_IS_GENERATOR) > 100_000:
+        _IS_GENERATOR.clear()
+    _IS_GENERATOR[id(node)] = (node, found)
+    return found
+
+
+class GeneratorVal(Value):
+    """A generator object: the call of a generator function that made it, and what its body
+    yielded once it ran (None: not run yet)."""
+
+    __slots__ = ("func", "call", "born", "items", "ran", "pos", "spoiled")
+
+    def __init__(self, func: FuncVal | None, call: Any, items: tuple[Value, ...] | None = None) -> None:
+        self.func = func
+        self.call = call
+        self.born = next_born()
+        self.items = items
+        self.ran = func is None  # an iterator over items already known (itertools.chain)
+        self.pos = 0
+        self.spoiled = False
+
+    def describe(self) -> str:
+        name = self.func.name if self.func is not None else "iterator"
+        return f"generator ({name})" if self.func is not None else name
+
+    def fresh_copy(self) -> "GeneratorVal":
+        """The same generator state in a new object (a memoised call's result, replayed)."""
+        g = GeneratorVal(self.func, self.call, self.items)
+        g.ran, g.pos, g.spoiled = self.ran, self.pos, self.spoiled
+        return g
+
+
+class YieldSink:
+    """What a running generator body yielded, and whether that is known exactly."""
+
+    __slots__ = ("values", "known", "depth", "uncertain_depth", "loops")
+
+    def __init__(self, depth: int, uncertain_depth: int, loops: int) -> None:
+        self.values: list[Value] = []
+        self.known = True
+        self.depth = depth  # the length of the interpreter's stack while the body runs
+        self.uncertain_depth = uncertain_depth
+        self.loops = loops
+
+
+def make(interp: Interpreter, func: FuncVal, call: Any) -> GeneratorVal:
+    """`gen(...)` of a generator function: the object, its body not run."""
+    return GeneratorVal(func, call)
+
+
+def _run(interp: Interpreter, gen: GeneratorVal) -> None:
+    from wgmma_lsp.hazards.log import make_opaque
+
+    gen.ran = True
+    make_opaque(interp, "a generator's body runs when it is first iterated, not interleaved with its consumer")
+    # (the body's frame will be the one above the current top of the stack)
+    sink = YieldSink(len(interp.stack) + 1, interp.uncertain_depth, len(interp.loops))
+    interp.yield_sinks.append(sink)
+    try:
+        ran = interp.run_generator_body(gen.func, gen.call)
+        completed = ran and not interp.raised_out
+    finally:
+        interp.yield_sinks.pop()
+    gen.items = tuple(sink.values) if sink.known and completed else None
+
+
+def on_yield(interp: Interpreter, value: Value) -> Value:
+    """`yield value` in the generator body running now: kept, when it certainly runs."""
+    if not interp.yield_sinks:
+        return UNKNOWN
+    sink = interp.yield_sinks[-1]
+    if len(interp.stack) != sink.depth:
+        return UNKNOWN  # another function's body, run for its own sake (analysed with nothing known)
+    if not _certain_in_body(interp, sink):
+        sink.known = False
+    elif sink.known:
+        sink.values.append(value)
+    return Const(None)  # what `yield` evaluates to when the generator is iterated (not `send`)
+
+
+def on_yield_from(interp: Interpreter, iterable: Value) -> Value:
+    """`yield from iterable`: each of its items, yielded in turn."""
+    items = iterate(interp, iterable)
+    if not interp.yield_sinks:
+        return UNKNOWN
+    sink = interp.yield_sinks[-1]
+    if len(interp.stack) != sink.depth:
+        return UNKNOWN
+    if items is None:
+        sink.known = False
+        return UNKNOWN
+    for v in items:
+        on_yield(interp, v)
+    return UNKNOWN  # (the sub-generator's return value: not followed)
+
+
+def _certain_in_body(interp: Interpreter, sink: YieldSink) -> bool:
+    """The `yield` runs whenever the body does (relative to where the generator was iterated)."""
+    return interp.uncertain_depth == sink.uncertain_depth \
+        and not interp.stack[-1].maybe_returned \
+        and not any(lp.maybe_stopped for lp in interp.loops[sink.loops:] if lp is not None)
+
+
+def iterate(interp: Interpreter, v: Value) -> tuple[Value, ...] | None:
+    """The items iterating `v` gives now, when known (any iterable the interpreter knows)."""
+    items = interp.iter_items(v)  # (a generator's included)
+    return tuple(items) if items is not None else None
+
+
+def consume(interp: Interpreter, gen: GeneratorVal) -> tuple[Value, ...] | None:
+    """Everything the generator still yields; it is exhausted after."""
+    if gen.spoiled:
+        return None
+    if not gen.ran:
+        _run(interp, gen)
+    if gen.items is None:
+        gen.spoiled = True
+        return None
+    rest = gen.items[gen.pos:]
+    _advance(interp, gen, len(gen.items))
+    return rest
+
+
+#: What `next_item` gives for an exhausted generator (Python raises StopIteration).
+EXHAUSTED = Const(StopIteration)
+
+
+def next_item(interp: Interpreter, gen: GeneratorVal) -> Value | None:
+    """`next(gen)`: its next item, EXHAUSTED when it has none left, None when not known."""
+    if gen.spoiled:
+        return None
+    if not gen.ran:
+        _run(interp, gen)
+    if gen.items is None:
+        gen.spoiled = True
+        return None
+    if gen.pos >= len(gen.items):
+        return EXHAUSTED
+    item = gen.items[gen.pos]
+    _advance(interp, gen, gen.pos + 1)
+    return item
+
+
+def _advance(interp: Interpreter, gen: GeneratorVal, pos: int) -> None:
+    """The generator moves on to `pos`: exactly where that certainly happens once (its own
+    context, a certain path), else its position is unknown from now on."""
+    mutation.note_write(interp, gen.born, None)
+    if mutation.on_certain_path(interp) and gen.born >= interp.shared_born and gen.born != 0:
+        gen.pos = pos
+    else:
+        gen.spoiled = True
