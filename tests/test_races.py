@@ -179,3 +179,26 @@ def test_a_race_on_some_path_only_is_not_claimed() -> None:
     assert "@pl.when(" in maybe
     assert _hazards(maybe, path) == []
     assert _hazards(maybe.replace("x_ref[0, 0] > 0", "True"), path)
+
+
+def test_a_loop_is_unrolled_only_with_python_int_bounds() -> None:
+    """The multi-buffered loop's race is found step by step when its bounds are Python ints; with
+    a traced trip count the slot of each step is unknown, and nothing is claimed."""
+    path = RACES / "racy" / "fori_loop_read_before_slot_wait.py"
+    source = path.read_text()
+    assert [d.code for d in _hazards(source, path)] == ["WG200", "WG200"]
+    traced = source.replace("jax.lax.fori_loop(0, STEPS, step, None)",
+                            "jax.lax.fori_loop(0, x_ref[0, 0, 0].astype(jnp.int32), step, None)")
+    assert traced != source
+    assert _hazards(traced, path) == []
+
+
+def test_a_slot_the_index_arithmetic_does_not_follow_is_unknown() -> None:
+    """`i % 2` is followed through the steps; `jnp.minimum(i, 1)` is not: its slot is unknown, and
+    the same reuse proves nothing."""
+    path = RACES / "racy" / "fori_loop_store_slot_reuse.py"
+    source = path.read_text()
+    assert [d.code for d in _hazards(source, path)] == ["WG201"]
+    unknown = source.replace("slot = i % 2", "slot = jnp.minimum(i, 1)")
+    assert unknown != source
+    assert _hazards(unknown, path) == []
