@@ -18,6 +18,7 @@ from __future__ import annotations
 from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.models.memory_spaces import lowered_space
+from wgmma_lsp.models.tcgen05_layouts import check_warpgroup_layouts
 from wgmma_lsp.interpret.jax_version import installed, matches
 from wgmma_lsp.interpret.values import RefVal, Value
 from wgmma_lsp.models.wgmma_lowering import MLIR
@@ -77,6 +78,8 @@ def check_mma_lowering(call: Call, acc: Value, a: Value, b: Value) -> None:
         return
     if not isinstance(acc, RefVal) or acc.root().kind != "tmem" or T.concrete(acc.dtype) is None \
             or acc.shape is None:
+        return
+    if wg and check_warpgroup_layouts(call, acc, a, b):
         return
     lhs, rhs = _operand(a), _operand(b)
     if lhs is None or rhs is None or not isinstance(a, RefVal) or not isinstance(b, RefVal):
