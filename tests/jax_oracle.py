@@ -134,11 +134,19 @@ def jax_message(e: BaseException) -> str:
     """JAX's message for an exception. JAX 0.12 re-raises MLIR verifier failures as a
     `VerificationError` with a preamble ("Pallas encountered an internal verification error.
     Please file a bug … Error details: ") and the failing operation appended; the verifier's
-    own message is what is compared (as 0.10's `Verification failed:` text is)."""
+    own message is what is compared (as 0.10's `Verification failed:` text is). Layout
+    inference's count of an op's layouts ends with the op's MLIR text: compared up to it."""
     text = str(e)
     if type(e).__name__ == "VerificationError" and "Error details: " in text:
         return text.split("Error details: ", 1)[1].split("\n see current operation", 1)[0].strip()
+    if _LAYOUT_COUNT.match(text):  # the op's MLIR text follows (its SSA numbers vary): cut it
+        return text.split(" op=\n", 1)[0]
     return text
+
+
+#: Layout inference's `_ensure_right_number_of_layouts`: "Expected the same number of
+#: in_tmem_layouts (0) as TMEM ref operands (1). op=\n  <the op>".
+_LAYOUT_COUNT = re.compile(r"Expected the same number of (?:in|out)_\w+ \(\d+\) (?:as )?[\w ]+ \(\d+\)\. op=\n")
 
 
 def _mlir_verification(message: str, path: Path) -> tuple[int | None, str] | None:
