@@ -154,17 +154,25 @@ def iterate(interp: Interpreter, v: Value) -> tuple[Value, ...] | None:
     return tuple(items) if items is not None else None
 
 
-def consume(interp: Interpreter, gen: GeneratorVal) -> tuple[Value, ...] | None:
-    """Everything the generator still yields; it is exhausted after."""
+def _items(interp: Interpreter, gen: GeneratorVal) -> tuple[Value, ...] | None:
+    """All the generator yields, its body run if it has not yet; None when not known (the
+    generator is then unknown from now on)."""
     if gen.spoiled:
         return None
     if not gen.ran:
         _run(interp, gen)
     if gen.items is None:
         gen.spoiled = True
+    return gen.items
+
+
+def consume(interp: Interpreter, gen: GeneratorVal) -> tuple[Value, ...] | None:
+    """Everything the generator still yields; it is exhausted after."""
+    items = _items(interp, gen)
+    if items is None:
         return None
-    rest = gen.items[gen.pos:]
-    _advance(interp, gen, len(gen.items))
+    rest = items[gen.pos:]
+    _advance(interp, gen, len(items))
     return rest
 
 
@@ -174,16 +182,12 @@ EXHAUSTED = Const(StopIteration)
 
 def next_item(interp: Interpreter, gen: GeneratorVal) -> Value | None:
     """`next(gen)`: its next item, EXHAUSTED when it has none left, None when not known."""
-    if gen.spoiled:
+    items = _items(interp, gen)
+    if items is None:
         return None
-    if not gen.ran:
-        _run(interp, gen)
-    if gen.items is None:
-        gen.spoiled = True
-        return None
-    if gen.pos >= len(gen.items):
+    if gen.pos >= len(items):
         return EXHAUSTED
-    item = gen.items[gen.pos]
+    item = items[gen.pos]
     _advance(interp, gen, gen.pos + 1)
     return item
 
