@@ -55,6 +55,7 @@ ROW_TRIGGERS: dict[int, tuple[str, ...]] = {
     89: ("errors/constructed_objects.py:29",),  # SwizzleTransform(256): the same check as (16)
     94: ("lowering/tiled_slices_lane.py:13",),
     95: ("lowering/tiled_slices_lane.py:19",),
+    102: ("lowering_kernel/swizzle_without_tiling_lane.py:14",),  # a whole load (slices: row 97)
     106: ("errors/constructed_objects.py:22",),
     108: ("lowering_kernel/wgmma_fp8_e4m3_e5m2_mix.py:14",),
 }
