@@ -53,6 +53,7 @@ ROW_TRIGGERS: dict[int, tuple[str, ...]] = {
     73: ("errors/tma_memory_spaces.py:21",),
     78: ("lowering/tma_copies_lane.py:10",),  # the catalog's trigger: a plgpu.kernel copy
     89: ("errors/constructed_objects.py:29",),  # SwizzleTransform(256): the same check as (16)
+    93: ("lowering_kernel/transpose_swizzled_dim_by_version.py:14",),  # a plgpu.kernel: 0.12 accepts it
     94: ("lowering/tiled_slices_lane.py:13",),
     95: ("lowering/tiled_slices_lane.py:19",),
     102: ("lowering_kernel/swizzle_without_tiling_lane.py:14",),  # a whole load (slices: row 97)
