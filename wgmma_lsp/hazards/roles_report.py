@@ -1,14 +1,17 @@
-"""WG215 (threads of different roles on the same SMEM) and WG216 (copies out over the same GMEM),
-found in a kernel's log and reported as warnings."""
+"""WG215 (threads of different roles on the same SMEM), WG216 (copies out over the same GMEM) and
+WG217 (a copy in over SMEM an earlier copy in may still be writing), found in a kernel's log and
+reported as warnings."""
 
 from __future__ import annotations
 
+from wgmma_lsp.hazards import release
 from wgmma_lsp.hazards.analysis import Hazard
 from wgmma_lsp.hazards.copies_out import overlapping_copies_out
+from wgmma_lsp.hazards.load_over_load import loads_over_loads
 from wgmma_lsp.hazards.log import Event, KernelLog
 from wgmma_lsp.hazards.regions import may_overlap
 from wgmma_lsp.hazards.roles import Clocked, cross_role
-from wgmma_lsp.rules import copies_out_overlap_gmem, roles_access_same_smem
+from wgmma_lsp.rules import copies_out_overlap_gmem, roles_access_same_smem, tma_load_over_pending_load
 from wgmma_lsp.rules.base import Related
 
 _ACCESS = {"read": "Reading", "write": "Writing"}
@@ -50,6 +53,34 @@ def _report(interp, log: KernelLog) -> None:
                       access.span, access.line,
                       related=[Related(other.span, "the copy_smem_to_gmem that may still be writing it")],
                       data={"prefix": access.data.get("prefix"), "newer": h.newer})
+    pending = loads_over_loads(events)
+    if pending:
+        # A refill a consumer thread has not released is WG210's (its fix, a wait on the release
+        # barrier, orders the refill after the first copy too): one warning there.
+        refills = {x.access for x in release.unreleased_refills(events, log.threads)} if log.threads > 1 else set()
+        for h in pending:
+            if h.access not in refills:
+                _wg217(interp, h, events)
+
+
+def _wg217(interp, h: Hazard, events: list[Event]) -> None:
+    access, first = events[h.access], events[h.other]
+    if access.span is None or first.span is None or access.buffer is None:
+        return
+    rule = tma_load_over_pending_load.RULE
+    barrier = first.data.get("barrier_text") or "its barrier"
+    message = rule.template.format(aval=access.buffer.aval(), copy_line=first.line + 1, barrier=barrier)
+    later = next((e for e in events[h.access + 1:] if e.kind == "wait" and (e.thread is None or e.thread == access.thread)
+                  and e.barrier is first.barrier and e.barrier is not None and may_overlap(e.slot, first.slot)), None)
+    data = {"barrier_span": first.data.get("barrier_span"), "prefix": first.data.get("prefix"),
+            "same_function": first.func == access.func, "one_arrival": first.data.get("num_arrivals") == 1}
+    if later is not None:
+        if later.func != access.func or later.line <= access.line or later.in_loop != access.in_loop:
+            data["one_arrival"] = False  # a wait elsewhere: neither moved nor doubled
+        data["later_wait_line"] = later.line
+    interp.report(rule, message, access.span, access.line,
+                  related=[Related(first.span, f"the copy_gmem_to_smem still writing it, arriving on {barrier}")],
+                  data=data)
 
 
 def _wg215(interp, h: Hazard, events: list[Event], views: list[Clocked] | None, axis: str) -> None:
