@@ -10,7 +10,8 @@ file (tests/fixtures/lowering_kernel/kernel_level_unimplemented_primitive_jnp.py
 is shown on the jnp call and blamed on the kernel's launch, as other kernel-level errors are.
 
 Each model gives the array's shape (and dtype where JAX keeps it); only a single array and a
-known axis are modelled (`axis=None` flattens a cumsum or sort, and is not).
+known axis are modelled (`axis=None` flattens a cumsum or sort, and is not, but for a 1-D array
+cumsum, which keeps its shape).
 """
 
 from __future__ import annotations
@@ -61,6 +62,10 @@ def _lax_cumsum(call: Call) -> Value:
 def _jnp_cumsum(call: Call) -> Value:
     if "dtype" in call.kwargs or len(call.args) > 2:
         return UNKNOWN
+    x, axis = call.get(0), call.get(1, "axis", Const(None))
+    if isinstance(axis, Const) and axis.value is None and isinstance(x, ArrayVal) \
+            and x.shape is not None and len(x.shape) == 1:
+        return _scan_dtype(ArrayVal(x.shape, x.dtype))  # axis=None ravels: a 1-D array as it is
     return _scan_dtype(_same(call, "axis", 1, None))
 
 
