@@ -41,13 +41,24 @@ from wgmma_lsp.interpret.values import (
 from wgmma_lsp.models import containers, jax_api
 from wgmma_lsp.models.arrays import array_binop, array_compare
 from wgmma_lsp.models.python import BUILTINS
-from wgmma_lsp.models.registry import ATTRIBUTE_SITES, ATTRIBUTES, CONSTANTS, GETITEM, SETITEM
+from wgmma_lsp.models.registry import ATTRIBUTE_SITES, ATTRIBUTES, COMPUTED_CONSTANTS, CONSTANTS, GETITEM, SETITEM
 
 _CMPOPS: dict[type, Callable[[Any, Any], Any]] = {
     ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
     ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
     ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
 }
+# Comparisons of two tuples/lists of plain constants, folded as CPython compares them.
+_SEQ_CMPOPS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
+def _python_seq(v: TupleVal) -> tuple | list | None:
+    """A tuple (list) whose items are all plain constants, as the Python value; else None."""
+    if not all(isinstance(x, Const) and isinstance(x.value, (int, float, str, bool, type(None)))
+               for x in v.items):
+        return None
+    items = [x.value for x in v.items]  # type: ignore[attr-defined]
+    return items if v.is_list else tuple(items)
 
 
 class ExpressionsMixin:
@@ -96,6 +107,9 @@ class ExpressionsMixin:
         const = CONSTANTS.get(canon)
         if const is not None:
             return const
+        computed = COMPUTED_CONSTANTS.get(canon)
+        if computed is not None and (value := computed()) is not None:
+            return value
         return ApiVal(canon)
 
     def eval_Attribute(self, n: ast.Attribute, env: Env) -> Value:
@@ -353,6 +367,13 @@ class ExpressionsMixin:
                 return Const(fn(left.value, right.value)) if fn else UNKNOWN
             except Exception:
                 return UNKNOWN
+        if isinstance(left, TupleVal) and isinstance(right, TupleVal) and type(op) in _SEQ_CMPOPS:
+            lv, rv = _python_seq(left), _python_seq(right)
+            if lv is not None and rv is not None:  # `jax.__version_info__ >= (0, 11)`: as CPython does
+                try:
+                    return Const(_CMPOPS[type(op)](lv, rv))
+                except TypeError:
+                    return UNKNOWN
         if isinstance(op, (ast.Is, ast.IsNot)) and (isinstance(left, Const) and left.value is None
                                                      or isinstance(right, Const) and right.value is None):
             other = right if isinstance(left, Const) and left.value is None else left

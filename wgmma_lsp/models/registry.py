@@ -18,6 +18,9 @@ OPERATOR_SITES: dict[str, Callable[..., Value]] = {}
 GETITEM: dict[str, Callable[..., Value]] = {}  # "ref" -> fn(interp, obj, index, node)
 SETITEM: dict[str, Callable[..., None]] = {}  # "ref" -> fn(interp, obj, index, value, target, value_node, aug)
 CONSTANTS: dict[str, Value] = {}  # canonical name -> value (dtypes, memory spaces)
+# canonical name -> fn() giving its value in the analysed environment (`jax.__version_info__`),
+# None when not known there
+COMPUTED_CONSTANTS: dict[str, Callable[[], "Value | None"]] = {}
 
 
 def model(*names: str) -> Callable[[Callable[..., Value]], Callable[..., Value]]:
