@@ -13,7 +13,9 @@ open around their body (jax/_src/pallas/mosaic_gpu/pipeline.py, jax 0.10.2 and 0
   num_barriers=max_concurrent_steps)` (0.12 with `manual_produced_barriers=True`: one
   `Barrier(num_barriers=max_concurrent_steps)` per input); the consumed barrier(s):
   `Barrier(num_arrivals=num_compute_wgs, num_barriers=max_concurrent_steps)` — one, or one per
-  input with `manual_consumed_barriers=True` — `ClusterBarrier`s with `collective_axes`.
+  input with `manual_consumed_barriers=True` — `ClusterBarrier`s when an input spec has
+  `collective_axes`. Specs and refs are flattened as pytrees (`jax.tree.flatten`): a `None`
+  spec with its `None` ref is an empty subtree, with no buffer and no barrier of its own.
 
 `_get_block_shape`: the spec's block shape without its `None`/`pl.Squeezed` dimensions, or the
 GMEM ref's shape when the spec has none. Anything not known makes the scope a lower bound.
@@ -60,6 +62,25 @@ def _specs_and_refs(call: Call, kw: dict[str, Value]) -> tuple[list[Value], list
     if ins is None or outs is None or gmem is None or not call.complete or len(gmem) != len(ins) + len(outs):
         return None
     return ins, outs, gmem
+
+
+def _is_none(v: Value) -> bool:
+    return isinstance(v, Const) and v.value is None
+
+
+def _ws_specs_and_refs(call: Call, kw: dict[str, Value]) -> tuple[list[Value], list[Value], list[Value]] | None:
+    """The flat specs and GMEM refs as `emit_pipeline_warp_specialized` flattens them
+    (`jax.tree.flatten`: a `None` is an empty subtree, so a `None` spec and its `None` ref
+    take no buffer and no barrier); None when a `None` spec does not meet a `None` ref."""
+    found = _specs_and_refs(call, kw)
+    if found is None:
+        return None
+    ins, outs, gmem = found
+    if any(_is_none(s) != _is_none(r) for s, r in zip(ins + outs, gmem)):
+        return None
+    keep = [not _is_none(s) for s in ins + outs]
+    return ([s for s, k in zip(ins, keep) if k], [s for s, k in zip(outs, keep[len(ins):]) if k],
+            [r for r, k in zip(gmem, keep) if k])
 
 
 def _block(spec: BlockSpecVal, gmem: Value) -> ArrayVal | None:
@@ -140,7 +161,7 @@ def warp_specialized_scope(call: Call, kw: dict[str, Value]) -> Scope:
     """The allocations of `emit_pipeline_warp_specialized(...)(*gmem_refs)`'s own `run_scoped`."""
     scope = Scope()
     mcs, _ = _steps(kw, 2)
-    found = _specs_and_refs(call, kw)
+    found = _ws_specs_and_refs(call, kw)
     grid = kw.get("grid")
     if mcs is None or found is None or not isinstance(grid, TupleVal):
         scope.complete = False
@@ -161,8 +182,10 @@ def warp_specialized_scope(call: Call, kw: dict[str, Value]) -> Scope:
         scope.add_buffer(block, f"{_label(i, len(ins))}: {block.aval()} x {slots}", slots, spec.span)
     produced, consumed = _bool_kw(kw, "manual_produced_barriers"), _bool_kw(kw, "manual_consumed_barriers")
     wgs = as_int(kw.get("num_compute_wgs", Const(None)))
-    axes = kw.get("collective_axes", Const(()))
-    if produced is None or consumed is None or wgs is None:
+    # ClusterBarriers when an input spec has `collective_axes` (their names are not kept).
+    collective = any(isinstance(s, BlockSpecVal) and s.collective_axes for s in ins)
+    if produced is None or consumed is None or wgs is None \
+            or any(isinstance(s, BlockSpecVal) and s.collective_axes is None for s in ins):
         scope.complete = False
         return scope
     if produced:
@@ -170,8 +193,6 @@ def warp_specialized_scope(call: Call, kw: dict[str, Value]) -> Scope:
             scope.add_barrier("barrier", 1, mcs)
     else:
         scope.add_barrier("barrier", len(ins), mcs)
-    collective = not (isinstance(axes, Const) and not axes.value) and not (
-        isinstance(axes, TupleVal) and not axes.items)
     kind = "cluster_barrier" if collective else "barrier"
     for _ in (ins if consumed else [None]):
         scope.add_barrier(kind, wgs, mcs)
@@ -230,7 +251,7 @@ def warp_specialized_allocations(call: Call, kw: dict[str, Value]) -> Value | No
     from wgmma_lsp.interpret.values import AllocSpec, DictVal
 
     mcs, _ = _steps(kw, 2)
-    found = _specs_and_refs(call, kw)
+    found = _ws_specs_and_refs(call, kw)
     grid = kw.get("grid")
     if mcs is None or found is None or not isinstance(grid, TupleVal):
         return None

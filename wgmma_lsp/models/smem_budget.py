@@ -46,9 +46,13 @@ SMEM_ALIGNMENT = 1024
 MBARRIER_BYTES = 8
 MAX_SMEM_BYTES = 227 * 1024  # sm_90 and sm_100, when JAX cannot ask a device
 
-# A kind of barrier, as `Resources.barrier_counts` keys them: (type, num_arrivals,
-# num_barriers, orders_tensor_core); num_arrivals None when unknown.
-BarrierKey = tuple[str, "int | None", int, bool]
+# A kind of barrier, as `Resources.barrier_counts` keys them (`mgpu.Barrier` /
+# `mgpu.ClusterBarrier` are frozen dataclasses, equal when every field is): (type,
+# num_arrivals, num_barriers, orders_tensor_core, the cluster barrier's collective axes — () for
+# a plain barrier). A field not known is None: the bytes of one scope do not depend on it (its
+# barriers add up whatever they are), but whether two sibling scopes share a kind does
+# (`barrier_counts | ...`), so such a merge makes the total a lower bound (`merge_barriers`).
+BarrierKey = tuple[str, "int | None", int, "bool | None", Any]
 
 
 def align(n: int) -> int:
@@ -95,10 +99,10 @@ class Scope:
             self.causes.append((span, what, size))
 
     def add_barrier(self, kind: str, arrivals: int | None, num_barriers: int,
-                    orders_tc: bool = False, what: str = "") -> None:
-        if arrivals is None:
-            self.complete = False
-        self.own_barriers[(kind, arrivals, num_barriers, orders_tc)] += 1
+                    orders_tc: bool | None = False, what: str = "", axes: Any = None) -> None:
+        """`axes`: a cluster barrier's collective axes (None: not known); a barrier has none."""
+        key = (kind, arrivals, num_barriers, orders_tc, () if kind == "barrier" else axes)
+        self.own_barriers[key] += 1
         if what:
             self.parts.append(f"{what}: {MBARRIER_BYTES * num_barriers:,} B")
 
@@ -129,9 +133,14 @@ def add_allocation(scope: Scope, spec: Value, multiplier: int = 1, what: str = "
         return
     from wgmma_lsp.models.ref_union import RefUnionSpec, as_allocation
 
+    if isinstance(spec, RefUnionSpec) and spec.space == "tmem":
+        scope.tmem = True  # one TMEM allocation: its address takes 4 bytes of SMEM
+        return
     if isinstance(spec, RefUnionSpec):  # one buffer, the size of its largest group
         add_allocation(scope, as_allocation(spec), multiplier, what or spec.describe())
         return
+    if isinstance(spec, Const) and spec.value is None:
+        return  # an empty pytree: `run_scoped` flattens its types, a None allocates nothing
     if not isinstance(spec, AllocSpec):
         scope.complete = False
         return
@@ -145,10 +154,12 @@ def add_allocation(scope: Scope, spec: Value, multiplier: int = 1, what: str = "
         if shape is None or not all(isinstance(d, int) for d in shape):
             scope.complete = False
             return
+        # `plgpu.ClusterBarrier(...)` is a barrier spec of dtype cluster_barrier: another kind
+        # (its collective axes are not kept: None).
+        kind = "cluster_barrier" if getattr(spec.inner.dtype, "name", None) == "cluster_barrier" \
+            else spec.kind
         orders = dict(spec.attrs).get("orders_tensor_core")
-        if orders is None:
-            scope.complete = False
-        scope.add_barrier(spec.kind, spec.arrivals, math.prod(shape), bool(orders))  # type: ignore[arg-type]
+        scope.add_barrier(kind, spec.arrivals, math.prod(shape), orders)  # type: ignore[arg-type]
         return
     if spec.kind != "smem":
         scope.complete = False
@@ -248,9 +259,22 @@ def leave(interp, scope: Scope | None) -> None:
             parent.inner_parts = scope.parts + scope.inner_parts
             parent.inner_causes = scope.causes + scope.inner_causes
         parent.inner_bytes = max(parent.inner_bytes, b)
-        parent.inner_barriers = parent.inner_barriers | bar
-        parent.complete = parent.complete and scope.complete
+        parent.inner_barriers, sure = merge_barriers(parent.inner_barriers, bar)
+        parent.complete = parent.complete and scope.complete and sure
         parent.tmem = parent.tmem or scope.tmem
+
+
+def _may_equal(a: BarrierKey, b: BarrierKey) -> bool:
+    return all(x is None or y is None or x == y for x, y in zip(a, b))
+
+
+def merge_barriers(earlier: Counter, later: Counter) -> tuple[Counter, bool]:
+    """`earlier | later` (sibling scopes: the larger count of each kind), and whether that is
+    JAX's count: not when a kind of one may or may not be a kind of the other (a field not
+    known, None, on either side)."""
+    sure = not any(_may_equal(a, b) and (a != b or None in a)
+                   for a in earlier for b in later)
+    return earlier | later, sure
 
 
 def pallas_call_pipeline(scope: Scope, refs: list[Value], n_buffers: int, params: Value | None,
