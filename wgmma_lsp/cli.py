@@ -27,9 +27,15 @@ def _codes(values: list[str] | None) -> list[str]:
     return out
 
 
+#: A command whose process may end without Python's teardown once it returned (launch.py): `check`.
+ends_without_teardown = False
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from wgmma_lsp.config import ConfigError
 
+    global ends_without_teardown
+    ends_without_teardown = True
     try:
         env = _activate_environment(args)
         if args.show_settings:

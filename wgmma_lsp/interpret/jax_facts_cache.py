@@ -15,7 +15,6 @@ import hashlib
 import json
 import logging
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -90,6 +89,8 @@ def store(jax_root: Path, version: str | None, facts, files: list[Path]) -> Path
     path = entry_path(jax_root, version)
     stamps = [s for s in (_stamp(f) for f in files) if s is not None]
     data = {"key": _key(jax_root, version), "files": stamps, "facts": facts.to_json()}
+    import tempfile  # only here: it imports shutil, random, bz2, lzma (a check that reads the cache)
+
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
