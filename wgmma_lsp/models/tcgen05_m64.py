@@ -25,15 +25,17 @@ from wgmma_lsp.rules import tcgen05_m64_swizzle
 _DTYPES = {"bfloat16", "float16"}
 
 
-def too_big_swizzle(call: Call) -> int | None:
-    """The rhs swizzle when the call is the modelled M=64 case and it does not fit N // 2."""
+def simple_mma(call: Call, acc_dtype: str) -> tuple[RefVal, int, int, int, int] | None:
+    """(acc, m, n, rhs swizzle, operand bits) of an unscaled, non-collective tcgen05_mma whose
+    operands pass every operand check (tiled and swizzled alike, one 16-bit dtype, shapes
+    (M, K) and (K, N)) and whose TMEM accumulator of `acc_dtype` has no explicit layout."""
     if set(call.kwargs) - {"accumulate", "barrier"} or len(call.args) > 4:
         return None
     acc, a, b = call.get(0, "acc"), call.get(1, "a"), call.get(2, "b")
     if not (isinstance(acc, RefVal) and isinstance(a, RefVal) and isinstance(b, RefVal)):
         return None
     if acc.root().kind != "tmem" or acc.base is not None or T.concrete(acc.dtype) is None \
-            or acc.dtype.name != "float32" or acc.attr("layout") is not False or acc.attr("collective"):
+            or acc.dtype.name != acc_dtype or acc.attr("layout") is not False or acc.attr("collective"):
         return None
     lhs, rhs = _operand(a), _operand(b)
     if lhs is None or rhs is None or lhs[0] != "tiled" or rhs[0] != "tiled" or lhs[2] != rhs[2]:
@@ -49,9 +51,18 @@ def too_big_swizzle(call: Call) -> int | None:
     if any(s is None or len(s) != 2 or not all(isinstance(d, int) for d in s) for s in shapes):
         return None
     (m, n), (m2, k), (k2, n2) = shapes  # type: ignore[misc]
-    if m != 64 or m2 != 64 or k != k2 or n != n2 or n % 8:
+    if m != m2 or k != k2 or n != n2 or n % 8:
         return None
-    return swizzle if 8 * swizzle // bits > n // 2 else None  # type: ignore[operator]
+    return acc, m, n, swizzle, bits  # type: ignore[return-value]
+
+
+def too_big_swizzle(call: Call) -> int | None:
+    """The rhs swizzle when the call is the modelled M=64 case and it does not fit N // 2."""
+    mma = simple_mma(call, "float32")
+    if mma is None:
+        return None
+    _, m, n, swizzle, bits = mma
+    return swizzle if m == 64 and 8 * swizzle // bits > n // 2 else None
 
 
 def _wrap() -> None:
