@@ -141,3 +141,18 @@ def test_the_python_the_dispatch_needs(tmp_path: Path) -> None:
 
     assert shown("four") == "**four**: `4`"
     assert shown("is_tuple") == "**is_tuple**: `False`" and shown("is_mine") == "**is_mine**: `False`"
+
+
+def test_a_test_class_skipped_by_a_marker_still_says_how_the_op_is_called(tmp_path: Path) -> None:
+    """`@pytest.mark.skip(reason="Too slow for OSS regression tests.")` on the class (tokamax's
+    attention test does this): the marker says when the test runs, not what it passes; its cases
+    are still contexts."""
+    path, source = library(tmp_path)
+    test = path.parent / "op_test.py"
+    test.write_text(test.read_text().replace(
+        "class ScaleOpTest(", "import pytest\n\n\n@pytest.mark.skip(reason='slow')\nclass ScaleOpTest("))
+    analysis = analyze(source, str(path))
+    line = line_of(source, "x_smem[...] = y.astype") - 1
+    shown = hover(analysis, line, source.splitlines()[line].index("x_smem"))
+    assert shown is not None and "`Ref<smem>{bfloat16[64,128]}` (with m=256, n=128, from ScaleOpTest" \
+        in shown.markdown
