@@ -79,21 +79,6 @@ def _module_name(path: str) -> str:
     return os.path.splitext(os.path.basename(path))[0]
 
 
-def _imports_name(tree: ast.Module, name: str) -> bool:
-    """Does the module import a module called `name` (`from pkg import name [as x]`, `import
-    pkg.name`, `from . import name`)?"""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom):
-            if node.module and node.module.rsplit(".", 1)[-1] == name:
-                return True
-            if any(a.name == name for a in node.names):
-                return True
-        elif isinstance(node, ast.Import):
-            if any(a.name.rsplit(".", 1)[-1] == name for a in node.names):
-                return True
-    return False
-
-
 def _parse(path: str) -> ast.Module | None:
     try:
         if os.path.getsize(path) > MAX_SIBLING_CHARS:
@@ -104,28 +89,55 @@ def _parse(path: str) -> ast.Module | None:
         return None
 
 
+#: What a sibling module imports, by (path, size, mtime): read once, not on every keystroke.
+_IMPORTS: dict[tuple[str, int, int], frozenset[str]] = {}
+MAX_IMPORT_CACHE = 4_096
+
+
+def _imported_names(path: str) -> frozenset[str]:
+    """The last parts of the module names a file imports (`from pkg import a as x` gives `a`
+    and `pkg`), read from its syntax and kept while the file is unchanged."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return frozenset()
+    key = (path, st.st_size, st.st_mtime_ns)
+    hit = _IMPORTS.get(key)
+    if hit is not None:
+        return hit
+    tree = _parse(path)
+    names: set[str] = set()
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.ImportFrom):
+            if node.module:
+                names.add(node.module.rsplit(".", 1)[-1])
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.Import):
+            names.update(a.name.rsplit(".", 1)[-1] for a in node.names)
+    if len(_IMPORTS) >= MAX_IMPORT_CACHE:
+        _IMPORTS.clear()
+    _IMPORTS[key] = frozenset(names)
+    return _IMPORTS[key]
+
+
 def test_modules(path: str) -> list[str]:
-    """The sibling test modules that import an op module importing the document (sorted)."""
+    """The sibling test modules that import an op module importing the document (sorted).
+    A folder without a `*_test.py` costs one directory listing."""
     directory = os.path.dirname(os.path.abspath(path))
     me = _module_name(path)
     try:
         names = sorted(n for n in os.listdir(directory) if n.endswith(".py"))
     except OSError:
         return []
-    trees: dict[str, ast.Module] = {}
-    for n in names:
-        full = os.path.join(directory, n)
-        if full == os.path.abspath(path):
-            continue
-        tree = _parse(full)
-        if tree is not None:
-            trees[full] = tree
-    ops = [_module_name(p) for p, t in trees.items()
-           if not _module_name(p).endswith("_test") and _imports_name(t, me)]
-    out = []
-    for p, t in trees.items():
-        if _module_name(p).endswith("_test") and any(_imports_name(t, op) for op in ops):
-            out.append(p)
+    tests = [os.path.join(directory, n) for n in names if n.endswith("_test.py")]
+    if not tests or me.endswith("_test"):
+        return []
+    own = os.path.abspath(path)
+    ops = [_module_name(n) for n in names if not n.endswith("_test.py")
+           and os.path.join(directory, n) != own and me in _imported_names(os.path.join(directory, n))]
+    if not ops:
+        return []
+    out = [t for t in tests if any(op in _imported_names(t) for op in ops)]
     return out[:MAX_TEST_MODULES]
 
 
