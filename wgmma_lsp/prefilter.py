@@ -105,9 +105,18 @@ def imports_api(imp: Import) -> bool:
     paths = [module] + [f"{module}.{name}" for name, _ in bound if name and name != "*"]
     for path in paths:
         short = canonical_module(path)
-        if short is not None and short.split(".")[0] in _API_PREFIXES:
+        if short is not None and short.split(".")[0] in _API_PREFIXES and not _tpu_only(short):
             return True
     return False
+
+
+def _tpu_only(short: str) -> bool:
+    """Pallas's TPU backend (`pltpu`, the private `jax._src.pallas.mosaic...`): no model of it
+    reports anything (its one model, `InterpretParams`, only marks interpret mode), so what it
+    brings into a file cannot make a finding there — while jax's own `mlir.py` imports it in
+    a function that half of jax reaches."""
+    return short == "pltpu" or short.startswith("pltpu.") or short == "pl_private.mosaic" \
+        or short.startswith("pl_private.mosaic.")
 
 
 @functools.lru_cache(maxsize=8192)
@@ -174,6 +183,63 @@ def cache_clear() -> None:
 
 def _key(path: Path | str) -> str:
     return os.path.abspath(path)
+
+
+# The end of a top-level block: the newline before the next line that starts in column 0 (not
+# blank, not a comment, not the closing bracket of a signature split over lines).
+_COLUMN0_RE = re.compile(rb"\n(?=[^ \t\r\n#)\]}])")
+
+
+def defs_reaching_api(data: bytes) -> set[str]:
+    """The top-level functions and classes of a module that imports the API itself which may use
+    it. Every one of them, when an import of the API binds a module-level name (or the API is
+    spelled out); when each import of it sits in a function or class body (`from
+    jax._src.pallas.mosaic_gpu.layout_rules import ...` inside one function of jax's
+    `lax/utils.py`), the blocks holding one and, to a fixpoint, those whose body names one of
+    these (a call). Every one again when module-level code names one of them (`X = helper()`, a
+    decorator, a registration: what reaches them from there is not followed). A block ends at the
+    first line in column 0; a string continued there makes it end early, and the rest of its body
+    counts as module-level code (every block then, if it names one)."""
+    text = b"\n" + data
+    starts = [(m.start(), m.group(1).decode("ascii", "replace")) for m in _DEF_RE.finditer(text)]
+    every = {name for _, name in starts}
+    if not starts:
+        return every
+    statements = [*_FROM_RE.finditer(text), *_IMPORT_RE.finditer(text)]
+    spans = [m.span() for m in statements]
+    if any(not any(a <= s.start() < b for a, b in spans) for s in _SPELLED_OUT_RE.finditer(text)):
+        return every  # `jax.experimental.pallas.X` spelled out in code
+    ends = []
+    for start, _ in starts:
+        line_end = text.find(b"\n", start + 1)
+        m = _COLUMN0_RE.search(text, line_end) if line_end >= 0 else None
+        ends.append(m.start() if m else len(text))
+    holders: set[int] = set()
+    for m in statements:
+        statement = m.group(0)[1:]
+        if not _KEYWORD_RE.search(statement) or not any(imports_api(imp) for imp in imports(statement)):
+            continue
+        block = next((i for i, (start, _) in enumerate(starts)
+                      if start < m.start() < ends[i] and statement[:1] in (b" ", b"\t")), None)
+        if block is None:
+            return every  # a module-level binding of the API (or one this reading cannot place)
+        holders.add(block)
+    bodies = [set(_IDENT_RE.findall(text, start, end)) for (start, _), end in zip(starts, ends)]
+    outside = set(_IDENT_RE.findall(text, 0, starts[0][0]))
+    for i, end in enumerate(ends):
+        outside |= set(_IDENT_RE.findall(text, end, starts[i + 1][0] if i + 1 < len(starts) else len(text)))
+    out = {starts[i][1] for i in holders}
+    changed = True
+    while changed:
+        changed = False
+        named = {n.encode() for n in out}
+        for i, (_, name) in enumerate(starts):
+            if name not in out and bodies[i] & (named - {name.encode()}):
+                out.add(name)
+                changed = True
+    if outside & {n.encode() for n in out}:
+        return every
+    return out
 
 
 def _spells_attribute(data: bytes, prefix: str, names: set[str]) -> bool:
@@ -257,9 +323,8 @@ class Prefilter:
         for key in edges:
             # A module that imports the API itself: its functions and classes may use it, and
             # the program layer follows calls into them (findings reported at the call site).
-            data = self._text(key)
-            self._api[key] = ({m.decode("ascii", "replace") for m in _DEF_RE.findall(b"\n" + data)}
-                              if self._imports_api_itself(key) else set())
+            self._api[key] = (defs_reaching_api(self._text(key)) if self._imports_api_itself(key)
+                              else set())
         changed = True
         while changed:
             changed = False
