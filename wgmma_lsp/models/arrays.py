@@ -571,7 +571,7 @@ _FLOAT_UNARY = ["exp", "exp2", "log", "log2", "log1p", "expm1", "sqrt", "rsqrt",
                 "softmax", "atan", "asin", "acos", "erf_inv", "erfc", "lgamma", "digamma"]
 _SAME_UNARY = ["abs", "negative", "neg", "sign", "floor", "ceil", "round", "square", "conj",
                "real", "imag", "clip", "positive", "integer_pow", "logical_not", "bitwise_not",
-               "not_", "invert", "stop_gradient", "cumsum", "cumprod", "cummax", "sort", "flip",
+               "not_", "invert", "stop_gradient", "cumprod", "cummax",  # (cumsum, sort, flip: order_ops.py)
                "tril", "triu", "nan_to_num", "clamp"]
 
 
