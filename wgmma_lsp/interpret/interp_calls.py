@@ -8,7 +8,7 @@ from typing import Iterator
 
 from wgmma_lsp.entry.context import Context
 from wgmma_lsp.interpret import dims as D
-from wgmma_lsp.interpret import classes, generators, mutation
+from wgmma_lsp.interpret import classes, foreign_memo, generators, mutation
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.interp_base import MAX_DEPTH, Frame, _origin_of, _value_kind, is_driver
@@ -128,6 +128,8 @@ class CallsMixin:
                 key = call_key(func, call.args, call.kwargs, call.generic, call.complete, self.kernel.memo_key())
                 hit = self.memo.get(key) if key is not None else None
         if key is None:
+            if self.memo_enabled and not self.hover_only and foreign_memo.applies(self, func):
+                return foreign_memo.call(self, func, call)  # another module's function
             return self._call_user(func, call)
         if hit is not None:
             if self.observing:

@@ -1,0 +1,108 @@
+"""Calls of the user's other modules' functions, analysed once per distinct arguments within one
+analysis, as the document's own module-level functions are (`memo.py`).
+
+Why: a test file runs its package's op once per test and parameter set, and the op's layers
+(dispatch, config, helpers) are called again and again with the same arguments: in tokamax's
+test files about four calls in five of another module's functions repeat an earlier call with
+equal arguments, and ran its body again.
+
+A replay stands for a run only where nothing could tell them apart, so the analysis finds, notes
+and cuts exactly what it did without this memo:
+
+- the steps the run took are counted again on each replay: every budget (a piece's step limit,
+  the sweep budget that decides how many test parameter sets run) is spent as if the body ran;
+  a replay that would reach the next checkpoint (a budget or cancellation check) runs instead;
+- another module's findings sit at the call in the analysed document that led there
+  (`interp_records._into_document`): a run's findings are replayed only for that same call site;
+  a run that found nothing stands for any call site, but not a run made with no call site in
+  the document (what it found was dropped, not absent);
+- the key holds the stack's depth and the other modules' functions running (the depth limit and
+  the recursion guard cut calls by them);
+- a run that entered one of the document's functions (a callback: it records hovers, and its
+  own memo makes a second run cheaper than the first) or changed older objects is not stored.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from wgmma_lsp.interpret import mutation
+from wgmma_lsp.interpret.call import Call
+from wgmma_lsp.interpret.interp_base import _origin_of
+from wgmma_lsp.interpret.memo import MemoEntry, call_key
+from wgmma_lsp.interpret.values import UNKNOWN, FuncVal, Value
+
+ENABLED = True  # (benchmarks compare with it off)
+
+
+def applies(interp: Any, func: FuncVal) -> bool:
+    """A module-level function of another of the user's modules, called by an analysis of a
+    document (not while another module's summary is built) once its module code ran."""
+    env = func.closure
+    return ENABLED and interp.home is None and env.parent is None and env.origin is not None \
+        and env is not interp.module_env
+
+
+class ForeignEntry(MemoEntry):
+    steps: int = 0
+    entry_span: Any = None  # the document's call its findings sit at (None: none)
+    # Run a second time: the first run of a call may cost more steps than the ones after it
+    # (what it looked up once is cached), and a replay counts the steps of one after it.
+    again: bool = False
+
+
+def call(interp: Any, func: FuncVal, call: Call) -> Value:
+    entry_span = _entry_span(interp, call)
+    stack = interp.stack
+    where = (len(stack), tuple(id(fr.func.node) for fr in stack
+                               if fr.func is not None and _origin_of(fr.func.closure) is not None))
+    if interp.observing:
+        with interp.obs.unobserved():  # a key is books: equal keys give equal runs either way
+            key = call_key(func, call.args, call.kwargs, call.generic, call.complete, interp.kernel.memo_key())
+    else:
+        key = call_key(func, call.args, call.kwargs, call.generic, call.complete, interp.kernel.memo_key())
+    if key is None:
+        return interp._call_user(func, call)
+    key = (key, where)
+    memo: dict | None = getattr(interp, "_foreign_memo", None)
+    if memo is None:
+        memo = interp._foreign_memo = {}
+    hit: ForeignEntry | None = memo.get(key)
+    if hit is not None and hit.again and (hit.entry_span == entry_span or (hit.entry_span is not None
+                                                                         and not hit.findings)) \
+            and interp.steps + hit.steps <= interp._check_at:
+        interp.steps += hit.steps
+        if interp.observing:
+            interp.obs.add(hit.observed)  # what the run it stands for looked at
+        interp._replay(hit, func, call)
+        if hit.raised and stack:
+            stack[-1].returned = True  # the call raises every time: nothing after it runs
+        return mutation.fresh(hit.result, hit.born) if hit.result is not None else UNKNOWN
+    if interp.silent:
+        return interp._call_user(func, call)
+    entry = ForeignEntry(outer_certain=interp.certain and not any(f.maybe_returned for f in stack))
+    entry.entry_span = entry_span
+    entry.again = hit is not None
+    start = interp.steps
+    interp.captures.append(entry)
+    try:
+        if interp.observing:
+            with interp.obs.watching(entry.observed):
+                entry.result = interp._call_user(func, call)
+        else:
+            entry.result = interp._call_user(func, call)
+    finally:
+        interp.captures.pop()
+    entry.steps = interp.steps - start
+    entry.raised = interp.raised_out
+    if not entry.writes_outside and entry.entered.isdisjoint(interp.defined):
+        memo[key] = entry
+    return entry.result
+
+
+def _entry_span(interp: Any, call: Call) -> Any:
+    """The call in the analysed document the callee's findings will sit at (as enter_module
+    sets it)."""
+    if interp.where is not None:
+        return interp.entry_span
+    return interp.span(call.node) if call.node is not None else None
