@@ -132,6 +132,11 @@ def _indexer_repr(index: Value, shape: tuple[int, ...]) -> str | None:
         if isinstance(i, Const) and isinstance(i.value, int) and not isinstance(i.value, bool):
             parts.append("ShapedArray(int32[], weak_type=True)")
             continue
+        if isinstance(i, ArrayVal) and i.shape == () and T.concrete(i.dtype) is not None \
+                and T.is_integer(i.dtype) and i.dtype.name == "int32":  # type: ignore[union-attr]
+            parts.append("ShapedArray(int32[], weak_type=True)" if i.dtype.weak  # type: ignore[union-attr]
+                         else "ShapedArray(int32[])")  # a traced index (`lax.axis_index`)
+            continue
         s = _static_slice(i, d)
         if s is None:
             return None
@@ -139,6 +144,50 @@ def _indexer_repr(index: Value, shape: tuple[int, ...]) -> str | None:
     indices = f"({parts[0]},)" if len(parts) == 1 else f"({', '.join(parts)})"
     return (f"(NDIndexer(indices={indices}, shape={D.format_shape(shape)}, int_indexer_shape=(), "
             "validate=False),)")
+
+
+def _tiled_allocation(ref: RefVal) -> tuple[tuple[int, ...], list[str]] | None:
+    """A store straight into an SMEM allocation made with `transforms=(TilingTransform(t),)` or
+    `(TilingTransform(t), SwizzleTransform(s))`: the shape its ref has in the kernel (tiled:
+    `(..., d0 // t0, d1 // t1, t0, t1)`) and the transforms that undo them, as JAX prints them
+    (the swizzle's first). None for any other ref or a tiling that does not divide the shape."""
+    ts = ref.transforms
+    if ref.base is not None or ref.shape is None or not ts or ts[0].kind != "tiling" \
+            or len(ts) > 2 or (len(ts) == 2 and ts[1].kind != "swizzle"):
+        return None
+    tiling = tuple(ts[0].params)
+    shape = ref.shape
+    if not tiling or len(tiling) > len(shape) or not all(isinstance(t, int) and t > 0 for t in tiling) \
+            or not all(isinstance(d, int) for d in shape):
+        return None
+    tail = shape[len(shape) - len(tiling):]
+    if any(d % t for d, t in zip(tail, tiling)):  # type: ignore[operator]
+        return None
+    tiled = (*shape[:len(shape) - len(tiling)], *(d // t for d, t in zip(tail, tiling)), *tiling)  # type: ignore[operator]
+    undo = [f"UntilingTransform(tiling={D.format_shape(tiling)})"]
+    if len(ts) == 2:
+        if len(ts[1].params) != 1 or not isinstance(ts[1].params[0], int):
+            return None
+        undo.insert(0, f"UnswizzleRef(swizzle={ts[1].params[0]})")
+    return tiled, undo  # type: ignore[return-value]
+
+
+def _report_tiled_store(interp, ref: RefVal, index: Value, value: ArrayVal, expected, span, line: int) -> None:
+    """JAX's `swap` message for a store into a tiled (and swizzled) allocation: the ref's shape is
+    the tiled one, its transforms the untiling and unswizzling, then the store's indexer."""
+    tiled = _tiled_allocation(ref)
+    if tiled is None or expected is None or not all(isinstance(d, int) for d in (*expected, *value.shape)):
+        return
+    indexer = _indexer_repr(index, ref.shape)  # type: ignore[arg-type]
+    if indexer is None:
+        return
+    parts = tiled[1] + ([indexer[1:-2]] if indexer != "()" else [])
+    listed = ", ".join(parts) + ("," if len(parts) == 1 else "")  # (a tuple's repr)
+    interp.report(store_shape.RULE,
+                  f"Invalid shape for `swap`. Ref shape: {D.format_shape(tiled[0])}. "
+                  f"Expected shape: {D.format_shape(expected)}. "
+                  f"Value shape: {D.format_shape(value.shape)}. Transforms: ({listed}). ",
+                  span, line)
 
 
 def _pipeline_slots(ref: RefVal) -> int | None:
@@ -200,6 +249,10 @@ def check_store(interp, ref: RefVal, index: Value, value: Value, target: ast.Sub
         slots = _pipeline_slots(ref)
         if direct and ref.attr("pipeline_slot") is True:
             _report_pipeline_block(interp, ref, index, value, expected, slots, span, line)
+            return
+        if ref.base is None and ref.transforms and ref.attr("pipeline_slot") is not True \
+                and ref.space == "smem":
+            _report_tiled_store(interp, ref, index, value, expected, span, line)
             return
         if direct and shape is not None and expected is not None and all(
                 isinstance(d, int) for d in (*shape, *expected, *value.shape)):
