@@ -11,7 +11,6 @@ a log line and rewritten; a cache directory that cannot be written only costs th
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from wgmma_lsp import user_cache
+from wgmma_lsp.digest import blake2b
 from wgmma_lsp.interpret.jax_facts_data import FORMAT, JaxFacts
 
 log = logging.getLogger("wgmma_lsp")
@@ -34,7 +34,7 @@ def cache_dir() -> Path:
 
 def _extractor_digest() -> str:
     """The source of the code that reads the facts: a changed reader never sees old entries."""
-    h = hashlib.sha256()
+    h = blake2b(digest_size=32)
     here = Path(__file__).parent
     for name in _EXTRACTORS:
         h.update((here / name).read_bytes())
@@ -48,7 +48,7 @@ def _key(jax_root: Path, version: str | None) -> dict[str, Any]:
 
 def entry_path(jax_root: Path, version: str | None) -> Path:
     key = _key(jax_root, version)
-    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:20]
+    digest = blake2b(json.dumps(key, sort_keys=True).encode(), digest_size=10).hexdigest()
     return cache_dir() / f"jax-facts-{version or 'unknown'}-{digest}.json"
 
 

@@ -28,7 +28,6 @@ code only runs in the abstract interpreter.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import threading
@@ -37,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 from wgmma_lsp.bounded import put_newest, trim
+from wgmma_lsp.digest import blake2b
 from wgmma_lsp.interpret.origin import ModuleOrigin, active_importer, set_active_importer
 from wgmma_lsp.interpret.values import UNKNOWN, Const, Unknown, UserModuleVal, Value
 from wgmma_lsp.program import init_bindings, lookup
@@ -74,7 +74,7 @@ class Summary:
 
 
 def digest_of(text: str) -> str:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 class Program:
