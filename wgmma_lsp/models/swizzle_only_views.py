@@ -70,7 +70,7 @@ def _wrap_loads() -> None:
     def getitem(interp: Any, ref: Value, index: Value, node: Any) -> Value:
         out = get(interp, ref, index, node)
         v = installed()
-        if node is None or v is None or v[:2] not in ((0, 10), (0, 12)) or interp.lowering != "lane":
+        if node is None or v is None or v[:2] not in ((0, 10), (0, 12)) or interp.kernel.lowering != "lane":
             return out
         if isinstance(ref, RefVal) and swizzled_only(ref.root()) and _sliced_view(ref, index) \
                 and (v[:2] == (0, 12) or _minor_untouched(ref, index)) \

@@ -110,8 +110,8 @@ def check_warpgroup_layouts(call: Call, acc: Value, a: Value, b: Value) -> bool:
     from wgmma_lsp.rules import tcgen05_operand_transforms
 
     interp = call.interp
-    ks = interp.kernel_span
-    if interp.lowering != "warpgroup" or ks is None:
+    ks = interp.kernel.span
+    if interp.kernel.lowering != "warpgroup" or ks is None:
         return False
     if not isinstance(acc, RefVal) or acc.base is not None or acc.root().kind != "tmem" \
             or T.concrete(acc.dtype) is None or T.itemsize_bits(acc.dtype) != 32 \

@@ -32,7 +32,7 @@ MIRRORED = ((0, 10), (0, 12))
 
 
 def _claimed(interp: Any, ref: Value, index: Value) -> bool:
-    if interp.lowering != "warpgroup" or interp.kernel_span is None:
+    if interp.kernel.lowering != "warpgroup" or interp.kernel.span is None:
         return False
     version = installed()
     if version is None or version[:2] not in MIRRORED:
@@ -49,7 +49,7 @@ def _claimed(interp: Any, ref: Value, index: Value) -> bool:
 def _report(interp: Any, node: Any, load: bool) -> None:
     from wgmma_lsp.rules import tmem_plain_access
 
-    ks = interp.kernel_span
+    ks = interp.kernel.span
     how = ("TMEM read with `ref[...]` (use plgpu.async_load_tmem)" if load
            else "TMEM written with `ref[...] =` (use plgpu.async_store_tmem)")
     interp.report(tmem_plain_access.RULE, f"{how}: {MESSAGE}", interp.span(node), ks.line,
