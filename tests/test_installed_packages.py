@@ -282,7 +282,9 @@ def test_over_lsp_a_tokamax_kernel_reads_its_package_and_its_heuristics_config(t
                 break
             client.drain(0.5)
         assert shown is not None and "Accumulator{float32[128,128]}" in shown, shown
-        assert "get_heuristics_config" in shown
+        # (the context named: tokamax's heuristics config, or the package's own test case that
+        # reaches the kernel with the same sizes, entry/test_contexts.py)
+        assert "get_heuristics_config" in shown or "pallas_mosaic_gpu_test.py" in shown, shown
         client.drain(2)
         assert client.diagnostics(kernel.as_uri()), "diagnostics were published"
         published = [d for p in client.diagnostics(kernel.as_uri()) for d in p["diagnostics"]]

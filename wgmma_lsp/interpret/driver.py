@@ -79,6 +79,9 @@ def _run_once(source: str, path: str | None, cancel: threading.Event | None = No
                        lambda stmt=stmt: interp.exec_block([stmt], interp.module_env))
         interp.memo_enabled = True  # module-level names keep their values from here on
         interp.shared_born = next_born()  # (module code's lists are the contexts' shared state)
+        ran = getattr(interp.importer, "module_ran", None)
+        if ran is not None:  # (a program session: the analysed module is importable as it is now)
+            ran(interp.module_env.vars)
         run_entry_points(interp, source, pieces)
         run_discovered(interp, pieces)
         run_package_tests(interp, pieces)  # library code: its package's tests (entry/test_contexts.py)

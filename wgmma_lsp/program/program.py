@@ -186,6 +186,14 @@ class Session:
         self._roots: dict[str | None, tuple[str, ...]] = {}
         self._own_pkg: dict[str | None, tuple[str, str] | None] = {}
         self._cut_logged: set[str] = set()
+        # The analysed module's names once its module code ran to its end (`module_ran`): from
+        # then on another module importing it gets them, as Python's sys.modules gives it.
+        self.root_names: dict[str, Value] | None = None
+
+    def module_ran(self, names: dict[str, Value]) -> None:
+        """The analysed module's code has run: a module imported from now on (a test module of
+        its package, its op module) that imports it gets these names, not an import cycle."""
+        self.root_names = names
 
     @property
     def read(self) -> dict[str, str]:
@@ -317,6 +325,10 @@ class Session:
 
     def summary(self, path: str, name: str) -> Summary | None:
         path = os.path.abspath(path)
+        if path == self.root and self.root_names is not None:
+            # (this analysis' own values: what imports it is not kept for another analysis)
+            self.frames[-1].partial = True
+            return Summary(path, name, "", self.root_names, [], {}, None, complete=False)  # type: ignore[arg-type]
         if path in self.stack:
             chain = " -> ".join(os.path.basename(p) for p in self.stack[self.stack.index(path):] + [path])
             self._cut(path, f"import cycle {chain}")
