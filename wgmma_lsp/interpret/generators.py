@@ -28,14 +28,12 @@ from wgmma_lsp.interpret.values import UNKNOWN, Const, FuncVal, Value, next_born
 #: The interpreter (interp.Interpreter), as a type: not imported, since it imports this module.
 Interpreter = Any
 
-_IS_GENERATOR: dict[int, tuple[ast.AST, bool]] = {}  # id(def node) -> (node, has a yield)
-
-
 def is_generator_function(node: ast.AST) -> bool:
-    """A `def` whose own body (not a nested function's) holds `yield` or `yield from`."""
-    hit = _IS_GENERATOR.get(id(node))
-    if hit is not None and hit[0] is node:
-        return hit[1]
+    """A `def` whose own body (not a nested function's) holds `yield` or `yield from` (kept on
+    the node: a table would keep every analysed tree alive)."""
+    known = getattr(node, "_wgmma_generator", None)
+    if known is not None:
+        return known
     found = False
     if isinstance(node, ast.FunctionDef):
         stack: list[ast.AST] = list(node.body)
@@ -45,9 +43,7 @@ def is_generator_function(node: ast.AST) -> bool:
                 found = True
             elif not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
                 stack.extend(ast.iter_child_nodes(n))
-    if len(_IS_GENERATOR) > 100_000:
-        _IS_GENERATOR.clear()
-    _IS_GENERATOR[id(node)] = (node, found)
+    node._wgmma_generator = found  # type: ignore[attr-defined]
     return found
 
 
