@@ -313,11 +313,23 @@ def run_case(interp: Interpreter, case: TestCase, cls: ClassVal, method: FuncVal
         interp.program_hooks = previous
 
 
+def uses_mosaic_gpu(interp: Interpreter) -> bool:
+    """Whether the document's module binds Mosaic GPU's API (`plgpu`, `mgpu`, a name from them):
+    only then can a test context find anything (a TPU or plain jnp module: no rule applies)."""
+    from wgmma_lsp.interpret.values import ApiVal, ModuleVal
+
+    for v in interp.module_env.vars.values():
+        name = v.name if isinstance(v, (ModuleVal, ApiVal)) else None
+        if name is not None and (name in ("plgpu", "mgpu") or name.startswith(("plgpu.", "mgpu."))):
+            return True
+    return False
+
+
 def run_test_contexts(interp: Interpreter, run_piece: Callable[[str, Callable[[], None]], None],
                       note: Callable[[str], None],
                       configs_for: Callable[[], list[Value]]) -> int:
     """Run the package's test cases that may reach the document; how many ran."""
-    if not interp.path:
+    if not interp.path or not uses_mosaic_gpu(interp):
         return 0
     modules = test_modules(interp.path)
     if not modules:
