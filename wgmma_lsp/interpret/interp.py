@@ -162,15 +162,6 @@ class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixi
         self.models = registry.MODELS
         self.methods = registry.METHODS
 
-    # Transitional spellings of `self.kernel`'s fields (code written before KernelState).
-    lowering = property(lambda self: self.kernel.lowering,
-                        lambda self, v: setattr(self.kernel, "lowering", v))
-    kernel_span = property(lambda self: self.kernel.span, lambda self, v: setattr(self.kernel, "span", v))
-    kernel_wg_axis = property(lambda self: self.kernel.wg_axis,
-                              lambda self, v: setattr(self.kernel, "wg_axis", v))
-    smem_scopes = property(lambda self: self.kernel.smem_scopes,
-                           lambda self, v: setattr(self.kernel, "smem_scopes", v))
-
     def tick(self) -> None:
         self.steps += 1
         if self.steps > self._check_at:
