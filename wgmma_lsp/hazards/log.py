@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from wgmma_lsp.hazards import unroll
+from wgmma_lsp.hazards import unroll, warps
 from wgmma_lsp.hazards.regions import Box, box_of
 from wgmma_lsp.interpret.values import RefVal, TupleVal, Value
 from wgmma_lsp.spans import Span
@@ -76,6 +76,10 @@ class KernelLog:
     axis_values: dict[int, tuple[Value, str]] = field(default_factory=dict)  # id -> (lax.axis_index(name), name)
     unroll: tuple[int, int] | None = None  # the loop being unrolled: (its StepInt's loop, steps)
     step_masks: list[tuple[bool, ...]] = field(default_factory=list)  # `pl.when` on a step condition
+    scratch: set = field(default_factory=set)  # the allocation spans of the kernel's scratch
+    # `pl.core_map(plgpu.WarpMesh(...))` (hazards/warps.py): the log's events [start, end) are the
+    # warps' (end None: the body is running), and what the log said before it.
+    warps: tuple[int, int | None, tuple] | None = None
 
 
 MAX_EVENTS = 20_000  # a kernel body with more operations than this is not analysed
@@ -167,6 +171,8 @@ def record(interp, kind: str, span: Span | None, line: int, ref: Value | None = 
         ev.barrier = None  # an unknown barrier: a wait on it may order anything
     if log.unroll is not None:
         unroll.mark(log, ev, (ref, index, barrier, gmem))
+    if log.warps is not None and log.warps[1] is not None:
+        warps.outside(log)  # the warpgroup runs an operation after the warps: not followed
     log.events.append(ev)
 
 

@@ -25,7 +25,7 @@ import itertools
 from typing import Callable
 
 from wgmma_lsp.hazards import log as H
-from wgmma_lsp.hazards import unroll
+from wgmma_lsp.hazards import unroll, warps
 from wgmma_lsp.hazards.report import report_hazards
 from wgmma_lsp.interpret import loop_steps
 from wgmma_lsp.interpret.call import Call
@@ -125,6 +125,8 @@ def _instances(call: Call, log: H.KernelLog) -> None:
         log.instances = threads * grid * cluster
     name = kw.get("thread_name")
     scratch = kw.get("scratch_shapes")
+    if isinstance(scratch, TupleVal):
+        log.scratch = {s.span for s in scratch.items if isinstance(s, AllocSpec) and s.span is not None}
     if threads > 1 and isinstance(name, Const) and isinstance(name.value, str):
         log.thread_name = name.value
         if isinstance(scratch, TupleVal):
@@ -390,6 +392,35 @@ def _threads(call: Call) -> bool:
     return True
 
 
+def _warp_mesh(call: Call) -> Value:
+    """`plgpu.WarpMesh(axis_name=...)`: kept with its axis name, for `pl.core_map`."""
+    return Wrapped("plgpu.WarpMesh", UNKNOWN, dict(call.kwargs), call.span)
+
+
+def _core_map_mesh(call: Call) -> Value:
+    result = _core_map_model(call)
+    mesh = call.get(0, "mesh")
+    axis = mesh.kwargs.get("axis_name") if isinstance(mesh, Wrapped) and mesh.api == "plgpu.WarpMesh" else None
+    if isinstance(result, Wrapped) and isinstance(axis, Const) and isinstance(axis.value, str):
+        result.kwargs["__hazard_warps__"] = axis  # kept for `pl.core_map(...)(body)`
+    return result
+
+
+def _core_map_apply_warps(call: Call) -> Value:
+    """`pl.core_map(plgpu.WarpMesh(axis_name=...))` as the whole kernel: its warps are the kernel's
+    threads (hazards/warps.py). Any other core_map: more threads run the body, which may not run."""
+    axis = call.wrapped.kwargs.get("__hazard_warps__") if isinstance(call.wrapped, Wrapped) else None
+    log = H.current(call.interp)
+    if log is None or not isinstance(axis, Const) or not warps.enter(log, axis.value):
+        _threads(call)
+        with H.maybe(call.interp):
+            return _core_map_apply(call)
+    try:
+        return _core_map_apply(call)
+    finally:
+        warps.leave(log)
+
+
 def _axis_index(call: Call) -> Value:
     """`lax.axis_index(name)`: remembered, so that `pl.when(wg == k)` on the thread axis is known
     to run in thread k only."""
@@ -489,7 +520,8 @@ INSTALL_ORDER = 10
 def install() -> None:
     """Extend the models registered by other modules (called once by `registry.load_all`, after
     every model module was imported: importing this module changes no table)."""
-    global _barrier_model, _getitem, _setitem, _axis_index_model, _pl_when, _pl_when_apply, _pl_loop
+    global _barrier_model, _getitem, _setitem, _axis_index_model, _pl_when, _pl_when_apply, _pl_loop, \
+        _core_map_model, _core_map_apply
     _kernel_launch("plgpu.kernel()")
     _kernel_launch("pl.pallas_call()")
     _barrier_model = MODELS["plgpu.Barrier"]
@@ -514,8 +546,10 @@ def install() -> None:
     for _name in ("lax.cond", "lax.switch", "lax.while_loop", "lax.scan", "plgpu.nd_loop()",
                   "plgpu.dynamic_scheduling_loop()"):
         _maybe(_name, _always)
-    for _name in ("pl.core_map()", "plgpu.warp_map"):
-        _maybe(_name, _threads)
+    _maybe("plgpu.warp_map", _threads)
+    _core_map_model, _core_map_apply = MODELS["pl.core_map"], MODELS["pl.core_map()"]
+    MODELS["pl.core_map"], MODELS["pl.core_map()"] = _core_map_mesh, _core_map_apply_warps
+    MODELS.setdefault("plgpu.WarpMesh", _warp_mesh)
     _loop("lax.fori_loop", lambda call: _steps(call.get(0, "lower"), call.get(1, "upper")),
           lambda call: call.get(3, "init_val"))
     for _name, _keep in (("lax.rem", loop_steps.rem), ("jnp.remainder", loop_steps.remainder),
