@@ -15,15 +15,15 @@ what they were before: possible only, in no thread — silent.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
-if TYPE_CHECKING:
-    from wgmma_lsp.hazards.log import KernelLog
+#: hazards.log.KernelLog, as a type: not imported, since log.py imports this module.
+KernelLog = Any
 
 WARPS = 4  # mosaic_gpu/core.py: WarpMesh._NUM_WARPS_PER_WARPGROUP
 
 
-def enter(log: "KernelLog", axis: str) -> bool:
+def enter(log: KernelLog, axis: str) -> bool:
     """The warps' body is about to run: follow it as threads when it can be (see the module doc)."""
     if log.opaque or log.events or log.warps is not None or log.threads != 1 or log.thread_name is not None \
             or log.thread_role is not None or log.unroll is not None or log.loop_depth or log.maybe_depth:
@@ -34,13 +34,13 @@ def enter(log: "KernelLog", axis: str) -> bool:
     return True
 
 
-def leave(log: "KernelLog") -> None:
+def leave(log: KernelLog) -> None:
     """The warps' body ran: its events are the warps'."""
     if log.warps is not None and log.warps[1] is None:
         log.warps = (log.warps[0], len(log.events), log.warps[2])
 
 
-def outside(log: "KernelLog") -> None:
+def outside(log: KernelLog) -> None:
     """An operation outside the warps' body: their events become possible only, in no thread
     (what an unfollowed core_map's are), and the kernel one warpgroup again."""
     if log.warps is None:
