@@ -47,6 +47,22 @@ def attribute(*names: str) -> Callable[[Callable[[Any], Value]], Callable[[Any],
     return deco
 
 
+def check_ref_accesses(check: Callable[[Any, Any, Any], None]) -> None:
+    """Extend the ref load and store models with `check(interp, ref, node)`, run before each
+    load and after each store (for an extension module's `install()`)."""
+    get, put = GETITEM["ref"], SETITEM["ref"]
+
+    def getitem(interp, ref, index, node):
+        check(interp, ref, node)
+        return get(interp, ref, index, node)
+
+    def setitem(interp, ref, index, value, target, value_node, aug):
+        put(interp, ref, index, value, target, value_node, aug)
+        check(interp, ref, target)
+
+    GETITEM["ref"], SETITEM["ref"] = getitem, setitem
+
+
 def load_all() -> None:
     """Import every model module of this package (each fills the tables above as it is
     imported), found the way rules are (`rules/registry.py`): no hand list here that would import

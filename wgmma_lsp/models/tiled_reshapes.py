@@ -20,7 +20,7 @@ from typing import Any
 from wgmma_lsp.interpret.jax_version import installed
 from wgmma_lsp.interpret.values import RefVal, Value
 from wgmma_lsp.models import refs  # noqa: F401 - its ref models are wrapped below
-from wgmma_lsp.models.registry import GETITEM, SETITEM
+from wgmma_lsp.models.registry import check_ref_accesses
 from wgmma_lsp.rules import tiled_reshape_unfold
 
 
@@ -73,24 +73,10 @@ def _check(interp: Any, ref: Value, node: Any) -> None:
         interp.report(tiled_reshape_unfold.RULE, tiled_reshape_unfold.MESSAGE, interp.span(node), node.lineno - 1)
 
 
-def _wrap() -> None:
-    get, put = GETITEM["ref"], SETITEM["ref"]
-
-    def getitem(interp, ref, index, node):
-        _check(interp, ref, node)
-        return get(interp, ref, index, node)
-
-    def setitem(interp, ref, index, value, target, value_node, aug):
-        put(interp, ref, index, value, target, value_node, aug)
-        _check(interp, ref, target)
-
-    GETITEM["ref"], SETITEM["ref"] = getitem, setitem
-
-
 #: When `registry.load_all` installs this module's extensions of other models (lower first).
 INSTALL_ORDER = 36
 
 
 def install() -> None:
     """Extend the ref load and store models (called once by `registry.load_all`)."""
-    _wrap()
+    check_ref_accesses(_check)
