@@ -295,7 +295,7 @@ def run_case(interp: Interpreter, case: TestCase, cls: ClassVal, method: FuncVal
 
     env = method.closure
     hooks = ProgramHooks(interp, configs)
-    previous = getattr(interp, "program_hooks", None)
+    previous = interp.program_hooks
     interp.program_hooks = hooks
     try:
         with interp.in_context(case.context()):

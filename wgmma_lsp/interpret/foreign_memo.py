@@ -64,9 +64,7 @@ def call(interp: Any, func: FuncVal, call: Call) -> Value:
     if key is None:
         return interp._call_user(func, call)
     key = (key, where)
-    memo: dict | None = getattr(interp, "_foreign_memo", None)
-    if memo is None:
-        memo = interp._foreign_memo = {}
+    memo = interp.foreign_memo
     hit: ForeignEntry | None = memo.get(key)
     if hit is not None and hit.again and (hit.entry_span == entry_span or (hit.entry_span is not None
                                                                          and not hit.findings)) \

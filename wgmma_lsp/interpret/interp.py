@@ -129,7 +129,11 @@ class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixi
         # Calls analysed once per distinct arguments (interpret/memo.py), after the module ran.
         self.memo_enabled = False
         self.memo: dict[Any, MemoEntry] = {}
+        # Another module's functions, memoised the same way (interpret/foreign_memo.py).
+        self.foreign_memo: dict[Any, MemoEntry] = {}
         self.captures: list[MemoEntry] = []
+        # While a test context of the package runs: its hooks (entry/op_dispatch.ProgramHooks).
+        self.program_hooks: Any = None
         self.raised_out = False  # the user function call that just ended raised on every path
         self.sweep_start = 0
         # Steps all configuration sweeps together may spend (interpret/sweep_budget.py): the

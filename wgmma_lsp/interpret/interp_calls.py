@@ -112,7 +112,7 @@ class CallsMixin:
     def call_user(self, func: FuncVal, call: Call) -> Value:
         """Call a user function; module-level functions are analysed once per distinct
         arguments once the module has run (see `memo`)."""
-        hooks = getattr(self, "program_hooks", None)  # a test context (entry/op_dispatch.py)
+        hooks = self.program_hooks  # a test context (entry/op_dispatch.py)
         if hooks is not None and (dispatched := hooks.dispatch(func, call)) is not None:
             return dispatched
         if not call.generic and generators.is_generator_function(func.node):

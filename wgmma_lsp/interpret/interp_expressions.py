@@ -119,8 +119,8 @@ class ExpressionsMixin:
         return v
 
     def getattr(self, obj: Value, attr: str, node: ast.AST | None = None) -> Value:
-        hooks = getattr(self, "program_hooks", None)  # a test context (entry/op_dispatch.py)
-        if hooks is not None and obj is UNKNOWN and (own := hooks.own_attr(attr)) is not None:
+        if obj is UNKNOWN and (hooks := self.program_hooks) is not None \
+                and (own := hooks.own_attr(attr)) is not None:  # a test context (entry/op_dispatch.py)
             return own
         if isinstance(obj, ModuleVal):
             if obj.origin is not None and node is not None \
