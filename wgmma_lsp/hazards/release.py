@@ -57,6 +57,10 @@ def unreleased_refills(events: list[Event], threads: int) -> list[Hazard]:
     uses = [i for i, e in enumerate(events) if e.kind in ("read", "write") and e.certain and e.thread is not None
             and e.buffer is not None and e.box is not None and _exact(e)]
     waits = [i for i, e in enumerate(events) if e.kind == "wait"]
+    by_barrier: dict[int, list[int]] = {}  # barrier -> its arrivals (copies in, barrier_arrive), in order
+    for j, e in enumerate(events):
+        if e.kind in ("load", "arrive") and e.barrier is not None:
+            by_barrier.setdefault(id(e.barrier), []).append(j)
     out: list[Hazard] = []
     for li in loads:
         load = events[li]
@@ -64,7 +68,7 @@ def unreleased_refills(events: list[Event], threads: int) -> list[Hazard]:
         n = load.data.get("num_arrivals")
         if not isinstance(n, int) or n < 1:
             continue
-        arrivals = [j for j, e in enumerate(events) if e.kind in ("load", "arrive") and _on(e, load)]
+        arrivals = [j for j in by_barrier.get(id(load.barrier), []) if _on(events[j], load)]
         if any(not (events[j].kind == "load" and events[j].certain and events[j].thread == p and _exact(events[j])
                     and events[j].slot == load.slot) for j in arrivals):
             continue
@@ -82,17 +86,19 @@ def unreleased_refills(events: list[Event], threads: int) -> list[Hazard]:
             if not any(w.certain and w.slot == load.slot for w in before) or len(before) > k // n \
                     or not all(_exact(w) for w in before):
                 continue
-            if any(_may_carry(w, ri, p, c, events) for w in p_waits):
+            if any(_may_carry(w, ri, p, c, events, by_barrier) for w in p_waits):
                 continue
             out.append(Hazard(CODE, li, ri))
             break
     return out
 
 
-def _may_carry(wait: Event, ri: int, p: int, c: int, events: list[Event]) -> bool:
+def _may_carry(wait: Event, ri: int, p: int, c: int, events: list[Event],
+               by_barrier: dict[int, list[int]]) -> bool:
     """May the producer's `wait` observe an arrival made after the consumer's access `ri`?"""
-    for j, a in enumerate(events):
-        if a.kind not in ("arrive", "load") or a.barrier is not wait.barrier or not may_overlap(a.slot, wait.slot):
+    for j in by_barrier.get(id(wait.barrier), []):
+        a = events[j]
+        if not may_overlap(a.slot, wait.slot):
             continue
         if a.thread == p:
             continue  # its own arrivals carry what it knew then: its own earlier waits, checked too
