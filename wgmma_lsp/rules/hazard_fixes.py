@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 
 from wgmma_lsp.ide_model import Fix, TextEdit
+from wgmma_lsp.rules.fixes_common import text_of
 from wgmma_lsp.spans import Span
 
 _parsed: tuple[str, ast.Module | None] | None = None
@@ -48,6 +49,19 @@ def insert_before(title: str, source: str, line: int, statement: str) -> list[Fi
         return []
     row, indent = at
     return [Fix(title, (TextEdit(Span(row, 0, row, 0), f"{indent}{statement}\n"),), True)]
+
+
+def insert_barrier_wait(data: dict, source: str, line: int) -> list[Fix]:
+    """`<prefix>barrier_wait(<the copy's barrier, as spelled>)` inserted before the statement
+    holding `line`: from a finding's `barrier_span` and `prefix` (the copy's), when the barrier is
+    spelled on one line."""
+    span, prefix = data.get("barrier_span"), data.get("prefix")
+    if span is None or prefix is None:
+        return []
+    barrier = text_of(source, span).strip()
+    if not barrier or "\n" in barrier:
+        return []
+    return insert_before(f"Wait on {barrier} first", source, line, f"{prefix}barrier_wait({barrier})")
 
 
 def move_before(title: str, source: str, line: int, from_line: int) -> list[Fix]:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from wgmma_lsp.ide_model import Fix
 from wgmma_lsp.rules.base import Finding, Rule, doc_path
-from wgmma_lsp.rules.fixes_common import text_of
-from wgmma_lsp.rules.hazard_fixes import insert_before, move_before
+from wgmma_lsp.rules.hazard_fixes import insert_barrier_wait, move_before
 
 
 def fixes(finding: Finding, source: str) -> list[Fix]:
@@ -18,13 +17,7 @@ def fixes(finding: Finding, source: str) -> list[Fix]:
     later = finding.data.get("later_wait_line")
     if later is not None:
         return move_before("Move the wait up, before the second copy", source, finding.span.line, later)
-    span, prefix = finding.data.get("barrier_span"), finding.data.get("prefix")
-    if span is None or prefix is None:
-        return []
-    barrier = text_of(source, span).strip()
-    if not barrier or "\n" in barrier:
-        return []
-    return insert_before(f"Wait on {barrier} first", source, finding.span.line, f"{prefix}barrier_wait({barrier})")
+    return insert_barrier_wait(finding.data, source, finding.span.line)
 
 
 RULE = Rule(
