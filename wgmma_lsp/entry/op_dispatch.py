@@ -43,6 +43,7 @@ class ProgramHooks:
         self.configs = configs
         self.depth = 0
         self._own_cache: dict[str, Value | None] = {}
+        self._op_calls: dict[int, bool] = {}  # id() of a `__call__` node -> is_op_call (walked once)
         self._defs = {id(n) for n in interp.tree.body
                       if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
 
@@ -63,12 +64,18 @@ class ProgramHooks:
     def dispatch(self, func: FuncVal, call: Call) -> Value | None:
         """`op(*args, **kwargs)` as `op._fwd(*args, config=<config>, **kwargs)`; None: not an
         op's dispatching `__call__`."""
+        # (asked on every call of a user function while a test context runs: the cheap tests first)
+        if func.name != "__call__" or self.depth >= MAX_DISPATCH_DEPTH:
+            return None
+        op_call = self._op_calls.get(id(func.node))
+        if op_call is None:
+            op_call = self._op_calls[id(func.node)] = is_op_call(func.node)
+        if not op_call:
+            return None
         from wgmma_lsp.interpret.call import Call as CallT
         from wgmma_lsp.interpret.classes import instance_attr
         from wgmma_lsp.interpret.values import UNKNOWN, Const, FuncVal as F, InstanceVal, TupleVal, join
 
-        if func.name != "__call__" or not is_op_call(func.node) or self.depth >= MAX_DISPATCH_DEPTH:
-            return None
         args = list(call.args)
         me = func.bound_self if func.bound_self is not None else (args.pop(0) if args else None)
         if not isinstance(me, InstanceVal):
