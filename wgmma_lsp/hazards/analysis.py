@@ -48,6 +48,19 @@ class Hazard:
     waits: tuple[int, ...] = ()  # WG200: waits on other barriers (or slots) before the access
 
 
+def copies_made(ev: Event, threads: int, instances: int) -> int:
+    """How many instances of the body make this operation: all of them, or, for one thread's
+    (`pl.when` on the thread index), that thread of every block."""
+    return instances if ev.thread is None else instances // max(1, threads)
+
+
+def thread_programs(events: list[Event]) -> list[tuple[int | None, list[int]]]:
+    """Each role's program (log indices, in order): its own operations and those of no role,
+    which every thread runs; one program (role None) when no operation has a role."""
+    roles = sorted({e.thread for e in events if e.thread is not None}) or [None]
+    return [(t, [i for i, e in enumerate(events) if e.thread is None or e.thread == t]) for t in roles]
+
+
 def _conflict(a: Event, b: Event) -> bool:
     return a.certain and b.certain and a.same_buffer(b) and overlap(a.box, b.box)
 
@@ -173,9 +186,7 @@ def same_for_all(events: list[Event], threads: int, instances: int, shared: set)
     for i, ev in enumerate(events):
         if not ev.certain:
             continue
-        # A store one thread makes (`pl.when` on the thread index) is made by that thread of
-        # every block.
-        many = instances if ev.thread is None else instances // max(1, threads)
+        many = copies_made(ev, threads, instances)
         if ev.kind == "write" and threads > 1 and ev.thread is None and ev.buffer is not None \
                 and ev.box is not None and ev.buffer.origin in shared:
             out.append(Hazard("WG205", i, i, newer=threads))

@@ -16,18 +16,13 @@ block makes to the same place are WG206's.
 
 from __future__ import annotations
 
-from wgmma_lsp.hazards.analysis import Hazard
+from wgmma_lsp.hazards.analysis import Hazard, copies_made, thread_programs
 from wgmma_lsp.hazards.log import Event
 from wgmma_lsp.hazards.regions import overlap
 from wgmma_lsp.hazards.roles import Clocked, clocked, knows
 
 CODE = "WG216"
 _MAX_STORES = 400
-
-
-def _many(ev: Event, threads: int, instances: int) -> int:
-    """How many instances make this copy (WG206 warns when more than one writes the same box)."""
-    return instances if ev.thread is None else instances // max(1, threads)
 
 
 def overlapping_copies_out(events: list[Event], threads: int, instances: int,
@@ -44,21 +39,19 @@ def overlapping_copies_out(events: list[Event], threads: int, instances: int,
 
 def _claimable(a: Event, b: Event, threads: int, instances: int) -> bool:
     return a.certain and b.certain and a.gmem is not None and a.gmem is b.gmem \
-        and overlap(a.gmem_box, b.gmem_box) and _many(b, threads, instances) <= 1 \
-        and _many(a, threads, instances) <= 1
+        and overlap(a.gmem_box, b.gmem_box) and copies_made(b, threads, instances) <= 1 \
+        and copies_made(a, threads, instances) <= 1  # more than one instance: WG206's
 
 
 def _same_thread(events: list[Event], threads: int, instances: int) -> list[Hazard]:
     """Per thread (an operation of no role is every thread's): the copies whose writes may still
     be in flight when the next one is issued."""
     out: list[Hazard] = []
-    roles = sorted({e.thread for e in events if e.thread is not None}) or [None]
     reported: set[int] = set()
-    for t in roles:
+    for _, program in thread_programs(events):
         writing: list[int] = []
-        for i, ev in enumerate(events):
-            if ev.thread is not None and ev.thread != t:
-                continue
+        for i in program:
+            ev = events[i]
             if ev.kind == "wait_store":
                 if not ev.data.get("read_only"):
                     n = ev.n if ev.n is not None and ev.n >= 0 else 0

@@ -15,7 +15,7 @@ completion through another barrier's arrival), both certain, boxes known to over
 
 from __future__ import annotations
 
-from wgmma_lsp.hazards.analysis import Hazard
+from wgmma_lsp.hazards.analysis import Hazard, thread_programs
 from wgmma_lsp.hazards.log import Event
 from wgmma_lsp.hazards.regions import overlap
 
@@ -29,12 +29,10 @@ def loads_over_loads(events: list[Event]) -> list[Hazard]:
         return []
     out: list[Hazard] = []
     reported: set[int] = set()
-    roles = sorted({e.thread for e in events if e.thread is not None}) or [None]
-    for t in roles:
+    for _, program in thread_programs(events):
         pending: list[int] = []  # loads issued since the thread's last wait
-        for i, ev in enumerate(events):
-            if ev.thread is not None and ev.thread != t:
-                continue
+        for i in program:
+            ev = events[i]
             if ev.kind == "wait":
                 pending.clear()
             elif ev.kind == "load":
