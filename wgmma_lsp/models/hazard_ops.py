@@ -298,12 +298,6 @@ def _traced_condition(call: Call) -> bool:
     return not (isinstance(cond, Const) and isinstance(cond.value, bool))
 
 
-def _trips(lower: Value | None, upper: Value | None, step: Value | None = None) -> int:
-    """How many times a loop with these bounds runs, when they are Python ints (0 otherwise)."""
-    steps = _steps(lower, upper, step)
-    return len(steps) if steps is not None else 0
-
-
 def _steps(lower: Value | None, upper: Value | None, step: Value | None = None) -> range | None:
     """The values of the index of a loop with these bounds, when they are Python ints."""
     lo, hi = as_int(lower) if lower is not None else None, as_int(upper) if upper is not None else None
