@@ -65,8 +65,14 @@ def _conflict(a: Event, b: Event) -> bool:
     return a.certain and b.certain and a.same_buffer(b) and overlap(a.box, b.box)
 
 
-def _slots_match(a: Event, b: Event) -> bool:
+def same_slot(a: Event, b: Event) -> bool:
+    """On the same barrier, at a slot that may be the same."""
     return a.barrier is b.barrier and may_overlap(a.slot, b.slot)
+
+
+def unknown_sync(events: list[Event]) -> bool:
+    """A wait or arrival on a barrier the log does not know (it could order anything)."""
+    return any(e.kind in ("wait", "arrive") and e.barrier is None for e in events)
 
 
 class _Pass:
@@ -156,7 +162,7 @@ class _Pass:
             if j not in known and _conflict(ev, self.events[j]) and self._unordered(i, j, forward_known=True):
                 load = self.events[j]
                 waits = tuple(w for w in range(j + 1, i) if self.events[w].kind == "wait"
-                              and self.events[w].certain and not _slots_match(self.events[w], load))
+                              and self.events[w].certain and not same_slot(self.events[w], load))
                 self.hazards.append(Hazard("WG200", i, j, waits=waits))
                 return
 
@@ -201,7 +207,7 @@ def phases(events: list[Event], single_thread: bool) -> list[Hazard]:
     before the thread waited for the first (WG208: that phase is never observed). Counted only for
     a barrier whose every arrival and wait is certain, outside traced loops, at a known slot, with
     a known `num_arrivals`, in a log with no wait or arrival on an unknown barrier."""
-    if not single_thread or any(e.kind in ("wait", "arrive") and e.barrier is None for e in events):
+    if not single_thread or unknown_sync(events):
         return []
     by_barrier: dict[int, list[int]] = {}
     for i, e in enumerate(events):

@@ -16,7 +16,12 @@ block makes to the same place are WG206's.
 
 from __future__ import annotations
 
-from wgmma_lsp.hazards.analysis import Hazard, copies_made, thread_programs
+from wgmma_lsp.hazards.analysis import (
+    Hazard,
+    copies_made,
+    thread_programs,
+    unknown_sync,
+)
 from wgmma_lsp.hazards.log import Event
 from wgmma_lsp.hazards.regions import overlap
 from wgmma_lsp.hazards.roles import Clocked, clocked, knows
@@ -69,7 +74,7 @@ def _same_thread(events: list[Event], threads: int, instances: int) -> list[Haza
 
 def _two_threads(events: list[Event], stores: list[int], threads: int, instances: int,
                  views: list[Clocked] | None) -> list[Hazard]:
-    if any(e.kind in ("wait", "arrive") and e.barrier is None for e in events):
+    if unknown_sync(events):
         return []
     views = views if views is not None else clocked(events, threads)
     if views is None:

@@ -25,7 +25,7 @@ race jax's detector reports), or a barrier phase is lost. Loops count only unrol
 
 from __future__ import annotations
 
-from wgmma_lsp.hazards.analysis import Hazard
+from wgmma_lsp.hazards.analysis import Hazard, same_slot
 from wgmma_lsp.hazards.log import Event
 from wgmma_lsp.hazards.regions import may_overlap, overlap
 
@@ -34,10 +34,6 @@ CODE = "WG210"
 
 def _exact(e: Event) -> bool:
     return not e.in_loop or bool(e.data.get("exact"))
-
-
-def _on(e: Event, load: Event) -> bool:
-    return e.barrier is load.barrier and may_overlap(e.slot, load.slot)
 
 
 def _mine(e: Event, thread: int) -> bool:
@@ -68,15 +64,15 @@ def unreleased_refills(events: list[Event], threads: int) -> list[Hazard]:
         n = load.data.get("num_arrivals")
         if not isinstance(n, int) or n < 1:
             continue
-        arrivals = [j for j in by_barrier.get(id(load.barrier), []) if _on(events[j], load)]
+        arrivals = [j for j in by_barrier.get(id(load.barrier), []) if same_slot(events[j], load)]
         if any(not (events[j].kind == "load" and events[j].certain and events[j].thread == p and _exact(events[j])
                     and events[j].slot == load.slot) for j in arrivals):
             continue
         k = sum(1 for j in arrivals if j < li)
-        if any(w > li and _mine(events[w], p) for w in waits if _on(events[w], load)):
+        if any(w > li and _mine(events[w], p) for w in waits if same_slot(events[w], load)):
             continue
         p_waits = [events[w] for w in waits if w < li and _mine(events[w], p)]
-        on_load = [w for w in waits if _on(events[w], load)]
+        on_load = [w for w in waits if same_slot(events[w], load)]
         for ri in uses:
             use = events[ri]
             if use.thread == p or not use.same_buffer(load) or not overlap(use.box, load.box):

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from wgmma_lsp.hazards.analysis import Hazard
+from wgmma_lsp.hazards.analysis import Hazard, unknown_sync
 from wgmma_lsp.hazards.log import Event
 from wgmma_lsp.hazards.regions import may_overlap, overlap
 
@@ -87,7 +87,7 @@ def cross_role(events: list[Event], threads: int, shared: set) -> tuple[list[Haz
     `access`; the thread clocks, for the fix (which wait could order them)."""
     if not 1 < threads <= _MAX_THREADS or not shared:
         return [], None
-    if any(e.kind in ("wait", "arrive") and e.barrier is None for e in events):
+    if unknown_sync(events):
         return [], None
     accesses = [i for i, e in enumerate(events) if e.kind in ("read", "write") and e.certain
                 and e.buffer is not None and e.box is not None and e.buffer.origin in shared]
