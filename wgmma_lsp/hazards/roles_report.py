@@ -33,11 +33,11 @@ def _report(interp, log: KernelLog) -> None:
     if log.thread_name is not None:
         found, views = cross_role(events, log.threads, log.shared)
         for h in found:
-            h = _oriented(h, events, views)
+            h, later = _oriented(h, events, views)
             key = (events[h.access].span, events[h.other].span)
             if key not in seen:
                 seen.add(key)
-                _wg215(interp, h, events, views, log.thread_name)
+                _wg215(interp, h, events, later, log.thread_name)
     for h in overlapping_copies_out(events, log.threads, log.instances, views):
         access, other = events[h.access], events[h.other]
         key = (access.span, other.span)
@@ -83,13 +83,13 @@ def _wg217(interp, h: Hazard, events: list[Event]) -> None:
                   data=data)
 
 
-def _wg215(interp, h: Hazard, events: list[Event], views: list[Clocked] | None, axis: str) -> None:
+def _wg215(interp, h: Hazard, events: list[Event], later: Event | None, axis: str) -> None:
+    """`later`: the wait of the access's thread its fix moves up (`_later_wait`)."""
     access, other = events[h.access], events[h.other]
     if access.span is None or other.span is None or access.buffer is None:
         return
     rule = roles_access_same_smem.RULE
     q, p = h.newer, h.waits[0]
-    later = _later_wait(events, views, h) if views is not None else None
     detail = "" if access.thread is not None and other.thread is not None else \
         f" (a statement outside any pl.when on {axis} runs in every thread)"
     message = rule.template.format(access=_ACCESS[access.kind], aval=access.buffer.aval(), thread=q,
@@ -100,12 +100,17 @@ def _wg215(interp, h: Hazard, events: list[Event], views: list[Clocked] | None, 
                   related=[Related(other.span, f"thread {p}'s {other.kind}, not ordered with it")], data=data)
 
 
-def _oriented(h: Hazard, events: list[Event], views: list[Clocked] | None) -> Hazard:
-    """The pair as the fix sees it: the access whose thread has a wait to move up goes first."""
-    if views is None or _later_wait(events, views, h) is not None:
-        return h
+def _oriented(h: Hazard, events: list[Event], views: list[Clocked] | None) -> tuple[Hazard, Event | None]:
+    """The pair as the fix sees it: the access whose thread has a wait to move up goes first;
+    and that wait (None: neither thread has one)."""
+    if views is None:
+        return h, None
+    later = _later_wait(events, views, h)
+    if later is not None:
+        return h, later
     swapped = Hazard(h.code, h.other, h.access, newer=h.waits[0], waits=(h.newer,))
-    return swapped if _later_wait(events, views, swapped) is not None else h
+    later = _later_wait(events, views, swapped)
+    return (swapped, later) if later is not None else (h, None)
 
 
 def _later_wait(events: list[Event], views: list[Clocked], h: Hazard) -> Event | None:
