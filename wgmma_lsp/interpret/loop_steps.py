@@ -77,17 +77,17 @@ def _combine(fn, left: Value, right: Value, result: Value) -> Value:
 def binop(op: ast.operator, left: Value, right: Value, result: Value) -> Value:
     """`result` (what the models computed for `left op right`), with the step values kept when
     one side is a `StepInt` and the other a Python int or the same loop's `StepInt`."""
-    fn = _ARITH.get(type(op))
-    if fn is None or not (isinstance(left, StepInt) or isinstance(right, StepInt)):
+    if not (isinstance(left, StepInt) or isinstance(right, StepInt)):  # (every binop: this first)
         return result
-    return _combine(fn, left, right, result)
+    fn = _ARITH.get(type(op))
+    return result if fn is None else _combine(fn, left, right, result)
 
 
 def compare(op: ast.cmpop, left: Value, right: Value, result: Value) -> Value:
-    fn = _CMP.get(type(op))
-    if fn is None or not (isinstance(left, StepInt) or isinstance(right, StepInt)):
+    if not (isinstance(left, StepInt) or isinstance(right, StepInt)):
         return result
-    return _combine(fn, left, right, result)
+    fn = _CMP.get(type(op))
+    return result if fn is None else _combine(fn, left, right, result)
 
 
 def rem(left: Value, right: Value, result: Value) -> Value:
