@@ -52,10 +52,6 @@ class ForeignEntry(MemoEntry):
 
 
 def call(interp: Any, func: FuncVal, call: Call) -> Value:
-    entry_span = _entry_span(interp, call)
-    stack = interp.stack
-    where = (len(stack), tuple(id(fr.func.node) for fr in stack
-                               if fr.func is not None and _origin_of(fr.func.closure) is not None))
     if interp.observing:
         with interp.obs.unobserved():  # a key is books: equal keys give equal runs either way
             key = call_key(func, call.args, call.kwargs, call.generic, call.complete, interp.kernel.memo_key())
@@ -63,6 +59,10 @@ def call(interp: Any, func: FuncVal, call: Call) -> Value:
         key = call_key(func, call.args, call.kwargs, call.generic, call.complete, interp.kernel.memo_key())
     if key is None:
         return interp._call_user(func, call)
+    entry_span = _entry_span(interp, call)
+    stack = interp.stack
+    where = (len(stack), tuple(id(fr.func.node) for fr in stack
+                               if fr.func is not None and _origin_of(fr.func.closure) is not None))
     key = (key, where)
     memo = interp.foreign_memo
     hit: ForeignEntry | None = memo.get(key)
