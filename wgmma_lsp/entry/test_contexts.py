@@ -42,9 +42,11 @@ from __future__ import annotations
 import ast
 import logging
 import os
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
+from wgmma_lsp.bounded import put_newest
 from wgmma_lsp.entry.context import Context
 from wgmma_lsp.entry.discover import EntrySite, ParamSet, _test_site
 
@@ -89,8 +91,10 @@ def _parse(path: str) -> ast.Module | None:
         return None
 
 
-#: What a sibling module imports, by (path, size, mtime): read once, not on every keystroke.
+#: What a sibling module imports, by (path, size, mtime): read once, not on every keystroke
+#: (the oldest dropped first, wgmma_lsp/bounded.py).
 _IMPORTS: dict[tuple[str, int, int], frozenset[str]] = {}
+_IMPORTS_LOCK = threading.Lock()
 MAX_IMPORT_CACHE = 4_096
 
 
@@ -102,7 +106,8 @@ def _imported_names(path: str) -> frozenset[str]:
     except OSError:
         return frozenset()
     key = (path, st.st_size, st.st_mtime_ns)
-    hit = _IMPORTS.get(key)
+    with _IMPORTS_LOCK:
+        hit = _IMPORTS.get(key)
     if hit is not None:
         return hit
     tree = _parse(path)
@@ -114,10 +119,10 @@ def _imported_names(path: str) -> frozenset[str]:
             names.update(a.name for a in node.names)
         elif isinstance(node, ast.Import):
             names.update(a.name.rsplit(".", 1)[-1] for a in node.names)
-    if len(_IMPORTS) >= MAX_IMPORT_CACHE:
-        _IMPORTS.clear()
-    _IMPORTS[key] = frozenset(names)
-    return _IMPORTS[key]
+    found = frozenset(names)
+    with _IMPORTS_LOCK:
+        put_newest(_IMPORTS, key, found, MAX_IMPORT_CACHE)
+    return found
 
 
 def test_modules(path: str) -> list[str]:
