@@ -26,11 +26,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from wgmma_lsp.interpret import mutation
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.interp_base import _origin_of
 from wgmma_lsp.interpret.memo import MemoEntry, call_key
-from wgmma_lsp.interpret.values import UNKNOWN, FuncVal, Value
+from wgmma_lsp.interpret.values import FuncVal, Value
 
 ENABLED = True  # (benchmarks compare with it off)
 
@@ -70,29 +69,15 @@ def call(interp: Any, func: FuncVal, call: Call) -> Value:
                                                                          and not hit.findings)) \
             and interp.steps + hit.steps <= interp._check_at:
         interp.steps += hit.steps
-        if interp.observing:
-            interp.obs.add(hit.observed)  # what the run it stands for looked at
-        interp._replay(hit, func, call)
-        if hit.raised and stack:
-            stack[-1].returned = True  # the call raises every time: nothing after it runs
-        return mutation.fresh(hit.result, hit.born) if hit.result is not None else UNKNOWN
+        return interp.memo_replay(hit, func, call)
     if interp.silent:
         return interp._call_user(func, call)
     entry = ForeignEntry(outer_certain=interp.certain and not any(f.maybe_returned for f in stack))
     entry.entry_span = entry_span
     entry.again = hit is not None
     start = interp.steps
-    interp.captures.append(entry)
-    try:
-        if interp.observing:
-            with interp.obs.watching(entry.observed):
-                entry.result = interp._call_user(func, call)
-        else:
-            entry.result = interp._call_user(func, call)
-    finally:
-        interp.captures.pop()
+    interp.memo_run(entry, func, call)
     entry.steps = interp.steps - start
-    entry.raised = interp.raised_out
     if not entry.writes_outside and entry.entered.isdisjoint(interp.defined):
         memo[key] = entry
     return entry.result

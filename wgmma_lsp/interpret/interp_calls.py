@@ -132,16 +132,28 @@ class CallsMixin:
                 return foreign_memo.call(self, func, call)  # another module's function
             return self._call_user(func, call)
         if hit is not None:
-            if self.observing:
-                self.obs.add(hit.observed)  # what the run it stands for looked at
-            self._replay(hit, func, call)
-            if hit.raised and self.stack:
-                self.stack[-1].returned = True  # the call raises every time: nothing after it runs
-            # (lists, dicts and instances the call made are this call's own, as in CPython)
-            return mutation.fresh(hit.result, hit.born) if hit.result is not None else UNKNOWN
+            return self.memo_replay(hit, func, call)
         if self.silent:
             return self._call_user(func, call)
         entry = MemoEntry(outer_certain=self.certain and not any(f.maybe_returned for f in self.stack))
+        self.memo_run(entry, func, call)
+        if not entry.writes_outside:
+            self.memo[key] = entry
+        return entry.result
+
+    def memo_replay(self, hit: MemoEntry, func: FuncVal, call: Call) -> Value:
+        """A memoised call's result and findings, for this call instead of running it."""
+        if self.observing:
+            self.obs.add(hit.observed)  # what the run it stands for looked at
+        self._replay(hit, func, call)
+        if hit.raised and self.stack:
+            self.stack[-1].returned = True  # the call raises every time: nothing after it runs
+        # (lists, dicts and instances the call made are this call's own, as in CPython)
+        return mutation.fresh(hit.result, hit.born) if hit.result is not None else UNKNOWN
+
+    def memo_run(self, entry: MemoEntry, func: FuncVal, call: Call) -> None:
+        """Run the call, `entry` capturing what a replay needs (its result, findings, what it
+        entered and observed, whether it raised)."""
         self.captures.append(entry)
         try:
             # Inside a sweep iteration, what the body reads of the swept values is kept for
@@ -154,9 +166,6 @@ class CallsMixin:
         finally:
             self.captures.pop()
         entry.raised = self.raised_out
-        if not entry.writes_outside:
-            self.memo[key] = entry
-        return entry.result
 
     def _replay(self, hit: MemoEntry, func: FuncVal, call: Call) -> None:
         ctx = self.call_context(func, call)
