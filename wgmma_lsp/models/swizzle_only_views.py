@@ -22,7 +22,7 @@ from wgmma_lsp.interpret.jax_version import installed
 from wgmma_lsp.interpret.values import ArrayVal, Const, DSliceVal, RefVal, SliceVal, Value
 from wgmma_lsp.models.indexing import index_items
 from wgmma_lsp.models.registry import GETITEM
-from wgmma_lsp.models.swizzle_only_loads import swizzled_only
+from wgmma_lsp.models.swizzle_only_loads import swizzled_only, whole_load
 from wgmma_lsp.rules import swizzle_without_tiling
 
 
@@ -64,17 +64,23 @@ def _minor_untouched(ref: RefVal, index: Value) -> bool:
     return True
 
 
+def _sliced_load(ref: Value, index: Value, out: Value, version: tuple[int, ...]) -> bool:
+    return isinstance(ref, RefVal) and swizzled_only(ref.root()) and _sliced_view(ref, index) \
+        and (version[:2] == (0, 12) or _minor_untouched(ref, index)) \
+        and isinstance(out, ArrayVal) and bool(out.shape)
+
+
 def _wrap_loads() -> None:
     get = GETITEM["ref"]
 
     def getitem(interp: Any, ref: Value, index: Value, node: Any) -> Value:
         out = get(interp, ref, index, node)
-        v = installed()
-        if node is None or v is None or v[:2] not in ((0, 10), (0, 12)) or interp.kernel.lowering != "lane":
+        if node is None or interp.kernel.lowering != "lane":
             return out
-        if isinstance(ref, RefVal) and swizzled_only(ref.root()) and _sliced_view(ref, index) \
-                and (v[:2] == (0, 12) or _minor_untouched(ref, index)) \
-                and isinstance(out, ArrayVal) and out.shape:
+        v = installed()
+        if v is None or v[:2] not in ((0, 10), (0, 12)):
+            return out
+        if whole_load(ref, index) or _sliced_load(ref, index, out, v):
             interp.report(swizzle_without_tiling.RULE, swizzle_without_tiling.MESSAGE,
                           interp.span(node), node.lineno - 1)
         return out
@@ -87,6 +93,7 @@ INSTALL_ORDER = 36
 
 
 def install() -> None:
-    """Extend the ref load model (called once by `registry.load_all`, after every model module
-    was imported: importing this module changes no table)."""
+    """Extend the ref load model, for the whole loads (models/swizzle_only_loads.py) and the
+    loads through slices alike (called once by `registry.load_all`, after every model module was
+    imported: importing this module changes no table)."""
     _wrap_loads()
