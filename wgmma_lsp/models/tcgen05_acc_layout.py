@@ -11,11 +11,7 @@ Claimed only in the case models/tcgen05_m64.simple_mma describes, with float16 o
 from __future__ import annotations
 
 from wgmma_lsp.interpret.call import Call
-from wgmma_lsp.interpret.jax_version import installed
-from wgmma_lsp.interpret.values import Value
-from wgmma_lsp.models import tcgen05_m64  # noqa: F401 - wraps the model after it
-from wgmma_lsp.models.registry import MODELS
-from wgmma_lsp.models.tcgen05_m64 import simple_mma
+from wgmma_lsp.models.tcgen05_m64 import extend_lane_mma, simple_mma
 from wgmma_lsp.rules import tcgen05_acc_layout
 
 
@@ -28,20 +24,9 @@ def packed_accumulator(call: Call) -> bool:
     return m == 128 and acc.attr("packed") is True and getattr(getattr(a, "dtype", None), "name", None) == "float16"
 
 
-def _wrap() -> None:
-    original = MODELS["plgpu.tcgen05_mma"]
-
-    def wrapped(call: Call) -> Value:
-        interp = call.interp
-        before = len(interp.findings)
-        out = original(call)
-        v = installed()
-        if len(interp.findings) == before and interp.kernel.lowering == "lane" and v is not None \
-                and v[:2] in ((0, 10), (0, 12)) and call.complete and packed_accumulator(call):
-            interp.report(tcgen05_acc_layout.RULE, tcgen05_acc_layout.message(2), call.span, call.line)
-        return out
-
-    MODELS["plgpu.tcgen05_mma"] = wrapped
+def _check(call: Call) -> None:
+    if packed_accumulator(call):
+        call.interp.report(tcgen05_acc_layout.RULE, tcgen05_acc_layout.message(2), call.span, call.line)
 
 
 #: When `registry.load_all` installs this module's extensions of other models (lower first).
@@ -50,4 +35,4 @@ INSTALL_ORDER = 39
 
 def install() -> None:
     """Extend the tcgen05_mma model (called once by `registry.load_all`)."""
-    _wrap()
+    extend_lane_mma(_check)

@@ -13,6 +13,8 @@ scales, no collective axis; the call itself reported nothing.
 
 from __future__ import annotations
 
+from typing import Callable
+
 from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.jax_version import installed
@@ -65,7 +67,10 @@ def too_big_swizzle(call: Call) -> int | None:
     return swizzle if m == 64 and 8 * swizzle // bits > n // 2 else None
 
 
-def _wrap() -> None:
+def extend_lane_mma(check: Callable[[Call], None]) -> None:
+    """Extend the tcgen05_mma model with `check(call)`, run after it when the call reported
+    nothing, under Lane semantics, on JAX 0.10 and 0.12, with every argument known (for this
+    module's and models/tcgen05_acc_layout.py's `install`)."""
     original = MODELS["plgpu.tcgen05_mma"]
 
     def wrapped(call: Call) -> Value:
@@ -75,12 +80,16 @@ def _wrap() -> None:
         v = installed()
         if len(interp.findings) == before and interp.kernel.lowering == "lane" and v is not None \
                 and v[:2] in ((0, 10), (0, 12)) and call.complete:
-            swizzle = too_big_swizzle(call)
-            if swizzle is not None:
-                interp.report(tcgen05_m64_swizzle.RULE, tcgen05_m64_swizzle.message(swizzle), call.span, call.line)
+            check(call)
         return out
 
     MODELS["plgpu.tcgen05_mma"] = wrapped
+
+
+def _check(call: Call) -> None:
+    swizzle = too_big_swizzle(call)
+    if swizzle is not None:
+        call.interp.report(tcgen05_m64_swizzle.RULE, tcgen05_m64_swizzle.message(swizzle), call.span, call.line)
 
 
 #: When `registry.load_all` installs this module's extensions of other models (lower first).
@@ -89,4 +98,4 @@ INSTALL_ORDER = 38
 
 def install() -> None:
     """Extend the tcgen05_mma model (called once by `registry.load_all`)."""
-    _wrap()
+    extend_lane_mma(_check)
