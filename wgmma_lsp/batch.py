@@ -161,10 +161,9 @@ def configure_gc() -> None:
     (server.configure_gc): young garbage collected less often, what exists now frozen (never
     walked again). Only the CLI calls it: the collector's settings belong to the process."""
     global _gc_tuned
-    import gc
+    from wgmma_lsp import gc_tuning
 
-    gc.set_threshold(50_000, 20, 20)
-    gc.freeze()
+    gc_tuning.tune()
     _gc_tuned = True
 
 

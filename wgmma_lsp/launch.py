@@ -51,10 +51,12 @@ def main() -> int:
     isolate_sys_path(os.path.dirname(os.path.abspath(script)) if script else None)
     import gc
 
+    from wgmma_lsp.gc_tuning import THRESHOLDS
+
     # Start-up allocates ~300 modules' objects and frees few: with the default threshold (700)
     # the collector walked that growing heap about a hundred times. As the server and `check`
     # set it once running (server.configure_gc, batch.configure_gc), from the start.
-    gc.set_threshold(50_000, 20, 20)
+    gc.set_threshold(*THRESHOLDS)
     from wgmma_lsp import codegen_cache  # before any dataclass is made: their code, cached
 
     codegen_cache.install()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import gc
 import functools
 import logging
 import os
@@ -28,7 +27,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.workspace import TextDocument
 
-from wgmma_lsp import __version__, documents, environment_lsp, lifetime, transport, warmup
+from wgmma_lsp import __version__, documents, environment_lsp, gc_tuning, lifetime, transport, warmup
 from wgmma_lsp import config as project_config
 from wgmma_lsp.analysis import Analysis, analyze
 from wgmma_lsp.interpret.interp import Cancelled
@@ -771,8 +770,7 @@ def configure_gc() -> None:
     """Analyses allocate many short-lived objects: collect young garbage less often, so that
     collector pauses do not land on hovers; freeze what start-up allocated. (The fuzz benchmark
     measures with the same settings.)"""
-    gc.set_threshold(50_000, 20, 20)
-    gc.freeze()
+    gc_tuning.tune()
 
 
 def serve_stdio() -> None:
