@@ -16,13 +16,11 @@ cumsum, which keeps its shape).
 
 from __future__ import annotations
 
-from typing import Any, Callable
-
 from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import UNKNOWN, ArrayVal, Const, TupleVal, Value
 from wgmma_lsp.models import primitive_lowering
-from wgmma_lsp.models.registry import MODELS, model
+from wgmma_lsp.models.registry import model
 
 
 def _axis(v: Value, ndim: int) -> bool:
@@ -100,25 +98,9 @@ PRIMITIVES: dict[str, tuple[str, bool]] = {
 }
 
 
-def _blamed(interp: Any, line: int, own_line: bool) -> int | None:
-    if own_line:
-        return line
-    span = interp.kernel.span  # the kernel's launch: JAX's traceback names no kernel line
+def _kernel_line(call: Call) -> int | None:
+    span = call.interp.kernel.span  # the kernel's launch: JAX's traceback names no kernel line
     return span.line if span is not None else None
-
-
-def _wrap(name: str, primitive: str, own_line: bool) -> None:
-    original: Callable[[Call], Value] = MODELS[name]
-
-    def wrapped(call: Call) -> Value:
-        out = original(call)
-        if isinstance(out, ArrayVal):
-            line = _blamed(call.interp, call.line, own_line)
-            if line is not None:
-                primitive_lowering.bound(call.interp, primitive, call.span, line)
-        return out
-
-    MODELS[name] = wrapped
 
 
 #: When `registry.load_all` installs this module's extensions of other models (lower first).
@@ -128,4 +110,5 @@ INSTALL_ORDER = 45
 def install() -> None:
     """Check the primitive each model binds (called once by `registry.load_all`)."""
     for name, (primitive, own_line) in PRIMITIVES.items():
-        _wrap(name, primitive, own_line)
+        primitive_lowering.wrap_model((name,), lambda call, name, p=primitive: p,
+                                      None if own_line else _kernel_line)

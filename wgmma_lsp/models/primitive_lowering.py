@@ -76,7 +76,11 @@ def _is_permutation_change(ndim: int, perm: Value) -> bool:
     return sorted(norm) == list(range(ndim)) and norm != list(range(ndim))
 
 
-def _wrap_model(names: tuple[str, ...], check: Callable[[Call, str], str | None]) -> None:
+def wrap_model(names: tuple[str, ...], check: Callable[[Call, str], str | None],
+               blame: Callable[[Call], int | None] | None = None) -> None:
+    """Extend the models `names` with the check of the primitive `check(call, name)` says each
+    call binds (None: none known); the finding is blamed on the call's line, or on
+    `blame(call)` (None: not reported)."""
     for name in names:
         original = MODELS[name]
 
@@ -85,7 +89,9 @@ def _wrap_model(names: tuple[str, ...], check: Callable[[Call, str], str | None]
             if isinstance(out, ArrayVal):  # JAX's own checks passed: the primitive is bound
                 primitive = check(call, name)
                 if primitive is not None:
-                    bound(call.interp, primitive, call.span, call.line)
+                    line = call.line if blame is None else blame(call)
+                    if line is not None:
+                        bound(call.interp, primitive, call.span, line)
             return out
 
         MODELS[name] = wrapped
@@ -201,12 +207,12 @@ INSTALL_ORDER = 40
 def install() -> None:
     """Extend the models registered by other modules (called once by `registry.load_all`, after
     every model module was imported: importing this module changes no table)."""
-    _wrap_model(("jnp.dot", "jnp.matmul", "lax.dot"), _dot)
-    _wrap_model(("jnp.transpose", "lax.transpose"), _transpose)
-    _wrap_model(("jnp.swapaxes",), _swapaxes)
-    _wrap_model(("jnp.concatenate", "lax.concatenate"), lambda call, name: "concatenate" if _sequence(call, 2) else None)
-    _wrap_model(("jnp.stack",), lambda call, name: "stack" if _sequence(call, 1) else None)
-    _wrap_model(("jnp.argmax", "jnp.argmin"), lambda call, name: name.split(".")[1]
+    wrap_model(("jnp.dot", "jnp.matmul", "lax.dot"), _dot)
+    wrap_model(("jnp.transpose", "lax.transpose"), _transpose)
+    wrap_model(("jnp.swapaxes",), _swapaxes)
+    wrap_model(("jnp.concatenate", "lax.concatenate"), lambda call, name: "concatenate" if _sequence(call, 2) else None)
+    wrap_model(("jnp.stack",), lambda call, name: "stack" if _sequence(call, 1) else None)
+    wrap_model(("jnp.argmax", "jnp.argmin"), lambda call, name: name.split(".")[1]
                 if _axis(call.get(1, "axis", Const(None)), _ndim(call.get(0))) else None)
     _wrap_arg_methods()
     _wrap_transpose_method()
