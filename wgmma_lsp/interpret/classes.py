@@ -17,7 +17,7 @@ from typing import Any
 from wgmma_lsp.interpret import mutation
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import (
-    UNKNOWN, ApiVal, ArrayVal, ClassVal, Const, DictVal, FuncVal, InstanceVal, Opaque, RefVal, TupleVal,
+    UNKNOWN, ApiVal, ArrayVal, ClassVal, Const, DictVal, FuncVal, InstanceVal, Opaque, RefVal, ShapeDtypeVal, TupleVal,
     Value, Wrapped, join,
 )
 
@@ -280,6 +280,10 @@ _BUILTIN_TYPES = {"builtins.int": int, "builtins.float": float, "builtins.str": 
                   "builtins.dict": dict, "builtins.object": object}
 
 
+# JAX's types an abstract value can be tested against: a ShapeDtypeStruct is exactly one of them.
+_API_TYPES = frozenset({"jax.ShapeDtypeStruct", "jax.Array", "jnp.ndarray", "np.ndarray"})
+
+
 def isinstance_of(v: Value, of: Value) -> bool | None:
     """`isinstance(v, of)` when the interpreter knows the answer, else None."""
     if isinstance(of, TupleVal):
@@ -301,8 +305,10 @@ def isinstance_of(v: Value, of: Value) -> bool | None:
         if isinstance(v, (ArrayVal, RefVal)) and t is not object:
             return False  # a jax.Array (a tracer) or a ref is none of Python's builtin types
         return None
-    if isinstance(of, ClassVal) and isinstance(v, (ArrayVal, RefVal)) and not opaque_bases(of) \
-            and not of.kind:
+    if isinstance(of, ApiVal) and isinstance(v, ShapeDtypeVal) and of.name in _API_TYPES:
+        return of.name == "jax.ShapeDtypeStruct"  # a ShapeDtypeStruct is no array, nor a ref
+    if isinstance(of, ClassVal) and isinstance(v, (ArrayVal, RefVal, ShapeDtypeVal)) \
+            and not opaque_bases(of) and not of.kind:
         return False  # nor an instance of a class of the user's
     if isinstance(of, ClassVal) and isinstance(v, (InstanceVal, NamedTupleVal)):
         cls = v.cls

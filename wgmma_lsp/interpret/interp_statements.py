@@ -8,11 +8,12 @@ from typing import Callable
 from wgmma_lsp.analysis_types import ValueRecord
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret import classes, generators, incomplete, mutation, resolve
+from wgmma_lsp.interpret.classes import instance_attr
 from wgmma_lsp.interpret.block_exits import _expects_error, raises_to_skip
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.dtypes import SymDType
 from wgmma_lsp.interpret.env import Env
-from wgmma_lsp.interpret.interp_base import MAX_RECORD_VALUES
+from wgmma_lsp.interpret.interp_base import MAX_RECORD_VALUES, _value_kind
 from wgmma_lsp.interpret.interp_loops import _LoopExits
 from wgmma_lsp.interpret.machine_guards import assume_machine_guard
 from wgmma_lsp.models import containers
@@ -276,7 +277,7 @@ class StatementsMixin:
         for item in s.items:
             v = self.eval(item.context_expr, env)
             if item.optional_vars is not None:
-                self.assign(item.optional_vars, UNKNOWN if not isinstance(v, RefVal) else v, env, None)
+                self.assign(item.optional_vars, self.entered_value(v, item.context_expr), env, None)
         if any(_expects_error(item.context_expr) for item in s.items):
             # `with pytest.raises(...)` / `self.assertRaises(...)`: the error is the test's point.
             self.expecting_error += 1
@@ -288,6 +289,20 @@ class StatementsMixin:
         self.exec_block(s.body, env)
 
     exec_AsyncWith = exec_With
+
+    def entered_value(self, v: Value, node: ast.expr) -> Value:
+        """What `with v as name:` binds: `v.__enter__()` where it is known — a model's
+        (`ThreadPoolExecutor()`), a user class's own method — a ref as itself; else unknown."""
+        if isinstance(v, RefVal):
+            return v
+        enter = self.methods.get(f"{_value_kind(v)}.__enter__") if isinstance(v, Wrapped) else None
+        if enter is not None:
+            return enter(v, Call(self, node, [], {}, [], {}, None))
+        if isinstance(v, InstanceVal) and not v.shared:
+            m = instance_attr(self, v, "__enter__")
+            if isinstance(m, FuncVal):
+                return self.call_user(m, Call(self, node, [], {}, [], {}, None))
+        return UNKNOWN
 
     def exec_FunctionDef(self, s: ast.FunctionDef, env: Env) -> None:
         defaults = tuple(self.eval(d, env) for d in s.args.defaults)
@@ -333,6 +348,7 @@ class StatementsMixin:
         for kw in s.keywords:
             self.eval(kw.value, env)
         cls_env = Env(env)
+        cls_env.class_scope = True
         is_dc = frozen = validated = False
         options: dict[str, Value] = {}
         others: list[tuple[Value, ast.expr]] = []  # decorators applied to the class once made
@@ -346,7 +362,8 @@ class StatementsMixin:
                 is_dc = True
                 options = d.kwargs if isinstance(d, (Wrapped, PartialVal)) else {}
                 validated = validated or self._pydantic_decorator(dec, env)
-                frozen = self.truth(options.get("frozen", Const(False))) is True
+                frozen_default = Const(name == "flax.struct.dataclass")  # flax's are frozen
+                frozen = self.truth(options.get("frozen", frozen_default)) is True
         kind = classes.kind_of(bases)
         takes_fields = is_dc or kind in ("namedtuple", "pydantic")
         fields: list[tuple[str, Value]] = []

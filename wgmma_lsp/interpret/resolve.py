@@ -43,6 +43,8 @@ MODULE_PREFIXES: list[tuple[str, str]] = sorted([
     ("jaxtyping", "jaxtyping"),
     ("typing_extensions", "typing_extensions"),
     ("absl", "absl"),
+    ("concurrent", "concurrent"),
+    ("flax", "flax"),  # (`@flax.struct.dataclass`: a frozen dataclass, registered as a pytree)
 ], key=lambda p: -len(p[0]))
 
 #: JAX's kernel-ops package: ordinary kernel code written against the public API (the shipped
@@ -95,4 +97,5 @@ SUBMODULES: dict[str, str] = {
     "jax.numpy": "jnp", "jax.lax": "lax", "jax.experimental": "jax.experimental",
     "jax.experimental.pallas": "pl", "pl.mosaic_gpu": "plgpu", "pl.tpu": "pltpu",
     "jax.nn": "jax.nn", "jax.random": "jax.random", "jax.dtypes": "jax.dtypes",
+    "concurrent.futures": "concurrent.futures",
 }

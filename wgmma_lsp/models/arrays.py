@@ -813,6 +813,7 @@ def _a_size(obj: ArrayVal) -> Value:
 ATTRIBUTES["sds.shape"] = lambda o: _a_shape(o.array)
 ATTRIBUTES["sds.dtype"] = lambda o: _a_dtype(o.array)
 ATTRIBUTES["sds.ndim"] = lambda o: _a_ndim(o.array)
+ATTRIBUTES["sds.size"] = lambda o: _a_size(o.array)
 ATTRIBUTES["dtype.itemsize"] = lambda o: Const(T.itemsize_bits(o.dtype) // 8) \
     if not o.dtype.symbolic and T.itemsize_bits(o.dtype) >= 8 else UNKNOWN
 ATTRIBUTES["dtype.name"] = lambda o: Const(o.dtype.name) if not o.dtype.symbolic else UNKNOWN

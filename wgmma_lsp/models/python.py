@@ -321,7 +321,7 @@ def _identity_apply(call: Call) -> Value:
     return call.get(0)
 
 
-@model("dataclasses.dataclass", "pydantic.dataclasses.dataclass")
+@model("dataclasses.dataclass", "pydantic.dataclasses.dataclass", "flax.struct.dataclass")
 def _dataclass(call: Call) -> Value:
     """`@dataclass` and `@dataclass(frozen=True, ...)`: the class itself (the class statement
     recognises the decorator, by this name, to make its fields)."""

@@ -1,0 +1,207 @@
+"""The library calls test code builds its inputs with, run as CPython runs them.
+
+tokamax's tests build a kernel's inputs with `numerics.random_initialize((q, k, v))`: pytrees
+flattened with an `is_leaf`, a numpy generator spawned per leaf, the leaves initialised in a
+`ThreadPoolExecutor`, under `with`, `isinstance` against `ShapeDtypeStruct` and library classes
+(`@flax.struct.dataclass`). Each program here runs in CPython (with the installed jax) and
+through the interpreter; wherever the interpreter claims a value it must be CPython's, and
+each program checks that it claims the values the kernel needs (python_programs.check_program).
+Kernel parameters annotated with jaxtyping (`q: Float[Array, "T H D"]`) take the annotated rank
+and symbolic sizes when nothing else is known (interpret/array_annotations.py).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import textwrap
+
+import pytest
+
+from python_programs import Tally, check_program, run_interpreter
+
+PROGRAMS = {
+    "flatten_unflatten": """
+        import jax
+        tree = (1, {"b": 2.5, "a": None}, [3, "s"])
+        leaves, treedef = jax.tree.flatten(tree)
+        rebuilt = treedef.unflatten([x for x in leaves])
+        n = treedef.num_leaves
+        same = jax.tree.unflatten(treedef, leaves)
+        structure_leaves = jax.tree.leaves(jax.tree.structure(tree).unflatten(leaves))
+    """,
+    "is_leaf": """
+        import jax
+        tree = ([1, 2], (3, [4]), {"k": [5, 6]})
+        lists, td = jax.tree_util.tree_flatten(tree, is_leaf=lambda x: isinstance(x, list))
+        count = len(lists)
+        back = td.unflatten(lists)
+        none_leaf = jax.tree.leaves((None, 1), is_leaf=lambda x: x is None)
+    """,
+    "tree_map": """
+        import jax
+        tree = {"x": (1, 2), "y": [3, None]}
+        doubled = jax.tree.map(lambda v: v * 2, tree)
+        summed = jax.tree_util.tree_map(lambda a, b: a + b, tree, doubled)
+        leaves = jax.tree.leaves(summed)
+    """,
+    "shape_dtype_structs": """
+        import jax
+        import jax.numpy as jnp
+        q = jax.ShapeDtypeStruct((2, 64, 4, 32), jnp.bfloat16)
+        leaves, td = jax.tree.flatten((q, q, None))
+        shapes = [x.shape for x in leaves]
+        size = q.size
+        is_sds = isinstance(q, jax.ShapeDtypeStruct)
+        class Initializer:
+            pass
+        is_init = isinstance(q, (Initializer,))
+        mapped = jax.tree.map(lambda x: x.shape[-1], (q, [q]))
+    """,
+    "executor_map_and_submit": """
+        from concurrent import futures
+        def init(a, b):
+            return (a, b * 2)
+        with futures.ThreadPoolExecutor() as executor:
+            results = list(executor.map(init, [1, 2, 3], [4, 5, 6]))
+            one = executor.submit(init, 7, b=8).result()
+    """,
+    "with_user_enter": """
+        class Scope:
+            def __init__(self, n):
+                self.n = n
+            def __enter__(self):
+                return self.n + 1
+            def __exit__(self, *exc):
+                return False
+        with Scope(41) as value:
+            inside = value * 2
+    """,
+    "numpy_generators": """
+        import numpy as np
+        rngs = np.random.default_rng(0).spawn(3)
+        count = len(rngs)
+        shape = rngs[0].standard_normal(size=(2, 3), dtype=np.float32).shape
+        ints = rngs[1].integers(0, 10, size=(4,)).shape
+    """,
+    "random_initialize_like": """
+        import numpy as np
+        import jax
+        import jax.numpy as jnp
+        from concurrent import futures
+
+        class ArrayInitializer:
+            pass
+
+        def split_merge(pred, xs):
+            ins = [x for x in xs if pred(x)]
+            outs = [x for x in xs if not pred(x)]
+            def merge(a, b):
+                a, b = iter(a), iter(b)
+                return [next(a) if pred(x) else next(b) for x in xs]
+            return ins, outs, merge
+
+        def init(rng, x):
+            if isinstance(x, ArrayInitializer):
+                return None
+            return rng.standard_normal(size=x.shape, dtype=np.float32).astype(x.dtype)
+
+        def random_initialize(tree, seed=0):
+            is_leaf = lambda x: isinstance(x, ArrayInitializer)
+            flat, treedef = jax.tree.flatten(tree, is_leaf=is_leaf)
+            abstract, other, merge = split_merge(lambda x: isinstance(x, jax.ShapeDtypeStruct), flat)
+            rngs = np.random.default_rng(seed).spawn(len(abstract))
+            with futures.ThreadPoolExecutor() as executor:
+                arrays = list(executor.map(init, rngs, abstract))
+            return treedef.unflatten(merge(arrays, other))
+
+        q = jax.ShapeDtypeStruct((2, 16, 4, 8), jnp.float32)
+        q1, k1, n1 = random_initialize((q, q, None))
+        q_shape = q1.shape
+        k_dtype_is_f32 = k1.dtype == jnp.float32
+    """,
+}
+
+# Values each program must claim (not only: not contradict).
+EXPECTED_CLAIMS = {
+    "flatten_unflatten": ["rebuilt", "n", "same", "structure_leaves"],
+    "is_leaf": ["count", "back", "none_leaf"],
+    "tree_map": ["doubled", "summed", "leaves"],
+    "shape_dtype_structs": ["shapes", "size", "is_sds", "is_init", "mapped"],
+    "executor_map_and_submit": ["results", "one"],
+    "with_user_enter": ["value", "inside"],
+    "numpy_generators": ["count", "shape", "ints"],
+    "random_initialize_like": ["q_shape", "n1"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_library_program_has_cpythons_values(name: str) -> None:
+    source = textwrap.dedent(PROGRAMS[name])
+    tally = Tally()
+    wrong = check_program(source, tally)
+    assert tally.raised == 0, "CPython raised on the program itself"
+    assert not wrong, "\n".join(wrong)
+    got, _ = run_interpreter(source)
+    from wgmma_lsp.interpret.values import Unknown
+
+    missing = [n for n in EXPECTED_CLAIMS[name] if n not in got or isinstance(got[n], Unknown)]
+    assert not missing, f"the interpreter claims no value for {missing}"
+
+
+def test_an_unknown_node_leaves_the_tree_unknown() -> None:
+    """A leaf the analysis cannot classify (an unknown value: it may be a pytree node) makes
+    the flattened structure unknown — no guess at how many leaves there are."""
+    got, _ = run_interpreter(textwrap.dedent("""
+        import jax
+        leaves, td = jax.tree.flatten((1, unknown_thing()))
+        n = len(leaves)
+    """))
+    from wgmma_lsp.interpret.values import Const
+
+    assert not isinstance(got.get("n"), Const)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("flax") is None, reason="flax is not installed here")
+def test_flax_struct_dataclass_is_a_frozen_dataclass() -> None:
+    source = textwrap.dedent("""
+        import flax.struct
+
+        @flax.struct.dataclass
+        class Box:
+            a: int
+            b: int = 3
+
+        box = Box(1)
+        total = box.a + box.b
+        plain = isinstance((1, 2), Box)
+    """)
+    tally = Tally()
+    assert not check_program(source, tally)
+    got, _ = run_interpreter(source)
+    from wgmma_lsp.interpret.values import Const
+
+    assert got["total"] == Const(4) and got["plain"] == Const(False)
+
+
+def test_functions_in_a_class_body_do_not_see_its_names() -> None:
+    """Python's scoping: a method's body reads module names, not the class body's (a property
+    named like the module-level helper it calls)."""
+    source = textwrap.dedent("""
+        def helper(x):
+            return ("module", x)
+
+        class T:
+            @property
+            def helper(self):
+                return helper(1)
+
+            values = [helper for _ in range(1)]
+
+        r = T().helper
+    """)
+    tally = Tally()
+    assert not check_program(source, tally)
+    got, _ = run_interpreter(source)
+    from wgmma_lsp.interpret.values import TupleVal
+
+    assert isinstance(got["r"], TupleVal)
