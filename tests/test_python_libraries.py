@@ -205,3 +205,44 @@ def test_functions_in_a_class_body_do_not_see_its_names() -> None:
     from wgmma_lsp.interpret.values import TupleVal
 
     assert isinstance(got["r"], TupleVal)
+
+
+UNCERTAIN_PATH = '''
+import os
+
+def build(skip):
+    if skip:
+        return None
+    specs = []
+    for i in range(2):
+        specs.append(("spec", i))
+    specs.append("last")
+    return specs
+
+result = build(os.environ.get("WGMMA_LSP_NEVER_SET_VARIABLE") is not None)
+'''
+
+
+def test_a_list_made_after_an_early_return_changes_exactly() -> None:
+    """After `if skip: return` (undecided), the rest of the function runs on some paths only;
+    a list made there exists only on those paths, so its appends are followed exactly: the
+    value recorded where it is returned is CPython's."""
+    from wgmma_lsp.analysis import analyze
+    from wgmma_lsp.interpret.values import TupleVal
+
+    from python_programs import compare_value, run_cpython
+
+    namespace = run_cpython(UNCERTAIN_PATH)
+    assert namespace is not None
+    analysis = analyze(UNCERTAIN_PATH)
+    returned = [v for rec in analysis.records.values() if rec.name == "specs" and rec.span.line == 10
+                for v in rec.values]
+    assert returned and all(isinstance(v, TupleVal) and not v.spoiled for v in returned)
+    tally = Tally()
+    for v in returned:
+        compare_value(v, namespace["result"], "specs", tally, _Live())
+    assert not tally.disagreements and tally.agreements
+
+
+class _Live:
+    spoiled_shared: dict = {}

@@ -81,6 +81,7 @@ class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixi
         self.module_env = Env(origin=origin)
         self.stack: list[Frame] = []
         self.certain = True
+        self.uncertain_born = 0  # when `certain` became false (see uncertain())
         self.silent = 0
         self.steps = 0
         self.step_limit = MAX_STEPS  # Budget past it (interpret/incomplete.py sets it per piece)

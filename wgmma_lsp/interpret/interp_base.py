@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.origin import ModuleOrigin
 from wgmma_lsp.interpret.values import (
+    next_born,
     ArrayVal,
     Const,
     FuncVal,
@@ -55,6 +56,14 @@ class Frame:
     returns: list[Value] = field(default_factory=list)
     returned: bool = False
     maybe_returned: bool = False  # returned (or raised) on some path already: the rest may not run
+    # When `maybe_returned` became true (an object count, values.next_born): what the code
+    # running now makes after that exists only on the paths that go on (mutation.py).
+    uncertain_born: int = 0
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name == "maybe_returned":
+            object.__setattr__(self, "uncertain_born", (self.uncertain_born or next_born()) if value else 0)
+        object.__setattr__(self, name, value)
 
 
 def release_scopes(scopes: set[Env]) -> None:

@@ -358,6 +358,12 @@ class _LoopExits:
     stopped: bool = False  # this path left the iteration: the rest of the body does not run on it
     maybe_stopped: bool = False  # some path left it: what follows in the body may not run
     broke: bool = False  # a `break` ran on some path: the later iterations may not run
+    uncertain_born: int = 0  # when `maybe_stopped` became true (see interp_base.Frame)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name == "maybe_stopped":
+            object.__setattr__(self, "uncertain_born", (self.uncertain_born or next_born()) if value else 0)
+        object.__setattr__(self, name, value)
 
 
 _NOT_CONST = object()  # a sweep binding that is not a constant: always counts as observed

@@ -11,6 +11,7 @@ from wgmma_lsp.interpret.interp_base import MAX_RECORD_VALUES, _informative, _pa
 from wgmma_lsp.interpret.origin import ForeignSpan
 from wgmma_lsp.interpret.values import (
     Value,
+    next_born,
 )
 from wgmma_lsp.rules.base import Finding, Related, Rule
 from wgmma_lsp.spans import Span
@@ -202,14 +203,16 @@ class RecordsMixin:
 
     @contextmanager
     def uncertain(self, flag: bool = True) -> Iterator[None]:
-        saved = self.certain
+        saved, saved_born = self.certain, self.uncertain_born
         if flag:
+            if self.certain:
+                self.uncertain_born = next_born()  # what is made from here on exists only here
             self.certain = False
             self.uncertain_depth += 1
         try:
             yield
         finally:
-            self.certain = saved
+            self.certain, self.uncertain_born = saved, saved_born
             if flag:
                 self.uncertain_depth -= 1
 

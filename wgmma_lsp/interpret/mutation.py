@@ -7,6 +7,8 @@ appends to the list it was given changes its caller's. The interpreter follows a
 
 - on a path that certainly runs (not one branch of an undecided `if`, not a loop body run for
   an unknown number of times, not after an early `return`/`break` that may have been taken),
+  or to an object made on this path after its uncertainty began (`made_on_this_path`: a list
+  built after `if unknown: self.skipTest(...)` exists only where the test goes on),
 - not in a pass that only computes state (it reruns code that already ran),
 - to an object made after module code, or by module code while it runs: module code runs
   once, in order; the contexts that follow it (entry points, functions analysed with nothing
@@ -49,6 +51,20 @@ def on_certain_path(interp: "Interpreter") -> bool:
         and not any(lp.maybe_stopped for lp in interp.loops if lp is not None)
 
 
+def made_on_this_path(interp: "Interpreter", born: int) -> bool:
+    """Whether an object born at `born` was made after every uncertainty of the path running
+    now began (an unknown branch taken, a `return` that may have run, a loop iteration that
+    may have been left): it exists only on the paths that reach here, so a change to it is
+    exact although the path is uncertain."""
+    if interp.silent or born == 0:
+        return False
+    if not interp.certain and born < interp.uncertain_born:
+        return False
+    if any(f.maybe_returned and born < f.uncertain_born for f in interp.stack):
+        return False
+    return not any(lp is not None and lp.maybe_stopped and born < lp.uncertain_born for lp in interp.loops)
+
+
 def _ours(interp: "Interpreter", born: int) -> bool:
     """Whether an object born at `born` belongs to the code running now (see the module doc)."""
     # (A sweep's iterations run in order, each after the one before, as in CPython: a write to
@@ -84,7 +100,7 @@ def write(interp: "Interpreter", obj: Container, items: tuple | None) -> None:
     if items is None or obj.born == 0:
         spoil(interp, obj)
         return
-    if not _ours(interp, obj.born) or not on_certain_path(interp):
+    if not _ours(interp, obj.born) or not (on_certain_path(interp) or made_on_this_path(interp, obj.born)):
         items = _joined(obj, items)
         if items is None:
             spoil(interp, obj)
