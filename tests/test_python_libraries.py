@@ -183,6 +183,53 @@ def test_flax_struct_dataclass_is_a_frozen_dataclass() -> None:
     assert got["total"] == Const(4) and got["plain"] == Const(False)
 
 
+JAXTYPED = '''
+import jax
+import jax.numpy as jnp
+from jaxtyping import Array, Float, BFloat16, Int, jaxtyped
+
+def kernel(q: Float[Array, "T H D"], k: BFloat16[Array, "t h D"], lens: Int[Array, "#B"],
+           rest: Float[Array, "*B n"], maybe: Float[Array, "T"] | None, scalar: Float[Array, ""]):
+    head = q.shape[-1]
+    return q, k, lens, rest, maybe, scalar
+'''
+
+
+def test_jaxtyping_annotations_declare_rank_and_symbolic_sizes() -> None:
+    """An uncalled kernel's annotated parameters hover with the annotation's rank and names;
+    what jaxtyping does not pin to one size is unknown, a union is not read."""
+    from wgmma_lsp.analysis import analyze
+
+    analysis = analyze(JAXTYPED, "/tmp/jaxtyped_kernel.py")
+    shown = {}
+    for rec in analysis.records.values():
+        if rec.kind == "name" and rec.span.line == 8:  # the return statement
+            shown[rec.name] = rec.values[0].describe()
+    assert shown["q"] == "q.dtype[T, H, D]"
+    assert shown["k"] == "bfloat16[t, h, D]"
+    assert shown["lens"] == "int32[?]" or shown["lens"] == "lens.dtype[?]"
+    assert shown["rest"] == "rest.dtype[...]"
+    assert "maybe" in shown and "[" not in shown["maybe"]
+    assert shown["scalar"] == "scalar.dtype[]"
+
+
+def test_the_annotation_matches_what_jaxtyping_accepts() -> None:
+    """The rank and shared sizes read from an annotation are the ones jaxtyping itself checks:
+    arrays of that rank whose shared `D` agrees pass, a different rank or a different `D` fail."""
+    jaxtyping = pytest.importorskip("jaxtyping")
+    import jax.numpy as jnp
+
+    Float, Array = jaxtyping.Float, jaxtyping.Array
+
+    @jaxtyping.jaxtyped(typechecker=None)
+    def accepts(q, k) -> bool:
+        return isinstance(q, Float[Array, "T H D"]) and isinstance(k, Float[Array, "t h D"])
+
+    assert accepts(jnp.zeros((2, 3, 4)), jnp.zeros((5, 6, 4)))
+    assert not accepts(jnp.zeros((2, 3, 4)), jnp.zeros((5, 6, 7)))
+    assert not accepts(jnp.zeros((2, 3)), jnp.zeros((5, 6, 3)))
+
+
 def test_functions_in_a_class_body_do_not_see_its_names() -> None:
     """Python's scoping: a method's body reads module names, not the class body's (a property
     named like the module-level helper it calls)."""

@@ -8,7 +8,7 @@ from typing import Iterator
 
 from wgmma_lsp.entry.context import Context
 from wgmma_lsp.interpret import dims as D
-from wgmma_lsp.interpret import classes, foreign_memo, generators, mutation
+from wgmma_lsp.interpret import array_annotations, classes, foreign_memo, generators, mutation
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.interp_base import MAX_DEPTH, Frame, _origin_of, _value_kind, is_driver
@@ -320,6 +320,7 @@ class CallsMixin:
                 v = self._default(call, defaults[i - first_default])  # factories' defaults count
             else:
                 v = _unbound_param(p)
+            v = self._declared(func, p, v)
             env.vars[p.arg] = v
             self.record(p, v, "name", p.arg)
         if a.vararg is not None:
@@ -333,12 +334,24 @@ class CallsMixin:
                 v = self._default(call, func.kw_defaults.get(p.arg, UNKNOWN))
             else:
                 v = _unbound_param(p)
+            v = self._declared(func, p, v)
             env.vars[p.arg] = v
             self.record(p, v, "name", p.arg)
         if a.kwarg is not None:
             env.vars[a.kwarg.arg] = (DictVal(tuple(kwargs.items())) if call.complete and not generic
                                      else UNKNOWN)
             self.record(a.kwarg, env.vars[a.kwarg.arg], "name", a.kwarg.arg)
+
+    def _declared(self, func: FuncVal, p: ast.arg, v: Value) -> Value:
+        """A parameter nothing is known about, as its jaxtyping annotation declares it
+        (`q: Float[Array, "T H D"]`: array_annotations.py): when no call gives it, and when
+        the caller's value is unknown but the function checks its arguments (`@jaxtyped`)."""
+        if p.annotation is None or not (type(v) is Opaque or type(v) is Unknown):
+            return v
+        if type(v) is Unknown and not is_jaxtyped(func.node):
+            return v
+        declared = array_annotations.declared_array(p.annotation, p.arg, func.closure)
+        return v if declared is None else declared
 
     def _default(self, call: Call, default: Value) -> Value:
         """A parameter's default. In the hover pass's second round (`flip_flags`: a function
@@ -361,6 +374,17 @@ def _unbound_param(p: ast.arg) -> Value:
     if isinstance(p.annotation, ast.Name) and p.annotation.id == "int":
         return SymInt(D.Sym.var(p.arg))
     return Opaque(p.arg)
+
+
+def is_jaxtyped(node: ast.AST) -> bool:
+    """Whether a function is decorated `@jaxtyped` / `@jaxtyping.jaxtyped(typechecker=...)`
+    (any module's `jaxtyped`: tokamax re-exports one with its type checker bound)."""
+    for d in getattr(node, "decorator_list", ()):
+        head = d.func if isinstance(d, ast.Call) else d
+        name = head.attr if isinstance(head, ast.Attribute) else getattr(head, "id", None)
+        if name == "jaxtyped":
+            return True
+    return False
 
 
 def always_raises_out(node: ast.AST) -> bool:
