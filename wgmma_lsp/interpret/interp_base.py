@@ -62,8 +62,14 @@ class Frame:
 
     def __setattr__(self, name: str, value: object) -> None:
         if name == "maybe_returned":
-            object.__setattr__(self, "uncertain_born", (self.uncertain_born or next_born()) if value else 0)
+            mark_uncertain(self, bool(value))
         object.__setattr__(self, name, value)
+
+
+def mark_uncertain(obj: object, uncertain: bool) -> None:
+    """Keep `obj.uncertain_born` (a frame's, a sweep iteration's): the object count when its
+    path first became uncertain, 0 while it is not."""
+    object.__setattr__(obj, "uncertain_born", (obj.uncertain_born or next_born()) if uncertain else 0)  # type: ignore[attr-defined]
 
 
 def release_scopes(scopes: set[Env]) -> None:

@@ -10,7 +10,7 @@ from wgmma_lsp.entry.context import Context, binding_text
 from wgmma_lsp.interpret import classes, generators, mutation, sweep_reuse
 from wgmma_lsp.interpret.block_exits import _breaks
 from wgmma_lsp.interpret.env import Env
-from wgmma_lsp.interpret.interp_base import MAX_UNROLL
+from wgmma_lsp.interpret.interp_base import MAX_UNROLL, mark_uncertain
 from wgmma_lsp.interpret.observe import Swept, raw
 from wgmma_lsp.interpret.values import (
     UNKNOWN,
@@ -362,7 +362,7 @@ class _LoopExits:
 
     def __setattr__(self, name: str, value: object) -> None:
         if name == "maybe_stopped":
-            object.__setattr__(self, "uncertain_born", (self.uncertain_born or next_born()) if value else 0)
+            mark_uncertain(self, bool(value))
         object.__setattr__(self, name, value)
 
 

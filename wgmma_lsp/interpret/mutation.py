@@ -55,7 +55,7 @@ def made_on_this_path(interp: "Interpreter", born: int) -> bool:
     """Whether an object born at `born` was made after every uncertainty of the path running
     now began (an unknown branch taken, a `return` that may have run, a loop iteration that
     may have been left): it exists only on the paths that reach here, so a change to it is
-    exact although the path is uncertain."""
+    exact although the path is uncertain. (On a certain path, every object is.)"""
     if interp.silent or born == 0:
         return False
     if not interp.certain and born < interp.uncertain_born:
@@ -100,7 +100,7 @@ def write(interp: "Interpreter", obj: Container, items: tuple | None) -> None:
     if items is None or obj.born == 0:
         spoil(interp, obj)
         return
-    if not _ours(interp, obj.born) or not (on_certain_path(interp) or made_on_this_path(interp, obj.born)):
+    if not _ours(interp, obj.born) or not made_on_this_path(interp, obj.born):
         items = _joined(obj, items)
         if items is None:
             spoil(interp, obj)

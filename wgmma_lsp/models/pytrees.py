@@ -16,6 +16,9 @@ given leaves (as many as the treedef has; otherwise JAX raises, and no value fol
 
 from __future__ import annotations
 
+from typing import Iterator
+
+from wgmma_lsp.interpret import mutation
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import (
     UNKNOWN,
@@ -64,9 +67,10 @@ def _flatten(call: Call, tree: Value, is_leaf: Value, leaves: list[Value]) -> Va
     if _is_leaf(call, is_leaf, tree):
         leaves.append(tree)
         return LEAF
-    if isinstance(tree, TupleVal) and not getattr(tree, "spoiled", False):
+    tree = mutation.live(call.interp, tree)  # a list changed in a way not followed: unknown
+    if isinstance(tree, TupleVal):
         return TupleVal(tuple(_flatten(call, x, is_leaf, leaves) for x in tree.items), tree.is_list)
-    if isinstance(tree, DictVal) and not getattr(tree, "spoiled", False):
+    if isinstance(tree, DictVal):
         try:
             items = sorted(tree.items, key=lambda kv: kv[0])
         except TypeError:
@@ -85,9 +89,9 @@ def _flatten(call: Call, tree: Value, is_leaf: Value, leaves: list[Value]) -> Va
     raise _Unknown
 
 
-def _rebuild(structure: Value, leaves: list[Value]) -> Value:
-    if structure is LEAF or structure == LEAF:
-        return leaves.pop(0)
+def _rebuild(structure: Value, leaves: Iterator[Value]) -> Value:
+    if structure == LEAF:
+        return next(leaves)
     if isinstance(structure, TupleVal):
         return TupleVal(tuple(_rebuild(x, leaves) for x in structure.items), structure.is_list)
     if isinstance(structure, DictVal):
@@ -146,25 +150,25 @@ def _tree_structure(call: Call) -> Value:
     return _treedef(flat[1])
 
 
-def _unflatten(treedef: Value, leaves: Value) -> Value:
-    if not (isinstance(treedef, Wrapped) and treedef.api == TREEDEF) or not isinstance(leaves, TupleVal) \
-            or getattr(leaves, "spoiled", False):
+def _unflatten(call: Call, treedef: Value, leaves: Value) -> Value:
+    leaves = mutation.live(call.interp, leaves)
+    if not (isinstance(treedef, Wrapped) and treedef.api == TREEDEF) or not isinstance(leaves, TupleVal):
         return UNKNOWN
     if len(leaves.items) != _count(treedef.func):
         return UNKNOWN  # JAX raises: "Too few/many leaves for PyTreeDef"
-    return _rebuild(treedef.func, list(leaves.items))
+    return _rebuild(treedef.func, iter(leaves.items))
 
 
 @model("jax.tree.unflatten", "jax.tree_util.tree_unflatten")
 def _tree_unflatten(call: Call) -> Value:
     """`jax.tree.unflatten(treedef, leaves)`: the tree rebuilt with these leaves."""
-    return _unflatten(call.get(0, "treedef"), call.get(1, "leaves"))
+    return _unflatten(call, call.get(0, "treedef"), call.get(1, "leaves"))
 
 
 @method(f"wrapped:{TREEDEF}.unflatten")
 def _treedef_unflatten(treedef: Value, call: Call) -> Value:
     """`treedef.unflatten(leaves)`."""
-    return _unflatten(treedef, call.get(0, "leaves"))
+    return _unflatten(call, treedef, call.get(0, "leaves"))
 
 
 ATTRIBUTES[f"wrapped:{TREEDEF}.num_leaves"] = lambda t: Const(_count(t.func))
@@ -186,4 +190,4 @@ def _tree_map(call: Call) -> Value:
     results = [interp.call_value(f, Call(interp, call.node, [fl[0][i] for fl in flats], {},  # type: ignore[index]
                                          [None] * len(flats), {}, call.env))
                for i in range(len(leaves))]
-    return _rebuild(structure, results)
+    return _rebuild(structure, iter(results))
