@@ -109,6 +109,22 @@ def floordiv(a: Dim, b: Dim) -> Dim:
     return Sym.var(f"{_operand_text(a)} // {_operand_text(b)}")
 
 
+def cdiv(a: Dim, b: Dim) -> Dim:
+    """`pl.cdiv(a, b)` of two sizes (`a >= 0`, `b > 0`): exact where `b` divides every term
+    (`cdiv(2*n, 2)` is `n`), else a size of its own named by the call (`cdiv(T, 128)`), since
+    JAX's versions spell it differently for negative operands (a size is never negative)."""
+    if a is None or b is None or (isinstance(b, int) and b <= 0):
+        return None
+    if isinstance(a, int) and isinstance(b, int):
+        return -(-a // b) if a >= 0 else None
+    if isinstance(a, Sym) and isinstance(b, int) \
+            and all(v % b == 0 for _, v in a.terms) and a.const % b == 0:
+        return _make({k: v // b for k, v in a.terms}, a.const // b)
+    if b == 1:
+        return a
+    return Sym.var(f"cdiv({a}, {b})")
+
+
 def _operand_text(d: int | Sym) -> str:
     """A dimension as an operand of a named expression: parenthesised unless it is one name
     or a non-negative number."""

@@ -115,6 +115,9 @@ class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixi
         # hovers of lines no context reached (its findings belong to the contexts).
         self.hover_only = False
         self.flip_flags = False  # hover pass, second round: flags' defaults flipped
+        # The last undecided `a == b` / `a != b` of two sizes: its node and `a - b`
+        # (interpret/path_equalities.py); read by the `if` it is the test of.
+        self.dim_test: tuple[ast.expr, Any] | None = None
         self.expecting_error = 0  # inside `with pytest.raises(...)`: errors are expected there
         # How many `uncertain()` regions are open (a generator's yields are known only where none
         # opened since its body started), and the generator bodies running (interpret/generators.py).

@@ -8,7 +8,7 @@ from typing import Iterator
 
 from wgmma_lsp.entry.context import Context
 from wgmma_lsp.interpret import dims as D
-from wgmma_lsp.interpret import array_annotations, classes, foreign_memo, generators, mutation
+from wgmma_lsp.interpret import array_annotations, classes, foreign_memo, generators, mutation, path_equalities
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.interp_base import MAX_DEPTH, Frame, _origin_of, _value_kind, is_driver
@@ -246,6 +246,12 @@ class CallsMixin:
         if not frame.returns:
             return Const(None)
         result = frame.returns[0]
+        if frame.returns_assumed:  # some paths proved sizes equal (interpret/path_equalities.py)
+            first = frame.returns_assumed.get(0, ())
+            for i, r in enumerate(frame.returns[1:], 1):
+                result = path_equalities.join_paths(result, first, r, frame.returns_assumed.get(i, ()))
+                first = ()
+            return result
         for r in frame.returns[1:]:
             result = join(result, r)
         return result

@@ -6,7 +6,7 @@ import ast
 import operator
 from typing import Any, Callable
 
-from wgmma_lsp.interpret import classes, const_fold, dtypes, incomplete, loop_steps, mutation, resolve
+from wgmma_lsp.interpret import classes, const_fold, dtypes, incomplete, loop_steps, mutation, path_equalities, resolve
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.dtypes import SymDType
@@ -347,6 +347,10 @@ class ExpressionsMixin:
                 result = Const(bool(result.value) and bool(r.value))
             else:
                 result = UNKNOWN
+                if len(n.ops) == 1 and isinstance(op, (ast.Eq, ast.NotEq)):
+                    d = path_equalities.difference(left, right)
+                    if d is not None:  # for the `if` this may be the test of
+                        self.dim_test = (n, d)
             left = right
         return result
 

@@ -7,7 +7,7 @@ from typing import Callable
 
 from wgmma_lsp.analysis_types import ValueRecord
 from wgmma_lsp.interpret import dims as D
-from wgmma_lsp.interpret import classes, generators, incomplete, mutation, resolve
+from wgmma_lsp.interpret import classes, generators, incomplete, mutation, path_equalities, resolve
 from wgmma_lsp.interpret.classes import instance_attr
 from wgmma_lsp.interpret.block_exits import _expects_error, raises_to_skip
 from wgmma_lsp.interpret.call import Call
@@ -81,6 +81,8 @@ class StatementsMixin:
         self.mark_escaped(value)
         if self.stack:
             frame = self.stack[-1]
+            if frame.assumed:  # what this path proves about sizes goes with what it returns
+                frame.returns_assumed[len(frame.returns)] = frame.assumed
             frame.returns.append(value)
             frame.returned = True
 
@@ -219,10 +221,35 @@ class StatementsMixin:
             return
         if assume_machine_guard(self, s, env):
             return  # `if <device counts differ>: raise`: analysed for machines where it passes
-        self.branch(env, lambda e: self.exec_block(s.body, e), lambda e: self.exec_block(s.orelse, e))
+        on_true, on_false = self._proven_by(s.test)
+        self.branch(env, lambda e: self._assuming(on_true, e, s.body),
+                    lambda e: self._assuming(on_false, e, s.orelse), (on_true, on_false))
 
-    def branch(self, env: Env, a: Callable[[Env], None], b: Callable[[Env], None]) -> None:
-        """Run two paths that may each not run; merge what they leave behind."""
+    def _proven_by(self, test: ast.expr) -> tuple[tuple, tuple]:
+        """The size equation (`a - b == 0`) an `if`'s test proves on its true and false branch."""
+        dim_test, self.dim_test = self.dim_test, None
+        if dim_test is None or dim_test[0] is not test:
+            return (), ()
+        eq = (dim_test[1],)
+        return (eq, ()) if isinstance(test.ops[0], ast.Eq) else ((), eq)  # type: ignore[attr-defined]
+
+    def _assuming(self, eqs: tuple, env: Env, body: list[ast.stmt]) -> None:
+        """Run one branch of an `if`, its frame holding `eqs` (what it returns carries them)."""
+        frame = self.stack[-1] if self.stack else None
+        if not eqs or frame is None:
+            self.exec_block(body, env)
+            return
+        saved = frame.assumed
+        frame.assumed = saved + eqs
+        try:
+            self.exec_block(body, env)
+        finally:
+            frame.assumed = saved
+
+    def branch(self, env: Env, a: Callable[[Env], None], b: Callable[[Env], None],
+               assumed: tuple[tuple, tuple] = ((), ())) -> None:
+        """Run two paths that may each not run; merge what they leave behind (`assumed`: the
+        size equations each path holds, interpret/path_equalities.py)."""
         frame = self.stack[-1] if self.stack else None
         e1, e2 = env.copy(), env.copy()
         with self.uncertain():
@@ -234,12 +261,14 @@ class StatementsMixin:
                 loop.stopped = True
             elif frame is not None:
                 frame.returned = True
-        merge_from = [e for e, r in ((e1, r1), (e2, r2)) if not r] or [e1, e2]
-        self.merge_into(env, merge_from)
+        paths = [(e, eqs) for e, r, eqs in ((e1, r1, assumed[0]), (e2, r2, assumed[1])) if not r] \
+            or [(e1, assumed[0]), (e2, assumed[1])]
+        self.merge_into(env, [e for e, _ in paths], [eqs for _, eqs in paths])
 
     @staticmethod
-    def merge_into(env: Env, envs: list[Env]) -> None:
+    def merge_into(env: Env, envs: list[Env], assumed: list[tuple] | None = None) -> None:
         scopes = [e.vars for e in envs]
+        eqs = assumed if assumed is not None and any(assumed) else None
         names = set().union(*scopes)
         out_vars = env.vars
         for name in names:
@@ -255,8 +284,14 @@ class StatementsMixin:
                 env.vars[name] = UNKNOWN
                 continue
             out = vals[0]
-            for v in vals[1:]:
-                out = join(out, v)  # type: ignore[arg-type]
+            if eqs is not None:
+                out_eqs = eqs[0]
+                for v, v_eqs in zip(vals[1:], eqs[1:]):
+                    out = path_equalities.join_paths(out, out_eqs, v, v_eqs)  # type: ignore[arg-type]
+                    out_eqs = ()  # the join holds on both paths
+            else:
+                for v in vals[1:]:
+                    out = join(out, v)  # type: ignore[arg-type]
             env.vars[name] = out  # type: ignore[assignment]
 
     def truth(self, v: Value) -> bool | None:

@@ -7,7 +7,9 @@ from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.dims import Dim
 from wgmma_lsp.interpret.dtypes import SymDType
-from wgmma_lsp.interpret.values import UNKNOWN, ArrayVal, Const, Opaque, OpaqueReplaced, Value
+from wgmma_lsp.interpret.values import (
+    UNKNOWN, ArrayVal, Const, Opaque, OpaqueReplaced, SymInt, TupleVal, Value, as_dim,
+)
 from wgmma_lsp.models.arrays import as_array
 from wgmma_lsp.models.registry import model
 
@@ -106,6 +108,11 @@ def _cdiv(call: Call) -> Value:
     if isinstance(a, Const) and isinstance(b, Const) and isinstance(a.value, int) and isinstance(b.value, int) \
             and a.value >= 0 and b.value > 0:
         return _cdiv_of_constants(call)
+    if (isinstance(a, SymInt) or isinstance(b, SymInt)) and as_dim(a) is not None \
+            and as_dim(b) is not None and len(call.args) + len(call.kwargs) == 2:
+        d = D.cdiv(as_dim(a), as_dim(b))  # sizes: `pl.cdiv(q.shape[0], block_q)`
+        if isinstance(d, D.Sym):
+            return SymInt(d)
     return UNKNOWN
 
 
@@ -119,3 +126,51 @@ def _searchsorted(call: Call) -> Value:
     from wgmma_lsp.interpret.dtypes import DType
 
     return ArrayVal(v.shape, DType("int32"))
+
+
+def _pad_pairs(v: Value, nd: int) -> list[tuple[Dim, Dim]] | None:
+    """`jnp.pad`'s `pad_width` as one (before, after) pair per axis, as `_broadcast_to_pairs`
+    (jax/_src/numpy/lax_numpy.py) reads the shapes it accepts: `(nd, 2)`, `(1, 2)`, `(2,)`,
+    `(1,)` and `()`; an unknown width is None, any other form None (JAX raises)."""
+    def size(x: Value) -> Dim:
+        d = as_dim(x) if not isinstance(x, Opaque) else None
+        return d
+
+    if not isinstance(v, TupleVal):
+        d = size(v)
+        return [(d, d)] * nd if d is not None or isinstance(v, SymInt) else None
+    items = v.items
+    if items and all(isinstance(i, TupleVal) for i in items):
+        rows = [i.items for i in items]  # type: ignore[union-attr]
+        if any(len(r) != 2 for r in rows) or len(rows) not in (1, nd):
+            return None
+        pairs = [(size(a), size(b)) for a, b in rows]
+        return pairs * nd if len(pairs) == 1 else pairs
+    if any(isinstance(i, TupleVal) for i in items):
+        return None
+    if len(items) == 2:
+        return [(size(items[0]), size(items[1]))] * nd
+    if len(items) == 1:
+        d = size(items[0])
+        return [(d, d)] * nd
+    return None
+
+
+@model("jnp.pad")
+def _pad(call: Call) -> Value:
+    """`jnp.pad(array, pad_width, mode="constant", **kwargs)`: each axis grows by its
+    (before, after) widths; the dtype stays. A width the interpreter does not know leaves that
+    axis unknown; a negative one (JAX raises) or an unsupported `pad_width` leaves it all."""
+    x = call.get(0, "array")
+    widths = call.get(1, "pad_width")
+    if not isinstance(x, ArrayVal) or x.shape is None or not call.complete:
+        return UNKNOWN
+    pairs = _pad_pairs(widths, len(x.shape))
+    if pairs is None:
+        return UNKNOWN
+    shape: list[Dim] = []
+    for d, (before, after) in zip(x.shape, pairs):
+        if any(isinstance(w, int) and w < 0 for w in (before, after)):
+            return UNKNOWN
+        shape.append(D.add(D.add(d, before), after))
+    return ArrayVal(tuple(shape), x.dtype)
