@@ -50,6 +50,10 @@ def kernel_{i}(a_ref, b_ref, o_ref):
   steps = 0
   for k in range(8):
     steps = steps + k * 2
+  for k in range(8):
+    steps = steps - k
+  for k in range(8):
+    steps = steps + k
   pl.run_scoped(body, plgpu.ACC((64, 128), jnp.float32))
 
 

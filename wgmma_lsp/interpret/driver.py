@@ -295,12 +295,32 @@ def _as_array(v: Value) -> Value:
     return v
 
 
+def _named_by_others(funcs: list[FuncVal]) -> set[int]:
+    """The functions (node ids) whose name appears in another one's body."""
+    by_name: dict[str, list[FuncVal]] = {}
+    for f in funcs:
+        if not isinstance(f.node, ast.Lambda):
+            by_name.setdefault(f.node.name, []).append(f)
+    out: set[int] = set()
+    if not by_name:
+        return out
+    for f in funcs:
+        for node in ast.walk(f.node):
+            if isinstance(node, ast.Name) and node.id in by_name:
+                out.update(id(g.node) for g in by_name[node.id] if g.node is not f.node)
+    return out
+
+
 def run_unreached(interp: Interpreter, pieces: Pieces) -> None:
     for _ in range(MAX_GENERIC_ROUNDS):
         pending = [f for key, f in interp.defined.items() if key not in interp.entered]
         if not pending:
             return
-        pending.sort(key=lambda f: (f.node.lineno, f.node.col_offset))
+        # Callers first: a function another pending one names (a kernel body its entry point
+        # hands to `plgpu.kernel`) is analysed from there, with what the caller knows, before it
+        # would be run with nothing known.
+        called = _named_by_others(pending)
+        pending.sort(key=lambda f: (id(f.node) in called, f.node.lineno, f.node.col_offset))
         for f in pending:
             if id(f.node) not in interp.entered:
                 # A nested function nobody calls where we can see may never be traced: what it
