@@ -25,6 +25,7 @@ its `bin/`, symlinks followed.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import re
@@ -74,6 +75,12 @@ def _site_dirs(prefix: Path) -> list[Path]:
         if base != prefix:
             out.extend(p for p in _site_dirs(base) if p not in out)
     return [p for p in out if p.is_dir()]
+
+
+@functools.lru_cache(maxsize=8)
+def environment_site_dirs(prefix: Path) -> tuple[Path, ...]:
+    """`_site_dirs(prefix)`, read once per environment."""
+    return tuple(_site_dirs(prefix))
 
 
 def _pyvenv_cfg(prefix: Path) -> dict[str, str]:

@@ -17,8 +17,8 @@ from typing import Any
 from wgmma_lsp.interpret import mutation
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import (
-    UNKNOWN, ApiVal, ArrayVal, ClassVal, Const, DictVal, FuncVal, InstanceVal, Opaque, RefVal, ShapeDtypeVal, TupleVal,
-    Value, Wrapped, join,
+    UNKNOWN, ApiVal, ArrayVal, ClassVal, Const, DictVal, ForeignName, FuncVal, InstanceVal, Opaque, RefVal,
+    ShapeDtypeVal, TupleVal, Value, Wrapped, join,
 )
 
 #: The interpreter (interp.Interpreter), as a type: not imported, since it imports this module.
@@ -291,6 +291,8 @@ def isinstance_of(v: Value, of: Value) -> bool | None:
         if True in answers:
             return True
         return False if all(a is False for a in answers) else None
+    if isinstance(of, ForeignName):
+        return _foreign_instance(v, of)
     if isinstance(of, ApiVal) and of.name in _BUILTIN_TYPES:
         t = _BUILTIN_TYPES[of.name]
         if isinstance(v, Const) and v.value is not Ellipsis:
@@ -307,6 +309,8 @@ def isinstance_of(v: Value, of: Value) -> bool | None:
         return None
     if isinstance(of, ApiVal) and isinstance(v, ShapeDtypeVal) and of.name in _API_TYPES:
         return of.name == "jax.ShapeDtypeStruct"  # a ShapeDtypeStruct is no array, nor a ref
+    if isinstance(of, ApiVal) and isinstance(v, ArrayVal) and v.jax and of.name in _API_TYPES:
+        return of.name in ("jax.Array", "jnp.ndarray")  # made by JAX: a jax.Array, no NumPy array
     if isinstance(of, ClassVal) and isinstance(v, (ArrayVal, RefVal, ShapeDtypeVal)) \
             and not opaque_bases(of) and not of.kind:
         return False  # nor an instance of a class of the user's
@@ -319,6 +323,25 @@ def isinstance_of(v: Value, of: Value) -> bool | None:
             and not isinstance(v, NamedTupleVal) and not opaque_bases(of) and not of.kind:
         return False
     return None
+
+
+def _foreign_instance(v: Value, of: ForeignName) -> bool | None:
+    """`isinstance(v, qwix.QArray)`, a class of a package the program does not read: False for
+    the objects whose type the interpreter knows — JAX's, NumPy's, Python's own, a user class
+    with known bases: none derives from it — when the class's source proves it plain
+    (interpret/foreign_classes.py); True for an instance of a user class derived from it."""
+    from wgmma_lsp.interpret import foreign_classes
+
+    if isinstance(v, InstanceVal):
+        if any(isinstance(b, ForeignName) and b.name == of.name for c in mro(v.cls) for b in c.bases):
+            return True
+        if opaque_bases(v.cls):
+            return None
+    elif not isinstance(v, (Const, TupleVal, DictVal, ArrayVal, RefVal, ShapeDtypeVal, FuncVal, ClassVal)):
+        return None
+    if isinstance(v, ClassVal) and opaque_bases(v):
+        return None  # its metaclass may come from a base nothing is known of
+    return False if foreign_classes.is_plain_class(of.name) else None
 
 
 # -- instances ---------------------------------------------------------------------------------

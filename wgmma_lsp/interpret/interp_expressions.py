@@ -23,6 +23,7 @@ from wgmma_lsp.interpret.values import (
     Const,
     DictVal,
     DTypeVal,
+    ForeignName,
     FuncVal,
     InstanceVal,
     ModuleVal,
@@ -122,6 +123,8 @@ class ExpressionsMixin:
         if obj is UNKNOWN and (hooks := self.program_hooks) is not None \
                 and (own := hooks.own_attr(attr)) is not None:  # a test context (entry/op_dispatch.py)
             return own
+        if isinstance(obj, ForeignName):
+            return ForeignName(f"{obj.name}.{attr}")
         if isinstance(obj, ModuleVal):
             if obj.origin is not None and node is not None \
                     and jax_api.missing_attribute(node, obj.origin, obj.name, attr, self):

@@ -22,6 +22,7 @@ from wgmma_lsp.interpret.values import (
     ApiVal,
     ArrayVal,
     ClassVal,
+    ForeignName,
     Const,
     DictVal,
     FuncVal,
@@ -466,11 +467,10 @@ class StatementsMixin:
                 env.vars[top] = ModuleVal(c) if c else self.user_module(top)
 
     def user_module(self, dotted: str) -> Value:
-        """`import mypkg.allocs as a`: one of the user's modules, read statically (see program)."""
-        if self.importer is None:
-            return UNKNOWN
-        found = self.importer.import_module(self.path, dotted)
-        return found if found is not None else UNKNOWN
+        """`import mypkg.allocs as a`: one of the user's modules, read statically (see program);
+        another (a third-party package) is a name, nothing more."""
+        found = self.importer.import_module(self.path, dotted) if self.importer is not None else None
+        return found if found is not None else ForeignName(dotted)
 
     def exec_ImportFrom(self, s: ast.ImportFrom, env: Env) -> None:
         canon = resolve.canonical_module(s.module) if s.module and not s.level else None
@@ -517,7 +517,7 @@ class StatementsMixin:
             col = line.find(alias.name, line.find("import"))
             if col >= 0 and s.lineno == getattr(s, "end_lineno", s.lineno):
                 self.unresolved.append(J.Pending(key, s.lineno, col))
-            return UNKNOWN
+            return ForeignName(f"{s.module}.{alias.name}") if s.module and not s.level else UNKNOWN
         if canonical is None:
             return UNKNOWN
         if resolve.is_module_name(canonical) or canonical in resolve.SUBMODULES.values():

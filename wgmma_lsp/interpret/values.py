@@ -56,6 +56,15 @@ class UnknownInt(Unknown):
 UNKNOWN_INT = UnknownInt()
 
 
+@dataclass(frozen=True)
+class ForeignName(Unknown):
+    """A name from a module the program does not read — an installed third-party package
+    (`qwix.QArray` after `import qwix`): unknown as any value, its attributes too, except what
+    its class's source proves for `isinstance` (interpret/foreign_classes.py)."""
+
+    name: str
+
+
 def is_int_like(v: "Value") -> bool:
     """A Python int, known, symbolic or unknown (not a bool)."""
     return (isinstance(v, Const) and isinstance(v.value, int) and not isinstance(v.value, bool)) \
@@ -185,6 +194,9 @@ class ArrayVal(Value):
     shape: tuple[Dim, ...] | None
     dtype: DType | None
     layout: str | None = None  # e.g. "WGMMA" after layout_cast; None: unknown
+    # Known to be a `jax.Array` (made by `jnp.asarray`, `jax.random.*`, `jax.device_put`, ...),
+    # not a NumPy array: `isinstance(x, jax.Array)` is decided for it. False: not known.
+    jax: bool = field(default=False, kw_only=True)
 
     @property
     def ndim(self) -> int | None:
@@ -506,7 +518,7 @@ def join(a: Value, b: Value) -> Value:
         if a.shape is not None and b.shape is not None and len(a.shape) == len(b.shape):
             shape = tuple(x if D.equal(x, y) else None for x, y in zip(a.shape, b.shape))
         dtype = a.dtype if a.dtype == b.dtype else None
-        return ArrayVal(shape, dtype, a.layout if a.layout == b.layout else None)
+        return ArrayVal(shape, dtype, a.layout if a.layout == b.layout else None, jax=a.jax and b.jax)
     if isinstance(a, RefVal) and isinstance(b, RefVal) and a.kind == b.kind:
         inner = join(a.inner, b.inner)
         assert isinstance(inner, ArrayVal)

@@ -7,6 +7,7 @@ for the subset kernels use. Anything else returns UNKNOWN, never a guess.
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret import dtypes as T
@@ -229,14 +230,14 @@ SPLAT = "splat"
 def _empty(call: Call) -> Value:
     dt = call.get(1, "dtype", Const(None))
     dtype = FLOAT32 if isinstance(dt, Const) and dt.value is None else to_dtype(dt)
-    return ArrayVal(_shape_arg(call.get(0, "shape")), dtype)
+    return ArrayVal(_shape_arg(call.get(0, "shape")), dtype, jax=True)
 
 
 @model("jnp.zeros", "jnp.ones")
 def _zeros(call: Call) -> Value:
     v = _empty(call)
     assert isinstance(v, ArrayVal)
-    return ArrayVal(v.shape, v.dtype, SPLAT)
+    return ArrayVal(v.shape, v.dtype, SPLAT, jax=True)
 
 
 @model("jnp.full")
@@ -250,7 +251,7 @@ def _full(call: Call) -> Value:
             dtype = strong(dtype)
     else:
         dtype = to_dtype(dt)
-    return ArrayVal(shape, dtype, SPLAT if isinstance(fill, Const) else None)
+    return ArrayVal(shape, dtype, SPLAT if isinstance(fill, Const) else None, jax=True)
 
 
 @model("jnp.zeros_like", "jnp.ones_like", "jnp.empty_like")
@@ -262,7 +263,7 @@ def _zeros_like(call: Call) -> Value:
         return UNKNOWN
     dtype = strong(x.dtype) if isinstance(dt, Const) and dt.value is None else to_dtype(dt)
     shape = x.shape if isinstance(shape_v, Const) and shape_v.value is None else _shape_arg(shape_v)
-    return ArrayVal(shape, dtype)
+    return ArrayVal(shape, dtype, jax=True)
 
 
 @model("jnp.full_like")
@@ -272,7 +273,7 @@ def _full_like(call: Call) -> Value:
     if x is None:
         return UNKNOWN
     dtype = strong(x.dtype) if isinstance(dt, Const) and dt.value is None else to_dtype(dt)
-    return ArrayVal(x.shape, dtype)
+    return ArrayVal(x.shape, dtype, jax=True)
 
 
 def _literal_array(v: Value) -> ArrayVal | None:
@@ -300,10 +301,10 @@ def _asarray(call: Call) -> Value:
     if arr is None:
         return UNKNOWN
     if not (isinstance(dt, Const) and dt.value is None):
-        return ArrayVal(arr.shape, strong(to_dtype(dt)))
+        return ArrayVal(arr.shape, strong(to_dtype(dt)), jax=True)
     if isinstance(x, ArrayVal):
-        return x
-    return arr  # a Python scalar keeps its weak type (`jnp.asarray(0.0)`); a list is strong
+        return x if x.jax else replace(x, jax=True)  # a NumPy array becomes a jax.Array
+    return replace(arr, jax=True)  # a Python scalar keeps its weak type (`jnp.asarray(0.0)`); a list is strong
 
 
 @model("jnp.arange")
@@ -312,7 +313,7 @@ def _arange(call: Call) -> Value:
         n = as_dim(call.args[0])
         dt = call.get(99, "dtype", Const(None))
         dtype = INT32 if isinstance(dt, Const) and dt.value is None else to_dtype(dt)
-        return ArrayVal((n,), dtype)
+        return ArrayVal((n,), dtype, jax=True)
     return UNKNOWN
 
 
@@ -327,11 +328,13 @@ def _sds(call: Call) -> Value:
 
 
 # -- conversions and reshapes ---------------------------------------------------------------
-def astype(x: Value, dt: Value) -> Value:
+def astype(x: Value, dt: Value, jax: bool = False) -> Value:
+    """`x` as dtype `dt`: a JAX function's result is a jax.Array (`jax`), a method's is of the
+    kind `x` was (NumPy's `astype` gives a NumPy array)."""
     arr = as_array(x)
     if arr is None:
         return UNKNOWN
-    return ArrayVal(arr.shape, to_dtype(dt), arr.layout)
+    return ArrayVal(arr.shape, to_dtype(dt), arr.layout, jax=jax or arr.jax)
 
 
 @method("array.astype")
@@ -341,7 +344,7 @@ def _m_astype(obj: Value, call: Call) -> Value:
 
 @model("jnp.astype", "lax.convert_element_type")
 def _astype(call: Call) -> Value:
-    return astype(call.get(0), call.get(1, "dtype" if "dtype" in call.kwargs else "new_dtype"))
+    return astype(call.get(0), call.get(1, "dtype" if "dtype" in call.kwargs else "new_dtype"), jax=True)
 
 
 def reshape(x: ArrayVal, shape: tuple[Dim, ...] | None) -> Value:

@@ -232,7 +232,7 @@ def _random(shape_at: int, dtype_at: int, default: str | None):
             dtype = DType(default) if default else None
         else:
             dtype = to_dtype(dt)
-        return ArrayVal(shape, dtype)
+        return ArrayVal(shape, dtype, jax=True)
     return make
 
 
@@ -259,7 +259,7 @@ def _dirichlet(call: Call) -> Value:
         return UNKNOWN
     given = call.get(2, "shape", Const(None))
     batch = alpha.shape[:-1] if isinstance(given, Const) and given.value is None else _shape_arg(given)
-    return ArrayVal(None if batch is None else (*batch, alpha.shape[-1]), _float_dtype(call, 3))
+    return ArrayVal(None if batch is None else (*batch, alpha.shape[-1]), _float_dtype(call, 3), jax=True)
 
 
 @model("jax.random.multinomial")
@@ -270,7 +270,7 @@ def _multinomial(call: Call) -> Value:
     given = call.get(99, "shape", Const(None))
     shape = (p.shape if p is not None else None) if isinstance(given, Const) and given.value is None \
         else _shape_arg(given)
-    return ArrayVal(shape, _float_dtype(call, 99))
+    return ArrayVal(shape, _float_dtype(call, 99), jax=True)
 
 
 @model("np.zeros", "np.ones", "np.empty")

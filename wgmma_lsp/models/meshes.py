@@ -143,8 +143,8 @@ def _device_put(call: Call) -> Value:
     if not isinstance(x, ArrayVal):
         return UNKNOWN
     spec = _spec_of(where)
-    return ShardedArrayVal(x.shape, x.dtype, x.layout, spec=spec) if spec is not None \
-        else ArrayVal(x.shape, x.dtype, x.layout)
+    return ShardedArrayVal(x.shape, x.dtype, x.layout, spec=spec, jax=True) if spec is not None \
+        else ArrayVal(x.shape, x.dtype, x.layout, jax=True)
 
 
 def is_partition_spec(v: Value) -> bool:
