@@ -192,3 +192,30 @@ def probe():
     assert got["r_host"] is None and got["r_host_astype"] is None  # NumPy's: not claimed
     for name in ("r_jnp", "r_random", "r_asarray", "r_asarray_np", "r_astype"):
         assert got[name] is expected[name], name
+
+
+def test_a_user_class_derived_from_a_plain_jax_class_has_no_jax_object_for_instance() -> None:
+    # tokamax's `class BatchedShapeDtype(jax.ShapeDtypeStruct)`: a ShapeDtypeStruct made by JAX
+    # is none (ShapeDtypeStruct's source proves its metaclass is `type`); `jax.Array` is an ABC:
+    # a class derived from it could be anything's (`register`), so nothing is claimed.
+    source = """
+import jax
+import jax.numpy as jnp
+
+class Batched(jax.ShapeDtypeStruct):
+  pass
+
+class MyArray(jax.Array):
+  pass
+
+def probe():
+  sds = jax.ShapeDtypeStruct((2,), jnp.float32)
+  r_batched = isinstance(sds, Batched)
+  r_array = isinstance(jnp.zeros((2,)), MyArray)
+  r_number = isinstance(3, Batched)
+  return locals()
+"""
+    got = _analyzer(source)
+    assert got == {"r_batched": False, "r_array": None, "r_number": False}
+    expected = _cpython(Path("/nonexistent"), source)
+    assert expected["r_batched"] is False and expected["r_number"] is False

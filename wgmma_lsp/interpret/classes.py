@@ -314,6 +314,9 @@ def isinstance_of(v: Value, of: Value) -> bool | None:
     if isinstance(of, ClassVal) and isinstance(v, (ArrayVal, RefVal, ShapeDtypeVal)) \
             and not opaque_bases(of) and not of.kind:
         return False  # nor an instance of a class of the user's
+    if isinstance(of, ClassVal) and isinstance(v, (ArrayVal, RefVal, ShapeDtypeVal, Const, DictVal)) \
+            and _plain_metaclass(of):
+        return False  # a JAX or builtin object is no instance of a class derived from a plain one
     if isinstance(of, ClassVal) and isinstance(v, (InstanceVal, NamedTupleVal)):
         cls = v.cls
         if of in mro(cls):
@@ -323,6 +326,28 @@ def isinstance_of(v: Value, of: Value) -> bool | None:
             and not isinstance(v, NamedTupleVal) and not opaque_bases(of) and not of.kind:
         return False
     return None
+
+
+def _plain_metaclass(cls: ClassVal) -> bool:
+    """Whether `cls`'s metaclass is proven `type` — no `metaclass=`, each base outside the
+    program a class whose source proves it (`class BatchedShapeDtype(jax.ShapeDtypeStruct)`:
+    interpret/foreign_classes.py) — so `isinstance` of an object of a type defined before it
+    (JAX's, Python's) is False."""
+    from wgmma_lsp.interpret import foreign_classes
+
+    for c in mro(cls):
+        node = c.node
+        if not isinstance(node, ast.ClassDef) or any(k.arg in ("metaclass", None) for k in node.keywords):
+            return False
+        for b in c.bases:
+            if isinstance(b, ClassVal):
+                continue
+            name = b.name if isinstance(b, (ApiVal, ForeignName)) else None
+            if name in ("builtins.object", "typing.Generic"):
+                continue
+            if name is None or not foreign_classes.is_plain_class(name):
+                return False
+    return True
 
 
 def _foreign_instance(v: Value, of: ForeignName) -> bool | None:

@@ -37,6 +37,7 @@ PLAIN_DECORATORS = frozenset({
     "dataclasses.dataclass", "flax.struct.dataclass", "functools.total_ordering", "typing.final",
     "typing_extensions.final", "jax.tree_util.register_pytree_node_class",
     "jax.tree_util.register_dataclass", "jax.tree_util.register_static", "functools.partial",
+    "jax._src.util.set_module",  # (sets `__module__`, returns the class: jax's ShapeDtypeStruct)
 })
 #: Bases whose metaclass is `type` (instances of builtin types are never instances of a
 #: subclass of them defined elsewhere).
@@ -199,7 +200,7 @@ def _parse_cached(path: str, mtime_ns: int, size: int) -> tuple[ast.Module, dict
             targets = s.targets if isinstance(s, ast.Assign) else [s.target]
             for t in targets:
                 for n in ast.walk(t):
-                    if isinstance(n, ast.Name):
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
                         bind(n.id, s if isinstance(s, ast.Assign) and len(s.targets) == 1
                              and isinstance(s.targets[0], ast.Name) else tree)
         else:  # `if`, `try`, `for`, `with` at the top: whatever they bind is not one statement's
