@@ -178,3 +178,16 @@ def f(k):
   return b
 """
     assert _values(source, "b", "b = k") == ["k.dtype[k.shape[0], kv_seq_len, heads, k.shape[3]]"]
+
+
+def test_a_name_in_the_untaken_branch_of_a_conditional_expression_shows_what_it_holds() -> None:
+    # `acc if activation is None else activation(acc)`: the `else` is never evaluated (nothing is
+    # called), but its `acc` is the same array, and hovers as such.
+    source = """
+def f():
+  acc = jnp.zeros((64, 128), jnp.float32)
+  activation = None
+  out = acc if activation is None else activation(acc)
+"""
+    assert _values(source, "acc", "out =") == ["float32[64,128]", "float32[64,128]"]
+    assert _values(source, "activation", "out =") == ["None", "None"]

@@ -19,6 +19,21 @@ if TYPE_CHECKING:
 
 MAX_DISPATCH_DEPTH = 4  # nested op calls dispatched (an op calling another op)
 
+#: Mosaic GPU APIs only one GPU generation has, by the compute capability JAX reports for it.
+_HOPPER_ONLY = frozenset({"wgmma", "wgmma_wait", "WGMMAAccumulatorRef"})
+_BLACKWELL_ONLY = frozenset({"tcgen05_mma", "tcgen05_commit_arrive", "async_load_tmem", "async_store_tmem",
+                             "TMEM", "TMEMLayout", "commit_tmem"})
+
+
+def gpu_capability(tree: ast.Module) -> str | None:
+    """The GPU a kernel module is written for, by the Mosaic GPU API it uses: "9.0" (WGMMA,
+    Hopper), "10.0" (tcgen05 and TMEM, Blackwell); None when it uses neither or both."""
+    names = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    hopper, blackwell = bool(names & _HOPPER_ONLY), bool(names & _BLACKWELL_ONLY)
+    if hopper == blackwell:
+        return None
+    return "9.0" if hopper else "10.0"
+
 
 def _calls_self_method(node: ast.AST, name: str) -> bool:
     for n in ast.walk(node):
@@ -26,6 +41,15 @@ def _calls_self_method(node: ast.AST, name: str) -> bool:
                 and isinstance(n.func.value, ast.Name) and n.func.value.id == "self":
             return True
     return False
+
+
+def is_signature_bind(node: ast.AST) -> bool:
+    """The op base class's `bind`: `sig.bind(*args, **kwargs)` then `ba.apply_defaults()`
+    (tokamax's `Op.bind`); a subclass's own `bind` normalises its arguments and ends in it."""
+    if not (isinstance(node, ast.FunctionDef) and node.name == "bind"):
+        return False
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "apply_defaults"
+               for n in ast.walk(node))
 
 
 def is_op_call(node: ast.AST) -> bool:
@@ -44,6 +68,8 @@ class ProgramHooks:
         self.depth = 0
         self._own_cache: dict[str, Value | None] = {}
         self._op_calls: dict[int, bool] = {}  # id() of a `__call__` node -> is_op_call (walked once)
+        self.gpu_capability = gpu_capability(interp.tree)  # the GPU the test context runs on
+        self._bound: list | None = None  # while the op's own `bind` runs: what it passes on
         self._defs = {id(n) for n in interp.tree.body
                       if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
 
@@ -65,6 +91,11 @@ class ProgramHooks:
         """`op(*args, **kwargs)` as `op._fwd(*args, config=<config>, **kwargs)`; None: not an
         op's dispatching `__call__`."""
         # (asked on every call of a user function while a test context runs: the cheap tests first)
+        if self._bound is not None and func.name == "bind" and is_signature_bind(func.node):
+            self._bound.append((list(call.args), dict(call.kwargs)))  # what the op's own bind made
+            from wgmma_lsp.interpret.values import UNKNOWN
+
+            return UNKNOWN
         if func.name != "__call__" or self.depth >= MAX_DISPATCH_DEPTH:
             return None
         op_call = self._op_calls.get(id(func.node))
@@ -86,6 +117,7 @@ class ProgramHooks:
         fwd_node = fwd.node
         kwargs = dict(call.kwargs)
         returns_residuals = kwargs.pop("return_residuals", Const(False))
+        args, kwargs = self._own_bind(me, args, kwargs, call)
         if fwd_node is not None and _has_param(fwd_node, "return_residuals"):
             kwargs["return_residuals"] = returns_residuals
         own = me.attrs.get("config")
@@ -106,6 +138,32 @@ class ProgramHooks:
         if isinstance(result, TupleVal) and len(result.items) == 2:
             return result.items[0]  # (out, residuals): the op returns out
         return UNKNOWN
+
+
+    def _own_bind(self, me: Value, args: list, kwargs: dict, call: Call) -> tuple[list, dict]:
+        """The arguments as the op's own `bind` passes them on to the base class's (its
+        defaults filled in, `ragged_dot_dimension_numbers=None` made the default numbers,
+        `precision` canonicalised); as given when it has none, or passes them on more than once."""
+        from wgmma_lsp.interpret.call import Call as CallT
+        from wgmma_lsp.interpret.classes import instance_attr
+        from wgmma_lsp.interpret.values import FuncVal as F
+
+        bind = instance_attr(self.interp, me, "bind")  # type: ignore[arg-type]
+        if not isinstance(bind, F) or is_signature_bind(bind.node) or self._bound is not None:
+            return args, kwargs
+        self._bound = []
+        try:
+            self.interp.call_value(bind, CallT(self.interp, call.node, list(args), dict(kwargs),
+                                               [None] * len(args), {}, call.env))
+        finally:
+            bound, self._bound = self._bound, None
+        if len(bound) != 1:
+            return args, kwargs
+        new_args, new_kwargs = bound[0]
+        if new_args and new_args[0] is me:
+            new_args = new_args[1:]
+        new_kwargs.pop("return_residuals", None)  # the op's call decides it
+        return new_args, new_kwargs
 
 
 def _has_param(node: ast.AST, name: str) -> bool:

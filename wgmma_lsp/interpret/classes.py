@@ -328,6 +328,49 @@ def isinstance_of(v: Value, of: Value) -> bool | None:
     return None
 
 
+def annotated_class(node: ast.expr, env: Any) -> ClassVal | None:
+    """The program's class an annotation names (`Config`, `common.Config`), read without
+    evaluating anything; None for anything else."""
+    if isinstance(node, ast.Name):
+        v = env.lookup(node.id)
+    elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        mod = env.lookup(node.value.id)
+        v = mod.attr(node.attr) if hasattr(mod, "attr") and callable(mod.attr) else None
+    else:
+        return None
+    return v if isinstance(v, ClassVal) and (v.is_dataclass or v.kind == "pydantic") else None
+
+
+def int_field(cls: ClassVal, name: str) -> bool:
+    """Whether `name` is a field of `cls` (a dataclass or pydantic model) annotated `int`, not
+    shadowed by a method or property."""
+    if lookup(cls, name) is not None:
+        return False
+    for c in mro(cls):
+        for stmt in c.node.body:
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == name:
+                return (c.is_dataclass or c.kind == "pydantic") \
+                    and _int_annotation(stmt.annotation, c.validated or c.kind == "pydantic")
+    return False
+
+
+#: pydantic's constrained ints: validated, each is an int.
+_PYDANTIC_INTS = frozenset({"PositiveInt", "NegativeInt", "NonNegativeInt", "NonPositiveInt", "StrictInt"})
+
+
+def _int_annotation(node: ast.expr, validated: bool) -> bool:
+    """`int`, `Annotated[int, ...]`, and in a class pydantic validates, `pydantic.PositiveInt`
+    and its kin (written as such: the names are not resolved)."""
+    if isinstance(node, ast.Name) and node.id == "int":
+        return True
+    if isinstance(node, ast.Subscript):
+        head = node.value.attr if isinstance(node.value, ast.Attribute) else getattr(node.value, "id", None)
+        first = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) and node.slice.elts else None
+        return head == "Annotated" and first is not None and _int_annotation(first, validated)
+    name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", None)
+    return validated and name in _PYDANTIC_INTS
+
+
 def _plain_metaclass(cls: ClassVal) -> bool:
     """Whether `cls`'s metaclass is proven `type` — no `metaclass=`, each base outside the
     program a class whose source proves it (`class BatchedShapeDtype(jax.ShapeDtypeStruct)`:

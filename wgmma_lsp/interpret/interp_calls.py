@@ -20,6 +20,7 @@ from wgmma_lsp.interpret.values import (
     BoundMethod,
     ClassVal,
     Const,
+    DeclaredOpaque,
     DictVal,
     FuncVal,
     InstanceVal,
@@ -354,6 +355,8 @@ class CallsMixin:
         the caller's value is unknown but the function checks its arguments (`@jaxtyped`)."""
         if p.annotation is None or not (type(v) is Opaque or type(v) is Unknown):
             return v
+        if type(v) is Opaque and (cls := classes.annotated_class(p.annotation, func.closure)) is not None:
+            return DeclaredOpaque(v.name, cls=cls)  # `config: Config`: its int fields are ints
         if type(v) is Unknown and not is_jaxtyped(func.node):
             return v
         declared = array_annotations.declared_array(p.annotation, p.arg, func.closure)

@@ -6,7 +6,9 @@ import ast
 import operator
 from typing import Any, Callable
 
-from wgmma_lsp.interpret import classes, const_fold, dtypes, incomplete, loop_steps, mutation, path_equalities, resolve
+from wgmma_lsp.interpret import (
+    classes, const_fold, dtypes, incomplete, jax_value_equality, loop_steps, mutation, path_equalities, resolve,
+)
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.dtypes import SymDType
@@ -21,6 +23,7 @@ from wgmma_lsp.interpret.values import (
     BoundMethod,
     ClassVal,
     Const,
+    DeclaredOpaque,
     DictVal,
     DTypeVal,
     ForeignName,
@@ -159,6 +162,8 @@ class ExpressionsMixin:
                 return DTypeVal(SymDType(f"{obj.name}.dtype"))
             if attr.startswith("_") or attr in ("T", "ndim", "size", "astype", "reshape"):
                 return UNKNOWN
+            if isinstance(obj, DeclaredOpaque) and classes.int_field(obj.cls, attr):
+                return SymInt(D.Sym.var(f"{obj.name}.{attr}"))  # `config.block_k`: an int
             return Opaque(f"{obj.name}.{attr}")
         kind = _value_kind(obj)
         getter = ATTRIBUTES.get(f"{kind}.{attr}")
@@ -390,6 +395,8 @@ class ExpressionsMixin:
         if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(left, DTypeVal) and isinstance(right, DTypeVal):
             same = dtypes.same(left.dtype, right.dtype)  # numpy dtypes compare by name
             return UNKNOWN if same is None else Const(same if isinstance(op, ast.Eq) else not same)
+        if isinstance(op, (ast.Eq, ast.NotEq)) and (same := jax_value_equality.equal(left, right)) is not None:
+            return Const(same if isinstance(op, ast.Eq) else not same)  # enum members, dataclasses
         if isinstance(op, (ast.Eq, ast.NotEq)):
             ld, rd = _int_dim(left), _int_dim(right)
             if ld is not None and rd is not None:
@@ -402,13 +409,31 @@ class ExpressionsMixin:
     def eval_IfExp(self, n: ast.IfExp, env: Env) -> Value:
         t = self.truth(self.eval(n.test, env))
         if t is True:
+            self.record_untaken(n.orelse, env)
             return self.eval(n.body, env)
         if t is False:
+            self.record_untaken(n.body, env)
             return self.eval(n.orelse, env)
         with self.uncertain():
             a = self.eval(n.body, env)
             b = self.eval(n.orelse, env)
         return join(a, b)
+
+    def record_untaken(self, node: ast.expr, env: Env) -> None:
+        """The names an untaken branch of `a if c else b` reads, recorded with what they hold
+        here (`acc if activation is None else activation(acc)`: `acc` is the same array in
+        both), nothing evaluated; names a lambda or comprehension in it binds are its own."""
+        stack: list[ast.AST] = [node]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+                continue
+            if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Load):
+                v = env.lookup(x.id)
+                if v is not None:
+                    self.record(x, v, "name", x.id)
+                continue
+            stack.extend(ast.iter_child_nodes(x))
 
     def eval_Tuple(self, n: ast.Tuple, env: Env) -> Value:
         return self._seq(n.elts, env, False)

@@ -82,6 +82,15 @@ class Opaque(Value):
 
 
 @dataclass(frozen=True)
+class DeclaredOpaque(Opaque):
+    """An unknown parameter annotated with a class of the program (`config: Config`): an
+    `int`-annotated field of a dataclass or pydantic model read off it is an int known by its
+    name (`config.block_k`, interpret/classes.py: `int_field`); anything else as `Opaque`."""
+
+    cls: Any = field(default=None, compare=False, kw_only=True)
+
+
+@dataclass(frozen=True)
 class OpaqueReplaced(Opaque):
     """`dataclasses.replace(cfg, f=v)` of an unknown `cfg`: the replaced fields are known (or
     unknown), the others still print by name (`cfg.tile_m`)."""

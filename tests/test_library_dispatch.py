@@ -1,0 +1,243 @@
+"""How a library's op reaches its kernel in a test context, followed as Python runs it:
+
+- the op's own `bind` (tokamax's `RaggedDot.bind` fills `ragged_dot_dimension_numbers=None` with
+  the default numbers, wraps `group_sizes`, canonicalises `precision`, then calls the base
+  class's `bind`, which binds `_fwd`'s signature and applies its defaults): `_fwd` gets what the
+  op's `bind` passes on;
+- the GPU it asks about (`jax.extend.backend.get_default_device().compute_capability`): in a
+  test context of a kernel module, the GPU that module is written for (`plgpu.wgmma`: Hopper,
+  9.0; tcgen05: Blackwell, 10.0) — outside one, nothing is known;
+- `==` of JAX's plain-data values the op dispatches on (enum members, the ragged-dot dimension
+  numbers), and an int field of the config class a parameter is annotated with.
+
+The library is tests/fixtures/lib_tests/mylib (see test_package_test_contexts.py), changed here
+into those shapes; every answer about Python is checked against CPython."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from wgmma_lsp.analysis import analyze
+from wgmma_lsp.entry.op_dispatch import gpu_capability
+from wgmma_lsp.ide.hover import hover
+from wgmma_lsp.interpret.jax_value_equality import IDENTITY_ENUMS
+from wgmma_lsp.interpret.values import Const
+
+FIXTURE = Path(__file__).parent / "fixtures" / "lib_tests" / "mylib"
+
+GPU = '''"""What GPU the op runs on, as tokamax's gpu_utils asks."""
+from jax.extend import backend
+
+
+def _compute_capability():
+  device = backend.get_default_device()
+  if device.platform != "gpu":
+    return None
+  cc = getattr(device, "compute_capability", None)
+  return None if cc is None else float(cc)
+
+
+def is_sm90() -> bool:
+  cc = _compute_capability()
+  return cc is not None and 9.0 <= cc < 10.0
+'''
+
+OP_BASE = '''"""The op base: `__call__` binds (the signature of `_fwd`, defaults applied), runs `_fwd`."""
+import dataclasses
+import inspect
+
+
+@dataclasses.dataclass(frozen=True)
+class Op:
+  config: object = None
+
+  def __call__(self, *args, **kwargs):
+    ba = self.bind(*args, **kwargs)
+    config = self.config if self.config is not None else self._get_heuristics_config(ba)
+    out, _ = self._fwd(*ba.args, config=config, **ba.kwargs)
+    return out
+
+  def bind(self, *args, **kwargs):
+    sig = inspect.signature(self._fwd)
+    ba = sig.bind(*args, **kwargs)
+    ba.apply_defaults()
+    return ba
+
+  def _fwd(self, *args, **kwargs):
+    raise NotImplementedError
+
+  def _get_heuristics_config(self, ba):
+    raise NotImplementedError
+'''
+
+OP = '''"""The op: its own `bind` gives `scale` its default; `_fwd` requires it."""
+import dataclasses
+
+from mylib import gpu
+from mylib import kernel as sm90
+from mylib import op_base
+
+
+def _double(v):
+  return v * 2.0
+
+
+def _get_kernel_module():
+  if gpu.is_sm90():
+    return sm90
+  raise NotImplementedError("only Hopper")
+
+
+@dataclasses.dataclass(frozen=True)
+class ScaleOp(op_base.Op):
+
+  def bind(self, x, *, scale=None):
+    if scale is None:
+      scale = _double
+    return super().bind(x, scale=scale)
+
+  def _fwd(self, x, *, scale, config):
+    return _get_kernel_module().scale_kernel(x, scale=scale, config=config), None
+
+  def _get_heuristics_config(self, ba):
+    return _get_kernel_module().get_heuristics_config(ba)
+'''
+
+
+def _library(tmp_path: Path) -> Path:
+    pkg = tmp_path / "mylib"
+    shutil.copytree(FIXTURE, pkg)
+    (pkg / "gpu.py").write_text(GPU)
+    (pkg / "op_base.py").write_text(OP_BASE)
+    (pkg / "op.py").write_text(OP)
+    return pkg / "kernel.py"
+
+
+def test_the_ops_own_bind_and_the_gpu_it_asks_about_lead_to_the_kernel(tmp_path: Path) -> None:
+    path = _library(tmp_path)
+    source = path.read_text()
+    analysis = analyze(source, str(path))
+    lines = source.splitlines()
+    line = next(i for i, t in enumerate(lines) if "x_smem[...] = y.astype" in t)
+    smem = hover(analysis, line, lines[line].index("x_smem"))
+    assert smem is not None and "`Ref<smem>{bfloat16[64,64]}` (with m=128, n=64" in smem.markdown
+    y = hover(analysis, line, lines[line].index("y.astype"))
+    assert y is not None and "float32[64,64]" in y.markdown  # `scale`: what the op's bind gave
+
+
+def test_the_gpu_a_kernel_module_is_written_for() -> None:
+    hopper = "from jax.experimental.pallas import mosaic_gpu as plgpu\ndef k(a, b, c):\n  plgpu.wgmma(a, b, c)\n"
+    blackwell = "from jax.experimental.pallas import mosaic_gpu as plgpu\ndef k(a, b, c, d):\n  plgpu.tcgen05_mma(a, b, c, d)\n"
+    assert gpu_capability(ast.parse(hopper)) == "9.0"
+    assert gpu_capability(ast.parse(blackwell)) == "10.0"
+    assert gpu_capability(ast.parse(hopper + blackwell.replace("def k", "def k2"))) is None
+    assert gpu_capability(ast.parse("x = 1\n")) is None
+
+
+def test_outside_a_test_context_no_device_is_known() -> None:
+    source = ("from jax.extend import backend\nimport jax\n"
+              "def f():\n  d = backend.get_default_device()\n  b = jax.default_backend()\n")
+    analysis = analyze(source, "snippet.py")
+    stored = {r.name: r.values for s, r in analysis.records.items() if r.kind == "store"}
+    assert [v.describe() for v in stored["d"]] == ["unknown"]
+    assert [v.describe() for v in stored["b"]] == ["unknown"]
+
+
+def _analyzer(source: str) -> dict[str, object]:
+    analysis = analyze(source, "probe.py")
+    out: dict[str, object] = {}
+    for span, rec in analysis.records.items():
+        if rec.kind == "store" and rec.name and rec.name.startswith("r_"):
+            values = {v.value if isinstance(v, Const) else None for v in rec.values}
+            out[rec.name] = values.pop() if len(values) == 1 else None
+    return out
+
+
+def _cpython(source: str) -> dict[str, object]:
+    program = source + "\nfor k, v in probe().items():\n  if k.startswith('r_'): print(k, v)\n"
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True,
+                         env={"JAX_PLATFORMS": "cpu", "PATH": "/usr/bin:/bin"})
+    return {k: v == "True" for k, v in (line.split() for line in out.stdout.splitlines())}
+
+
+EQUALITY = """
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+def probe():
+  default = lax.RaggedDotDimensionNumbers(dot_dimension_numbers=(([1], [1]), ([], [])),
+                                          lhs_ragged_dimensions=[0], rhs_group_dimensions=[0])
+  same = lax.RaggedDotDimensionNumbers((((1,), (1,)), ((), ())), (0,), (0,))
+  other = lax.RaggedDotDimensionNumbers((([1], [2]), ([], [])), [0], [0])
+  r_same = default == same
+  r_other = default == other
+  r_not_other = default != other
+  r_field = default.lhs_ragged_dimensions == (0,)
+  r_enum_same = lax.Precision.HIGHEST == lax.Precision.HIGHEST
+  r_enum_other = lax.Precision.HIGHEST == lax.Precision.DEFAULT
+  r_preset = lax.DotAlgorithmPreset.BF16_BF16_F32 == lax.DotAlgorithmPreset.DEFAULT
+  r_two_enums = lax.Precision.DEFAULT == lax.DotAlgorithmPreset.DEFAULT
+  return locals()
+"""
+
+
+def test_jax_plain_data_compares_as_cpython_compares_it() -> None:
+    expected = _cpython(EQUALITY)
+    got = _analyzer(EQUALITY)
+    assert set(got) == set(expected)
+    for name, answer in got.items():
+        assert answer is expected[name], name  # every one decided, as CPython answers
+
+
+def test_the_enums_compared_by_identity_still_are_in_the_installed_jax() -> None:
+    import enum
+
+    from jax import lax
+
+    for name in IDENTITY_ENUMS:
+        cls = getattr(lax, name.split(".", 1)[1])
+        values = [m.value for m in cls]
+        assert issubclass(cls, enum.Enum) and cls.__eq__ is enum.Enum.__eq__
+        assert len(values) == len(set(map(repr, values))) == len(cls.__members__), name  # no aliases
+
+
+CONFIG = """
+import dataclasses
+from typing import Annotated
+import jax
+import jax.numpy as jnp
+from jax import lax
+import pydantic
+
+@pydantic.dataclasses.dataclass(frozen=True)
+class Config:
+  block_m: Annotated[int, pydantic.Field(multiple_of=8, gt=0)]
+  block_k: pydantic.PositiveInt
+  name: str = "x"
+
+@dataclasses.dataclass(frozen=True)
+class Plain:
+  block_n: int
+  loose: pydantic.PositiveInt = 1
+
+def body(x: jax.Array, config: Config, plain: Plain):
+  start = jnp.zeros((), jnp.int32)
+  lb = lax.div(start, config.block_k)
+  rows = jnp.zeros((config.block_m, plain.block_n), jnp.float32)
+  named = config.name
+  loose = plain.loose
+"""
+
+
+def test_an_int_field_of_the_declared_config_class_is_an_int() -> None:
+    analysis = analyze(CONFIG, "config_probe.py")
+    stored = {r.name: [v.describe() for v in r.values] for s, r in analysis.records.items() if r.kind == "store"}
+    assert stored["lb"] == ["int32[]"]  # `lax.div(int32, int)`: JAX's int32
+    assert stored["rows"] == ["float32[config.block_m, plain.block_n]"]
+    assert stored["named"] == ["unknown (config.name)"]  # a str field: not an int
+    assert stored["loose"] == ["unknown (plain.loose)"]  # pydantic's PositiveInt, not validated here

@@ -1,0 +1,65 @@
+"""`==` between JAX values that are plain data: enum members, frozen dataclasses.
+
+Library code dispatches on them: `if precision == jax.lax.DotAlgorithmPreset.BF16_BF16_F32:`,
+`if ragged_dot_dimension_numbers == base.DEFAULT_RAGGED_DOT_DIM_NUMS:`. Each answer here is
+what CPython gives for the installed JAX's class:
+
+- members of `lax.Precision` and `lax.DotAlgorithmPreset` (`enum.Enum`s whose members all have
+  distinct values and keep `Enum.__eq__`: identity) are equal when they are the same member;
+- `lax.RaggedDotDimensionNumbers` is a frozen dataclass: equal when every field is (its
+  `__init__` makes each a tuple of tuples of ints, models/dot_numbers.py).
+
+Anything else is not decided here.
+"""
+
+from __future__ import annotations
+
+from wgmma_lsp.interpret.values import ApiVal, Const, TupleVal, Value, Wrapped
+
+#: JAX enums whose members compare by identity (checked against each installed JAX by
+#: tests/test_jax_value_equality.py).
+IDENTITY_ENUMS = ("lax.Precision", "lax.DotAlgorithmPreset")
+#: JAX frozen dataclasses (as `Wrapped` values whose kwargs are their fields), compared field-wise.
+DATACLASSES = ("lax.RaggedDotDimensionNumbers",)
+
+
+def _member(v: Value) -> tuple[str, str] | None:
+    if isinstance(v, ApiVal):
+        enum, _, name = v.name.rpartition(".")
+        if enum in IDENTITY_ENUMS and name.isidentifier() and name.isupper():
+            return enum, name
+    return None
+
+
+def _plain(v: Value) -> object:
+    """A field as the Python data it is (tuples of ints), or a marker when not known."""
+    if isinstance(v, Const) and type(v.value) in (int, bool, str, type(None)):
+        return v.value
+    if isinstance(v, TupleVal):
+        items = tuple(_plain(x) for x in v.items)
+        return _UNKNOWN if any(i is _UNKNOWN for i in items) else items
+    return _UNKNOWN
+
+
+_UNKNOWN = object()
+
+
+def equal(left: Value, right: Value) -> bool | None:
+    """`left == right` where CPython's answer is known from the values, else None."""
+    a, b = _member(left), _member(right)
+    if a is not None and b is not None:
+        return a == b if a[0] == b[0] else False  # members of two different enums: never equal
+    if isinstance(left, Wrapped) and isinstance(right, Wrapped) and left.api == right.api \
+            and left.api in DATACLASSES:
+        if left is right:
+            return True
+        if left.kwargs.keys() != right.kwargs.keys():
+            return None
+        for k in left.kwargs:
+            x, y = _plain(left.kwargs[k]), _plain(right.kwargs[k])
+            if x is _UNKNOWN or y is _UNKNOWN:
+                return None
+            if x != y:
+                return False
+        return True
+    return None

@@ -1,0 +1,45 @@
+"""The device a library asks about, while one of its tests runs as a context.
+
+Library code picks its kernel by the GPU it runs on: tokamax's `gpu_utils.is_sm90()` reads
+`jax.extend.backend.get_default_device().compute_capability`, its tests skip on
+`jax.default_backend() == "tpu"`. Outside a test context nothing here is known (no device is
+asked: the analysis runs on no machine). In a test context of a kernel module, the context is
+the op run on that module's GPU (entry/op_dispatch.py: `ProgramHooks.gpu_capability`, read from
+the Mosaic GPU API the module uses — `plgpu.wgmma` is Hopper's, `tcgen05` Blackwell's): the
+default device is a GPU of that compute capability, the default backend "gpu".
+"""
+
+from __future__ import annotations
+
+from wgmma_lsp.interpret.call import Call
+from wgmma_lsp.interpret.values import UNKNOWN, Const, Value, Wrapped
+from wgmma_lsp.models.registry import attribute, model
+
+
+def _capability(call: Call) -> str | None:
+    hooks = call.interp.program_hooks
+    return getattr(hooks, "gpu_capability", None) if hooks is not None else None
+
+
+@model("jax.extend.backend.get_default_device")
+def _get_default_device(call: Call) -> Value:
+    """`get_default_device()`: in a test context, a GPU of the module's compute capability."""
+    cap = _capability(call)
+    if cap is None or call.args or call.kwargs:
+        return UNKNOWN
+    return Wrapped("jax.Device", UNKNOWN, {"platform": Const("gpu"), "compute_capability": Const(cap)})
+
+
+@model("jax.default_backend")
+def _default_backend(call: Call) -> Value:
+    return Const("gpu") if _capability(call) is not None and not call.args and not call.kwargs else UNKNOWN
+
+
+@attribute("wrapped:jax.Device.platform")
+def _platform(obj: Value) -> Value:
+    return obj.kwargs["platform"] if isinstance(obj, Wrapped) else UNKNOWN
+
+
+@attribute("wrapped:jax.Device.compute_capability")
+def _compute_capability(obj: Value) -> Value:
+    return obj.kwargs["compute_capability"] if isinstance(obj, Wrapped) else UNKNOWN
