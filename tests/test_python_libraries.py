@@ -119,6 +119,31 @@ PROGRAMS = {
         q_shape = q1.shape
         k_dtype_is_f32 = k1.dtype == jnp.float32
     """,
+    "test_argument_plumbing": """
+        import functools
+        import jax
+        import jax.numpy as jnp
+
+        def run(q, *, impl=None, impl_kwargs=None, **kwargs):
+            if impl_kwargs is None:
+                impl_kwargs = {}
+            mask = (impl_kwargs | kwargs).get("mask")
+            masked = isinstance(mask, jax.Array)
+            merged = impl_kwargs | kwargs
+            return masked, merged, functools.partial(impl, **kwargs, **impl_kwargs) is None
+
+        q = jnp.zeros((2, 8), jnp.float32)
+        wide = any(x.dtype == jnp.float32 for x in (q, q))
+        narrow = all(x.shape[0] == 4 for x in (q,))
+        none_in = any([None, 0, False])
+        masked, merged, no_partial = run(q, impl=print, impl_kwargs=dict(scale=2.0), atol=1e-3)
+        d = {"a": 1}
+        d |= {"b": 2}
+        union = {"x": 1, "y": 2} | {"y": 3}
+        sds_is_none = jax.ShapeDtypeStruct((2,), jnp.float32) is None
+        number_is_array = isinstance(3, jax.Array)
+        list_is_array = isinstance([q], jax.Array)
+    """,
 }
 
 # Values each program must claim (not only: not contradict).
@@ -131,6 +156,8 @@ EXPECTED_CLAIMS = {
     "with_user_enter": ["value", "inside"],
     "numpy_generators": ["count", "shape", "ints"],
     "random_initialize_like": ["q_shape", "n1"],
+    "test_argument_plumbing": ["wide", "narrow", "none_in", "masked", "merged", "no_partial", "d", "union",
+                               "sds_is_none", "number_is_array", "list_is_array"],
 }
 
 

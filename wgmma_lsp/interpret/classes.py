@@ -309,6 +309,9 @@ def isinstance_of(v: Value, of: Value) -> bool | None:
         return None
     if isinstance(of, ApiVal) and isinstance(v, ShapeDtypeVal) and of.name in _API_TYPES:
         return of.name == "jax.ShapeDtypeStruct"  # a ShapeDtypeStruct is no array, nor a ref
+    if isinstance(of, ApiVal) and of.name in _API_TYPES and (isinstance(v, (Const, DictVal)) or (
+            isinstance(v, TupleVal) and not isinstance(v, NamedTupleVal))):
+        return False  # a Python number, string, None, tuple, list or dict is no array
     if isinstance(of, ApiVal) and isinstance(v, ArrayVal) and v.jax and of.name in _API_TYPES:
         return of.name in ("jax.Array", "jnp.ndarray")  # made by JAX: a jax.Array, no NumPy array
     if isinstance(of, ClassVal) and isinstance(v, (ArrayVal, RefVal, ShapeDtypeVal)) \

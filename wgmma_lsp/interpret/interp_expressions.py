@@ -31,12 +31,15 @@ from wgmma_lsp.interpret.values import (
     InstanceVal,
     ModuleVal,
     Opaque,
+    PartialVal,
     RefVal,
+    ShapeDtypeVal,
     SliceVal,
     SymInt,
     TupleVal,
     UserModuleVal,
     Value,
+    Wrapped,
     as_dim,
     dim_value,
     is_int_like,
@@ -299,6 +302,8 @@ class ExpressionsMixin:
             return UNKNOWN_INT
         if isinstance(left, TupleVal) and isinstance(right, TupleVal) and isinstance(op, ast.Add):
             return TupleVal(left.items + right.items, left.is_list)
+        if isinstance(left, DictVal) and isinstance(right, DictVal) and isinstance(op, ast.BitOr):
+            return DictVal(mutation.dict_items(list(left.items) + list(right.items)))  # `a | b`: a new dict
         if isinstance(left, TupleVal) and isinstance(op, ast.Mult) and isinstance(right, Const) \
                 and isinstance(right.value, int) and 0 <= right.value <= MAX_UNROLL:
             return TupleVal(left.items * right.value, left.is_list)
@@ -389,7 +394,8 @@ class ExpressionsMixin:
         if isinstance(op, (ast.Is, ast.IsNot)) and (isinstance(left, Const) and left.value is None
                                                      or isinstance(right, Const) and right.value is None):
             other = right if isinstance(left, Const) and left.value is None else left
-            if isinstance(other, (ArrayVal, RefVal, FuncVal, TupleVal, ApiVal, ModuleVal, InstanceVal)):
+            if isinstance(other, (ArrayVal, RefVal, FuncVal, TupleVal, DictVal, ApiVal, ModuleVal, InstanceVal,
+                                  ClassVal, PartialVal, BoundMethod, Wrapped, ShapeDtypeVal, DTypeVal)):
                 return Const(isinstance(op, ast.IsNot))
             return UNKNOWN
         if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(left, DTypeVal) and isinstance(right, DTypeVal):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from wgmma_lsp.interpret import dims as D
+from wgmma_lsp.interpret import generators, mutation
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import (
     UNKNOWN, ArrayVal, Const, DictVal, InstanceVal, Opaque, OpaqueReplaced, PartialVal, RefVal,
@@ -235,10 +236,39 @@ def _reversed(call: Call) -> Value:
     return TupleVal(tuple(reversed(v.items))) if isinstance(v, TupleVal) else UNKNOWN
 
 
-@model("builtins.print", "builtins.hasattr", "builtins.type",
-       "builtins.all", "builtins.any")
+@model("builtins.print", "builtins.hasattr", "builtins.type")
 def _opaque(call: Call) -> Value:
     return call.interp.unknown_call(call)
+
+
+def _truths(call: Call) -> list[bool | None] | None:
+    """The truth of each item of `any`/`all`'s one argument, a known sequence (a generator
+    expression the interpreter ran, a list, a tuple); None when it is not one."""
+    if len(call.args) != 1 or call.kwargs or isinstance(call.args[0], generators.GeneratorVal):
+        return None  # (a generator function's body would run past where `any` stops it)
+    items = containers.seq_items(call.interp, call.args[0])
+    if items is None:
+        return None
+    return [call.interp.truth(mutation.live(call.interp, v)) for v in items]
+
+
+@model("builtins.any")
+def _any(call: Call) -> Value:
+    """`any(xs)`: True once an item is true, whatever the unknown ones are; False when every
+    item is known false."""
+    truths = _truths(call)
+    if truths is None:
+        return call.interp.unknown_call(call)
+    return Const(True) if True in truths else Const(False) if all(t is False for t in truths) else UNKNOWN
+
+
+@model("builtins.all")
+def _all(call: Call) -> Value:
+    """`all(xs)`: False once an item is false; True when every item is known true."""
+    truths = _truths(call)
+    if truths is None:
+        return call.interp.unknown_call(call)
+    return Const(False) if False in truths else Const(True) if all(t is True for t in truths) else UNKNOWN
 
 
 @model("builtins.dict")
