@@ -8,6 +8,7 @@ older version is dropped, and requests wait for the version they were asked abou
 from __future__ import annotations
 
 import asyncio
+import gc
 import dataclasses
 import functools
 import logging
@@ -214,6 +215,9 @@ class WgmmaLanguageServer(LanguageServer):
         except SystemExit as stop:  # pygls' `exit` handler: 0 after `shutdown`, else 1
             self.exit_code = stop.code if isinstance(stop.code, int) else 1
         finally:
+            # Stopping: no garbage collection from here on — a full collection of a big
+            # analysis's heap takes seconds, and the process is about to end anyway.
+            gc.disable()
             self.cancel_all()
             self.close_pools()
             self.shutdown()
