@@ -42,19 +42,19 @@ from tokamax_mutations import harness_errors  # noqa: E402
 from tokamax_mutations import MUTATIONS, SEED_CLASSES, TokamaxOutcome, recall, run_all  # noqa: E402
 
 # Measured with `benchmarks/bench_tokamax_mutations.py` (rounded down); raise it when it improves.
-RECALL_FLOOR = 0.81  # 72 of the 88 mutants JAX rejects (82%; tokamax 0.0.17, jax 0.12.0.1, 01:40 UTC)
+RECALL_FLOOR = 0.94  # 83 of the 88 mutants JAX rejects (94%; tokamax 0.0.17, jax 0.12.0.1, 2026-12-03)
 
 # Hover coverage of the harnessed kernel files, (as opened, with the harness's entries): measured
 # with `benchmarks/bench_hover_coverage.py` (rounded down); the target is 0.90. Raise them.
-HOVER_FLOORS: dict[str, tuple[float, float]] = {  # measured 01:03 UTC
-    "gated_linear_unit/pallas_mosaic_gpu_kernel_sm90.py": (0.38, 0.99),
-    "gated_linear_unit/pallas_mosaic_gpu_kernel_sm100.py": (0.59, 0.99),
-    "ragged_dot/pallas_mosaic_gpu_kernel_sm90.py": (0.59, 0.78),
-    "attention/pallas_mosaic_gpu_kernel_sm90.py": (0.16, 0.88),
-    "attention/pallas_mosaic_gpu_vjp_kernel_sm90.py": (0.20, 0.92),
-    "ragged_dot/pallas_mosaic_gpu_kernel_sm100.py": (0.44, 0.99),
-    "attention/pallas_mosaic_gpu_kernel_sm100.py": (0.11, 0.91),
-    "attention/pallas_mosaic_gpu_vjp_kernel_sm100.py": (0.24, 0.87),
+HOVER_FLOORS: dict[str, tuple[float, float]] = {  # measured 2026-12-03 11:20 UTC
+    "gated_linear_unit/pallas_mosaic_gpu_kernel_sm90.py": (0.88, 0.99),
+    "gated_linear_unit/pallas_mosaic_gpu_kernel_sm100.py": (0.99, 0.99),
+    "ragged_dot/pallas_mosaic_gpu_kernel_sm90.py": (0.98, 0.99),
+    "attention/pallas_mosaic_gpu_kernel_sm90.py": (0.26, 0.96),
+    "attention/pallas_mosaic_gpu_vjp_kernel_sm90.py": (0.38, 0.99),
+    "ragged_dot/pallas_mosaic_gpu_kernel_sm100.py": (0.94, 0.99),
+    "attention/pallas_mosaic_gpu_kernel_sm100.py": (0.11, 0.96),
+    "attention/pallas_mosaic_gpu_vjp_kernel_sm100.py": (0.25, 0.98),
 }
 
 
