@@ -182,6 +182,13 @@ def probe():
   r_enum_other = lax.Precision.HIGHEST == lax.Precision.DEFAULT
   r_preset = lax.DotAlgorithmPreset.BF16_BF16_F32 == lax.DotAlgorithmPreset.DEFAULT
   r_two_enums = lax.Precision.DEFAULT == lax.DotAlgorithmPreset.DEFAULT
+  preset = lax.DotAlgorithmPreset.BF16_BF16_F32
+  r_is_preset = isinstance(preset, lax.DotAlgorithmPreset)
+  r_is_precision = isinstance(preset, lax.Precision)
+  r_is_str = isinstance(preset, str)
+  r_is_algorithm = isinstance(preset, lax.DotAlgorithm)
+  r_either = isinstance(preset, (lax.DotAlgorithm, lax.DotAlgorithmPreset))
+  r_is_tuple = isinstance(lax.Precision.HIGHEST, (list, tuple))
   return locals()
 """
 

@@ -14,7 +14,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
-from wgmma_lsp.interpret import mutation
+from wgmma_lsp.interpret import jax_value_equality, mutation
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import (
     UNKNOWN, ApiVal, ArrayVal, ClassVal, Const, DictVal, ForeignName, FuncVal, InstanceVal, Opaque, RefVal,
@@ -293,6 +293,8 @@ def isinstance_of(v: Value, of: Value) -> bool | None:
         return False if all(a is False for a in answers) else None
     if isinstance(of, ForeignName):
         return _foreign_instance(v, of)
+    if isinstance(of, ApiVal) and (member := jax_value_equality.member(v)) is not None:
+        return _member_instance(member[0], of.name)
     if isinstance(of, ApiVal) and of.name in _BUILTIN_TYPES:
         t = _BUILTIN_TYPES[of.name]
         if isinstance(v, Const) and v.value is not Ellipsis:
@@ -372,6 +374,28 @@ def _int_annotation(node: ast.expr, validated: bool) -> bool:
         return head == "Annotated" and first is not None and _int_annotation(first, validated)
     name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", None)
     return validated and name in _PYDANTIC_INTS
+
+
+#: Where a canonical API prefix lives (`lax.DotAlgorithm` is `jax.lax.DotAlgorithm`).
+_PUBLIC_MODULES = {"lax": "jax.lax", "jnp": "jax.numpy", "jax": "jax", "np": "numpy"}
+
+
+def _member_instance(enum: str, of: str) -> bool | None:
+    """`isinstance(E.MEMBER, of)` for a JAX enum `E` (interpret/jax_value_equality.py): a
+    member's type is `E`, whose bases are `enum.Enum` and `object`; a builtin type, a JAX type
+    or an enum is no base of it unless it is one of those — for another JAX class, when its
+    source proves it plain (foreign_classes)."""
+    from wgmma_lsp.interpret import foreign_classes
+
+    if of in (enum, "enum.Enum", "builtins.object"):
+        return True
+    if of in _BUILTIN_TYPES or of in _API_TYPES or of in jax_value_equality.IDENTITY_ENUMS:
+        return False
+    head, _, rest = of.partition(".")
+    public = _PUBLIC_MODULES.get(head)
+    if public is not None and rest and foreign_classes.is_plain_class(f"{public}.{rest}"):
+        return False
+    return None
 
 
 def _plain_metaclass(cls: ClassVal) -> bool:

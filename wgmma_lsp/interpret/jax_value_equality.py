@@ -23,6 +23,11 @@ IDENTITY_ENUMS = ("lax.Precision", "lax.DotAlgorithmPreset")
 DATACLASSES = ("lax.RaggedDotDimensionNumbers",)
 
 
+def member(v: Value) -> tuple[str, str] | None:
+    """(enum, member name) when `v` is a member of one of IDENTITY_ENUMS."""
+    return _member(v)
+
+
 def _member(v: Value) -> tuple[str, str] | None:
     if isinstance(v, ApiVal):
         enum, _, name = v.name.rpartition(".")
