@@ -252,23 +252,25 @@ def _truths(call: Call) -> list[bool | None] | None:
     return [call.interp.truth(mutation.live(call.interp, v)) for v in items]
 
 
-@model("builtins.any")
-def _any(call: Call) -> Value:
-    """`any(xs)`: True once an item is true, whatever the unknown ones are; False when every
-    item is known false."""
+def _short_circuit(call: Call, stop: bool) -> Value:
+    """`any` (stop at a true item) or `all` (stop at a false one) of a known sequence: decided
+    by the items whose truth is known, whatever the unknown ones are."""
     truths = _truths(call)
     if truths is None:
         return call.interp.unknown_call(call)
-    return Const(True) if True in truths else Const(False) if all(t is False for t in truths) else UNKNOWN
+    if stop in truths:
+        return Const(stop)
+    return Const(not stop) if all(t is (not stop) for t in truths) else UNKNOWN
+
+
+@model("builtins.any")
+def _any(call: Call) -> Value:
+    return _short_circuit(call, True)
 
 
 @model("builtins.all")
 def _all(call: Call) -> Value:
-    """`all(xs)`: False once an item is false; True when every item is known true."""
-    truths = _truths(call)
-    if truths is None:
-        return call.interp.unknown_call(call)
-    return Const(False) if False in truths else Const(True) if all(t is True for t in truths) else UNKNOWN
+    return _short_circuit(call, False)
 
 
 @model("builtins.dict")
