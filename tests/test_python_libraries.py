@@ -43,6 +43,9 @@ PROGRAMS = {
         doubled = jax.tree.map(lambda v: v * 2, tree)
         summed = jax.tree_util.tree_map(lambda a, b: a + b, tree, doubled)
         leaves = jax.tree.leaves(summed)
+        prefix = jax.tree.map(lambda axis, sub: (axis, len(jax.tree.leaves(sub))), (0, None), ([1, 2], (3,)),
+                              is_leaf=lambda x: x is None)
+        whole = jax.tree.map(lambda axis, sub: sub, 0, (1, [2, 3]))
     """,
     "shape_dtype_structs": """
         import jax
@@ -150,7 +153,7 @@ PROGRAMS = {
 EXPECTED_CLAIMS = {
     "flatten_unflatten": ["rebuilt", "n", "same", "structure_leaves"],
     "is_leaf": ["count", "back", "none_leaf"],
-    "tree_map": ["doubled", "summed", "leaves"],
+    "tree_map": ["doubled", "summed", "leaves", "prefix", "whole"],
     "shape_dtype_structs": ["shapes", "size", "is_sds", "is_init", "mapped"],
     "executor_map_and_submit": ["results", "one"],
     "with_user_enter": ["value", "inside"],

@@ -70,6 +70,7 @@ class ProgramHooks:
         self._op_calls: dict[int, bool] = {}  # id() of a `__call__` node -> is_op_call (walked once)
         self.gpu_capability = gpu_capability(interp.tree)  # the GPU the test context runs on
         self._bound: list | None = None  # while the op's own `bind` runs: what it passes on
+        self._provider_args: list | None = None  # while the op picks its config: what it asks for
         self._defs = {id(n) for n in interp.tree.body
                       if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
 
@@ -91,6 +92,11 @@ class ProgramHooks:
         """`op(*args, **kwargs)` as `op._fwd(*args, config=<config>, **kwargs)`; None: not an
         op's dispatching `__call__`."""
         # (asked on every call of a user function while a test context runs: the cheap tests first)
+        if self._provider_args is not None and id(func.node) in self._defs:
+            self._provider_args.append((func, dict(call.kwargs)))  # the op asks the module for a config
+            from wgmma_lsp.interpret.values import UNKNOWN
+
+            return UNKNOWN
         if self._bound is not None and func.name == "bind" and is_signature_bind(func.node):
             self._bound.append((list(call.args), dict(call.kwargs)))  # what the op's own bind made
             from wgmma_lsp.interpret.values import UNKNOWN
@@ -121,7 +127,7 @@ class ProgramHooks:
         if fwd_node is not None and _has_param(fwd_node, "return_residuals"):
             kwargs["return_residuals"] = returns_residuals
         own = me.attrs.get("config")
-        configs = [own] if isinstance(own, InstanceVal) else list(self.configs)
+        configs = [own] if isinstance(own, InstanceVal) else self._as_the_op_picks(me, call)
         if not configs:
             return UNKNOWN
         result: Value | None = None
@@ -139,6 +145,41 @@ class ProgramHooks:
             return result.items[0]  # (out, residuals): the op returns out
         return UNKNOWN
 
+
+    def _as_the_op_picks(self, me: Value, call: Call) -> list:
+        """The configs the module picks (entry/config_contexts.py: each return of its provider,
+        run with nothing known), each with the provider's arguments the op gives it: the op's
+        `_get_heuristics_config(ba)` calls `get_heuristics_config(ba, fold_q_sequence_heads=False)`,
+        so a field holding the unknown `fold_q_sequence_heads` is False."""
+        from dataclasses import replace
+
+        from wgmma_lsp.interpret.call import Call as CallT
+        from wgmma_lsp.interpret.classes import instance_attr
+        from wgmma_lsp.interpret.values import UNKNOWN, Const, FuncVal as F, InstanceVal, Opaque
+
+        configs = list(self.configs)
+        pick = instance_attr(self.interp, me, "_get_heuristics_config")  # type: ignore[arg-type]
+        if not isinstance(pick, F) or self._provider_args is not None or not configs:
+            return configs
+        self._provider_args = []
+        try:
+            self.interp.call_value(pick, CallT(self.interp, call.node, [UNKNOWN], {}, [None], {}, call.env))
+        finally:
+            asked, self._provider_args = self._provider_args, None
+        if len(asked) != 1:
+            return configs
+        provider, given = asked[0]
+        params = {p.arg for p in provider.node.args.args + provider.node.args.kwonlyargs}
+        known = {k: v for k, v in given.items() if k in params and isinstance(v, Const)}
+        out = []
+        for c in configs:
+            if isinstance(c, InstanceVal) and any(isinstance(v, Opaque) and type(v) is Opaque and v.name in known
+                                                  for v in c.attrs.values()):
+                attrs = {k: known[v.name] if type(v) is Opaque and v.name in known else v  # type: ignore[union-attr]
+                         for k, v in c.attrs.items()}
+                c = replace(c, attrs=attrs)
+            out.append(c)
+        return out
 
     def _own_bind(self, me: Value, args: list, kwargs: dict, call: Call) -> tuple[list, dict]:
         """The arguments as the op's own `bind` passes them on to the base class's (its

@@ -177,17 +177,45 @@ ATTRIBUTES[f"wrapped:{TREEDEF}.num_leaves"] = lambda t: Const(_count(t.func))
 @model("jax.tree.map", "jax.tree_util.tree_map")
 def _tree_map(call: Call) -> Value:
     """`jax.tree.map(f, tree, *rest, is_leaf=None)`: f applied to each leaf of tree and the
-    corresponding leaves of `rest` (each of tree's structure), the tree rebuilt from the
-    results."""
+    corresponding subtrees of `rest` (each has tree's structure as a prefix), the tree rebuilt
+    from the results."""
     if not call.complete or len(call.args) < 2:
         return call.interp.unknown_call(call)
     f = call.args[0]
-    flats = [_flat(call, t) for t in call.args[1:]]
-    if any(x is None for x in flats) or any(x[1] != flats[0][1] for x in flats[1:]):  # type: ignore[index]
+    first = _flat(call, call.args[1])
+    if first is None:
         return call.interp.unknown_call(call)
-    leaves, structure = flats[0]  # type: ignore[misc]
+    leaves, structure = first
+    columns = [leaves]
+    for rest in call.args[2:]:  # flattened up to the first tree's structure (`flatten_up_to`)
+        try:
+            columns.append(_up_to(call, structure, rest))
+        except _Unknown:
+            return call.interp.unknown_call(call)  # (a structure that is no prefix: JAX raises)
     interp = call.interp
-    results = [interp.call_value(f, Call(interp, call.node, [fl[0][i] for fl in flats], {},  # type: ignore[index]
-                                         [None] * len(flats), {}, call.env))
+    results = [interp.call_value(f, Call(interp, call.node, [col[i] for col in columns], {},
+                                         [None] * len(columns), {}, call.env))
                for i in range(len(leaves))]
     return _rebuild(structure, iter(results))
+
+
+def _up_to(call: Call, structure: Value, tree: Value) -> list[Value]:
+    """The subtrees of `tree` at `structure`'s leaves (`treedef.flatten_up_to(tree)`): a leaf
+    of the structure takes the whole subtree there (`jax.tree.map(f, 0, (x, y))` calls
+    `f(0, (x, y))`); elsewhere the nodes must be the same."""
+    if structure == LEAF:
+        return [tree]
+    tree = mutation.live(call.interp, tree)
+    if isinstance(structure, TupleVal):
+        if not isinstance(tree, TupleVal) or tree.is_list != structure.is_list \
+                or len(tree.items) != len(structure.items) or type(tree) is not type(structure):
+            raise _Unknown
+        return [x for s, t in zip(structure.items, tree.items) for x in _up_to(call, s, t)]
+    if isinstance(structure, DictVal):
+        if not isinstance(tree, DictVal) or sorted(k for k, _ in tree.items) != [k for k, _ in structure.items]:
+            raise _Unknown
+        values = dict(tree.items)
+        return [x for k, s in structure.items for x in _up_to(call, s, values[k])]
+    if isinstance(tree, Const) and tree.value is None:
+        return []
+    raise _Unknown
