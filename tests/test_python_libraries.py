@@ -122,6 +122,29 @@ PROGRAMS = {
         q_shape = q1.shape
         k_dtype_is_f32 = k1.dtype == jnp.float32
     """,
+    "introspection": """
+        class Op:
+            def __call__(self, x, *, y=2, mask=None):
+                z = x + y
+                params = locals().copy()
+                params.pop("self")
+                return type(self), params
+
+        def plain(a, b=1):
+            c = a + b
+            return locals()
+
+        cls, params = Op()(1)
+        same_class = cls is Op
+        other_class = cls is plain
+        names = sorted(params)
+        z = params["z"]
+        mask = params["mask"]
+        loc = plain(5)
+        int_type = type(3) is int
+        list_type = type([1]) is list
+        tuple_type = type((1,)) is tuple
+    """,
     "test_argument_plumbing": """
         import functools
         import jax
@@ -159,6 +182,8 @@ EXPECTED_CLAIMS = {
     "with_user_enter": ["value", "inside"],
     "numpy_generators": ["count", "shape", "ints"],
     "random_initialize_like": ["q_shape", "n1"],
+    "introspection": ["same_class", "other_class", "names", "z", "mask", "loc", "int_type", "list_type",
+                      "tuple_type"],
     "test_argument_plumbing": ["wide", "narrow", "none_in", "masked", "merged", "no_partial", "d", "union",
                                "sds_is_none", "number_is_array", "list_is_array"],
 }

@@ -391,6 +391,14 @@ class ExpressionsMixin:
                     return Const(_CMPOPS[type(op)](lv, rv))
                 except TypeError:
                     return UNKNOWN
+        if isinstance(op, (ast.Is, ast.IsNot)) and isinstance(left, (ClassVal, ApiVal, FuncVal)) \
+                and isinstance(right, (ClassVal, ApiVal, FuncVal)) and (type(left) is not FuncVal
+                                                                        or type(right) is not FuncVal):
+            same: bool | None = left is right if isinstance(left, ClassVal) and isinstance(right, ClassVal) \
+                else (True if left == right else None) if isinstance(left, ApiVal) and isinstance(right, ApiVal) \
+                else False  # a class of the program is no JAX or builtin object
+            if same is not None:
+                return Const(same if isinstance(op, ast.Is) else not same)
         if isinstance(op, (ast.Is, ast.IsNot)) and (isinstance(left, Const) and left.value is None
                                                      or isinstance(right, Const) and right.value is None):
             other = right if isinstance(left, Const) and left.value is None else left

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import ast
 import math
 
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret import generators, mutation
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import (
-    UNKNOWN, ArrayVal, Const, DictVal, InstanceVal, Opaque, OpaqueReplaced, PartialVal, RefVal,
+    UNKNOWN, ApiVal, ArrayVal, Const, DictVal, InstanceVal, Opaque, OpaqueReplaced, PartialVal, RefVal,
     SliceVal, SymInt, TupleVal, UNKNOWN_INT, Value, Wrapped, as_dim,
     dim_value, is_int_like,
 )
@@ -22,7 +23,7 @@ BUILTINS = {"range", "len", "int", "float", "bool", "min", "max", "tuple", "list
             "enumerate", "abs", "sum", "print", "isinstance", "property", "staticmethod",
             "classmethod", "divmod", "reversed", "sorted", "str", "repr", "all", "any", "dict",
             "getattr", "hasattr", "type", "round", "pow", "slice", "map", "super", "object",
-            "setattr", "next", "iter"}  # (next, iter: models/iterators.py)
+            "setattr", "next", "iter", "locals"}  # (next, iter: models/iterators.py)
 
 
 def _consts(values: list[Value]) -> list | None:
@@ -236,9 +237,50 @@ def _reversed(call: Call) -> Value:
     return TupleVal(tuple(reversed(v.items))) if isinstance(v, TupleVal) else UNKNOWN
 
 
-@model("builtins.print", "builtins.hasattr", "builtins.type")
+@model("builtins.print", "builtins.hasattr")
 def _opaque(call: Call) -> Value:
     return call.interp.unknown_call(call)
+
+
+_BUILTIN_TYPE_NAMES = {int: "int", float: "float", str: "str", bool: "bool", type(None): "NoneType"}
+
+
+@model("builtins.type")
+def _type(call: Call) -> Value:
+    """`type(x)` with one argument: an instance's class, a Python constant's builtin type, a
+    tuple's or list's; anything else (and the three-argument form) not followed."""
+    if len(call.args) != 1 or call.kwargs:
+        return call.interp.unknown_call(call)
+    v = call.args[0]
+    if isinstance(v, InstanceVal):
+        return v.cls
+    if isinstance(v, Const) and type(v.value) in _BUILTIN_TYPE_NAMES and v.value is not None:
+        return ApiVal(f"builtins.{_BUILTIN_TYPE_NAMES[type(v.value)]}")
+    if type(v) is TupleVal:
+        return ApiVal("builtins.list" if v.is_list else "builtins.tuple")
+    if type(v) is DictVal:
+        return ApiVal("builtins.dict")
+    return call.interp.unknown_call(call)
+
+
+@model("builtins.locals")
+def _locals(call: Call) -> Value:
+    """`locals()` in a function defined at module level or in a class there: a new dict of
+    its parameters and the names bound so far, in the order they were bound. Elsewhere (module
+    or class scope, a nested function, whose free variables CPython adds, or one using `super`,
+    whose `__class__` it adds) not followed."""
+    env, interp = call.env, call.interp
+    frame = interp.stack[-1] if interp.stack else None
+    if call.args or call.kwargs or env is None or frame is None or frame.func is None or env.class_scope:
+        return UNKNOWN
+    parent = env.parent
+    if parent is not None and parent.class_scope:
+        parent = parent.parent
+    if parent is None or parent.parent is not None:
+        return UNKNOWN
+    if any(isinstance(n, ast.Name) and n.id == "super" for n in ast.walk(frame.func.node)):
+        return UNKNOWN
+    return DictVal(tuple(env.vars.items()))
 
 
 def _truths(call: Call) -> list[bool | None] | None:
