@@ -41,7 +41,9 @@ class CallsMixin:
 
     def call_value(self, func: Value, call: Call) -> Value:
         """Call any abstract callable."""
-        self.tick()
+        self.steps += 1  # (interp.tick, inlined)
+        if self.steps > self._check_at:
+            self.checkpoint()
         if isinstance(func, FuncVal):
             return self.call_user(func, call)
         if isinstance(func, PartialVal):

@@ -168,14 +168,14 @@ class ExpressionsMixin:
             if isinstance(obj, DeclaredOpaque) and classes.int_field(obj.cls, attr):
                 return SymInt(D.Sym.var(f"{obj.name}.{attr}"))  # `config.block_k`: an int
             return Opaque(f"{obj.name}.{attr}")
-        kind = _value_kind(obj)
-        getter = ATTRIBUTES.get(f"{kind}.{attr}")
+        key = f"{_value_kind(obj)}.{attr}"
+        getter = ATTRIBUTES.get(key)
         if getter is not None:
-            site = ATTRIBUTE_SITES.get(f"{kind}.{attr}")
+            site = ATTRIBUTE_SITES.get(key)
             if site is not None and node is not None:
                 site(self, obj, node)
             return getter(obj)
-        if f"{kind}.{attr}" in self.methods:
+        if key in self.methods:
             return BoundMethod(obj, attr)
         return UNKNOWN
 

@@ -59,7 +59,9 @@ class StatementsMixin:
                 incomplete.statement_failed(self, stmt, env, e)
 
     def exec_stmt(self, s: ast.stmt, env: Env) -> None:
-        self.tick()
+        self.steps += 1  # (interp.tick, inlined: once per statement)
+        if self.steps > self._check_at:
+            self.checkpoint()
         method = self._EXEC.get(type(s))
         if method is not None:
             method(self, s, env)
@@ -272,6 +274,9 @@ class StatementsMixin:
         eqs = assumed if assumed is not None and any(assumed) else None
         names = set().union(*scopes)
         out_vars = env.vars
+        if len(scopes) == 2 and eqs is None:  # two paths (most merges): the loop below, without its lists
+            _merge_two(out_vars, scopes[0], scopes[1], names)
+            return
         for name in names:
             vals = [s.get(name) for s in scopes]
             first = vals[0]
@@ -579,3 +584,22 @@ def _named_shape(s: ast.Assign, value: Value, env: Env) -> Value | None:
     if isinstance(env.vars.get(owner), Opaque) and "." not in owner:
         env.vars[owner] = ArrayVal(dims, SymDType(f"{owner}.dtype"))
     return TupleVal(tuple(SymInt(d) for d in dims))
+
+
+def _merge_two(out_vars: dict, a: dict, b: dict, names: set[str]) -> None:
+    """`merge_into` of two paths' names, name by name in the same order, each as it decides."""
+    for name in names:
+        x, y = a.get(name), b.get(name)
+        if x is not None and x is y:
+            out_vars[name] = x  # the same value on both paths (what join(v, v) gives)
+            continue
+        if x is None or y is None:
+            base = out_vars.get(name)
+            if x is None:
+                x = base
+            if y is None:
+                y = base
+            if x is None or y is None:
+                out_vars[name] = UNKNOWN
+                continue
+        out_vars[name] = join(x, y)
