@@ -484,8 +484,9 @@ def _bind_fields(interp: "Interpreter", cls: ClassVal, fields: list[tuple[str, V
         else:
             attrs[name] = _field_value(interp, call, name, default)
     if cls.kind == "pydantic" or cls.validated:  # validation converts what is not of the annotated type
+        classes = mro(cls)
         for name, v in list(attrs.items()):
-            if name in call.kwargs and not _has_annotated_type(cls, name, v):
+            if name in call.kwargs and not _has_annotated_type(classes, name, v):
                 attrs[name] = Opaque(name)
     return attrs
 
@@ -495,19 +496,33 @@ def _kw_only(spec: Value) -> bool:
         and isinstance(spec.kwargs.get("kw_only"), Const) and spec.kwargs["kw_only"].value is True
 
 
-def _has_annotated_type(cls: ClassVal, name: str, v: Value) -> bool:
-    """Whether pydantic keeps `v` as it is for field `name` (it converts a value of another type:
-    `1` for a float field is `1.0`): a constant of exactly the annotated simple type (`int`,
-    `PositiveInt`, `Annotated[int, ...]`, `int | None`), an object of a class; else unknown."""
-    for c in mro(cls):
-        for stmt in c.node.body:
-            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) \
-                    and stmt.target.id == name:
-                if not isinstance(v, Const):
-                    return isinstance(v, InstanceVal)
-                allowed = _simple_types(stmt.annotation)
-                return allowed is not None and type(v.value).__name__ in allowed
+def _has_annotated_type(classes: list[ClassVal], name: str, v: Value) -> bool:
+    """Whether pydantic keeps `v` as it is for field `name` of the class whose user MRO is
+    `classes` (it converts a value of another type: `1` for a float field is `1.0`): a constant
+    of exactly the annotated simple type (`int`, `PositiveInt`, `Annotated[int, ...]`,
+    `int | None`), an object of a class; else unknown."""
+    for c in classes:
+        annotation = _annotations(c.node).get(name)
+        if annotation is not None:
+            if not isinstance(v, Const):
+                return isinstance(v, InstanceVal)
+            allowed = _simple_types(annotation)
+            return allowed is not None and type(v.value).__name__ in allowed
     return False
+
+
+def _annotations(node: ast.ClassDef) -> dict[str, ast.expr]:
+    """The annotation of each name a class body annotates (`name: T`), its first one; kept on the
+    node (a table would keep every analysed tree alive)."""
+    known = getattr(node, "_wgmma_annotations", None)
+    if known is not None:
+        return known
+    out: dict[str, ast.expr] = {}
+    for stmt in node.body:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            out.setdefault(stmt.target.id, stmt.annotation)
+    node._wgmma_annotations = out  # type: ignore[attr-defined]
+    return out
 
 
 _PYDANTIC_INTS = {"PositiveInt", "NegativeInt", "NonNegativeInt", "NonPositiveInt", "StrictInt"}

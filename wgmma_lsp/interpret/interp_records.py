@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import ast
-from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 from wgmma_lsp.analysis_types import ValueRecord
 from wgmma_lsp.interpret.interp_base import MAX_RECORD_VALUES, _informative, _partial
@@ -201,25 +200,50 @@ class RecordsMixin:
             for f in lowering:
                 f.certain = False
 
-    @contextmanager
-    def uncertain(self, flag: bool = True) -> Iterator[None]:
-        saved, saved_born = self.certain, self.uncertain_born
-        if flag:
-            if self.certain:
-                self.uncertain_born = next_born()  # what is made from here on exists only here
-            self.certain = False
-            self.uncertain_depth += 1
-        try:
-            yield
-        finally:
-            self.certain, self.uncertain_born = saved, saved_born
-            if flag:
-                self.uncertain_depth -= 1
+    def uncertain(self, flag: bool = True) -> "_Uncertain":
+        """`with interp.uncertain(flag):` what runs inside may not run (findings uncertain)."""
+        return _Uncertain(self, flag)
 
-    @contextmanager
-    def quiet(self) -> Iterator[None]:
-        self.silent += 1
-        try:
-            yield
-        finally:
-            self.silent -= 1
+    def quiet(self) -> "_Quiet":
+        """`with interp.quiet():` nothing recorded or reported inside."""
+        return _Quiet(self)
+
+
+class _Uncertain:
+    """`RecordsMixin.uncertain`: a class, not a generator (entered for every branch and unknown
+    call: `contextlib` costs several times more)."""
+
+    __slots__ = ("interp", "flag", "saved", "saved_born")
+
+    def __init__(self, interp: Any, flag: bool) -> None:
+        self.interp, self.flag = interp, flag
+
+    def __enter__(self) -> None:
+        interp = self.interp
+        self.saved, self.saved_born = interp.certain, interp.uncertain_born
+        if self.flag:
+            if interp.certain:
+                interp.uncertain_born = next_born()  # what is made from here on exists only here
+            interp.certain = False
+            interp.uncertain_depth += 1
+
+    def __exit__(self, *exc: object) -> None:
+        interp = self.interp
+        interp.certain, interp.uncertain_born = self.saved, self.saved_born
+        if self.flag:
+            interp.uncertain_depth -= 1
+
+
+class _Quiet:
+    """`RecordsMixin.quiet`, as `_Uncertain` is made."""
+
+    __slots__ = ("interp",)
+
+    def __init__(self, interp: Any) -> None:
+        self.interp = interp
+
+    def __enter__(self) -> None:
+        self.interp.silent += 1
+
+    def __exit__(self, *exc: object) -> None:
+        self.interp.silent -= 1
