@@ -88,12 +88,15 @@ class ExpressionsMixin:
         return Const(n.value)
 
     def eval_Name(self, n: ast.Name, env: Env) -> Value:
-        v = env.lookup(n.id)
+        v = env.vars.get(n.id)  # (env.lookup's first step, without the call: most names)
+        if v is None:
+            v = env.lookup(n.id)
         if v is None:
             v = self.builtin_or_star(n.id, env)
         elif isinstance(v, (TupleVal, DictVal)):
             v = mutation.live(self, v)  # a list changed in a way not followed: unknown
-        self.record(n, v, "name", n.id)
+        if not self.silent and self.where is None:  # (record's own test, before the call)
+            self.record(n, v, "name", n.id)
         return v
 
     def builtin_or_star(self, name: str, env: Env) -> Value:
@@ -122,7 +125,8 @@ class ExpressionsMixin:
     def eval_Attribute(self, n: ast.Attribute, env: Env) -> Value:
         obj = self.eval(n.value, env)
         v = self.getattr(obj, n.attr, n)
-        self.record(n, v, "attr", n.attr)
+        if not self.silent and self.where is None:  # (record's own test, before the call)
+            self.record(n, v, "attr", n.attr)
         return v
 
     def getattr(self, obj: Value, attr: str, node: ast.AST | None = None) -> Value:
@@ -271,7 +275,8 @@ class ExpressionsMixin:
                 kw_nodes[k.arg] = k.value
         call = Call(self, n, args, kwargs, arg_nodes, kw_nodes, env, complete)
         result = self.call_value(func, call)
-        self.record(n, result, "call")
+        if not self.silent and self.where is None:  # (record's own test, before the call)
+            self.record(n, result, "call")
         return result
 
     def eval_BinOp(self, n: ast.BinOp, env: Env) -> Value:

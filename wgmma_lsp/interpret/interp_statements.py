@@ -178,7 +178,8 @@ class StatementsMixin:
             if target.id in self.volatile:
                 value = Opaque(target.id)  # rebound elsewhere through global/nonlocal
             env.vars[target.id] = value
-            self.record(target, value, "store", target.id)
+            if not self.silent and self.where is None:  # (record's own test, before the call)
+                self.record(target, value, "store", target.id)
         elif isinstance(target, (ast.Tuple, ast.List)):
             items = self.unpack(value, len(target.elts), target)
             for t, v in zip(target.elts, items):
