@@ -36,15 +36,27 @@ def is_generator_function(node: ast.AST) -> bool:
         return known
     found = False
     if isinstance(node, ast.FunctionDef):
-        stack: list[ast.AST] = list(node.body)
-        while stack and not found:
+        # (ast.iter_child_nodes, without its generator: the fields read here directly)
+        stack: list[Any] = list(node.body)
+        while stack:
             n = stack.pop()
-            if isinstance(n, (ast.Yield, ast.YieldFrom)):
+            if isinstance(n, _YIELDS):
                 found = True
-            elif not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-                stack.extend(ast.iter_child_nodes(n))
+                break
+            if not isinstance(n, ast.AST) or isinstance(n, _SCOPES):
+                continue
+            for name in n._fields:
+                v = getattr(n, name, None)
+                if isinstance(v, list):
+                    stack.extend(v)
+                elif isinstance(v, ast.AST):
+                    stack.append(v)
     node._wgmma_generator = found  # type: ignore[attr-defined]
     return found
+
+
+_YIELDS = (ast.Yield, ast.YieldFrom)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)  # their own yields
 
 
 class GeneratorVal(Value):

@@ -36,7 +36,7 @@ class TryMixin:
         with self.uncertain():
             # A handler starts from where the body raised: any point of it (a name the body
             # binds once is its old or its new value; bound more often, unknown).
-            raised = _raise_state(start, env, s.body) if start is not None else env
+            raised = _raise_state(start, env, s) if start is not None else env
             for h in s.handlers:
                 e = raised.copy()
                 if h.name:
@@ -111,11 +111,14 @@ class _TryScope:
         return False
 
 
-def _raise_state(start: Env, end: Env, body: list[ast.stmt]) -> Env:
+def _raise_state(start: Env, end: Env, node: ast.Try) -> Env:
     """The names as a handler may find them: bound by the body once, the value before it or
     after it; bound more than once (or in a loop), unknown."""
     out = end.copy()
-    for name, times in _bindings(body, 1).items():
+    bindings = getattr(node, "_wgmma_body_bindings", None)  # kept on the node, as generators.py does
+    if bindings is None:
+        bindings = node._wgmma_body_bindings = _bindings(node.body, 1)  # type: ignore[attr-defined]
+    for name, times in bindings.items():
         a, b = start.vars.get(name), end.vars.get(name)
         out.vars[name] = UNKNOWN if times > 1 or a is None or b is None else join(a, b)
     return out
