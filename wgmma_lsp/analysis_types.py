@@ -33,6 +33,7 @@ class Incomplete:
 
 @dataclass
 class Analysis:
+    """Everything the analysis of one document found."""
     source: str
     path: str | None
     findings: list[Finding] = field(default_factory=list)

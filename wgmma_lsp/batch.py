@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 @dataclass
 class FileResult:
+    """What `check` found in one file."""
     path: Path  # as the user named it (or as found under a named folder)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     source: str | None = None  # the decoded text (None: unreadable)

@@ -47,6 +47,7 @@ class ConfigError(Exception):
 
 @dataclass(frozen=True)
 class Config:
+    """One configuration file's `[tool.wgmma-lsp]` settings."""
     path: Path | None = None  # the file it was read from (None: no configuration)
     select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] = ()

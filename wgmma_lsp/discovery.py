@@ -33,12 +33,14 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
 
 @dataclass(frozen=True)
 class Found:
+    """A Python file to check, and how it was reached."""
     path: Path
     explicit: bool  # named on the command line (always checked, even if excluded)
 
 
 @dataclass(frozen=True)
 class _Ignore:
+    """Ignore patterns and the folder they are relative to."""
     base: Path  # the folder the patterns are relative to
     spec: pathspec.GitIgnoreSpec
 

@@ -17,6 +17,7 @@ class Severity(IntEnum):  # the LSP numbering
 
 @dataclass(frozen=True)
 class TextEdit:
+    """Replace the text of a span."""
     span: Span
     new_text: str
 
@@ -32,6 +33,7 @@ class Fix:
 
 @dataclass
 class RelatedInfo:
+    """Another place a diagnostic points at."""
     span: Span
     message: str
     uri: str | None = None  # None: the same document
@@ -39,6 +41,7 @@ class RelatedInfo:
 
 @dataclass
 class Diagnostic:
+    """One reported problem, editor-neutral."""
     code: str
     name: str
     message: str
@@ -52,12 +55,14 @@ class Diagnostic:
 
 @dataclass
 class HoverInfo:
+    """A hover: its Markdown and the span it is about."""
     markdown: str
     span: Span
 
 
 @dataclass
 class InlayHint:
+    """A label shown inline at a position."""
     line: int
     col: int
     label: str

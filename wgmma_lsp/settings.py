@@ -14,6 +14,7 @@ _SEVERITIES = {"error": Severity.ERROR, "warning": Severity.WARNING,
 
 @dataclass
 class Settings:
+    """The settings that apply to one file."""
     select: list[str] = field(default_factory=list)  # empty: every rule
     ignore: list[str] = field(default_factory=list)
     severity: dict[str, Severity] = field(default_factory=dict)  # code or name -> severity; "off" drops

@@ -53,6 +53,7 @@ GROUP = 8  # statements of a block parsed at once while repairing
 
 @dataclass
 class Parsed:
+    """A parsed file: its tree and the syntax errors repaired."""
     tree: ast.Module
     errors: list[tuple[Span, str]] = field(default_factory=list)
     repaired: bool = False

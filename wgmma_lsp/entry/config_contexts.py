@@ -39,6 +39,7 @@ MAX_LABEL_FIELDS = 5  # config fields a context's label shows
 
 @dataclass(frozen=True)
 class ConfigContext:
+    """A config a kernel is given, as a context of its own."""
     context: Context
     param: str  # the parameter the config is passed as
     config: Value

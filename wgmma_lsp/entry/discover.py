@@ -31,6 +31,7 @@ class ParamSet:
 
 @dataclass(frozen=True)
 class EntrySite:
+    """A place the program enters itself: a `__main__` block or a test."""
     kind: str  # "main-block", "test"
     name: str  # how labels name it: "the __main__ block", "test_matmul()"
     line: int  # 0-based

@@ -36,6 +36,7 @@ _MAX_PASSES = 4
 
 @dataclass(frozen=True)
 class Hazard:
+    """A race the analysis found."""
     code: str  # "WG200" read before the TMA load is waited; "WG201" write during a TMA store;
     # "WG202" TMA store of uncommitted writes; "WG203" TMA store in flight when the kernel ends;
     # "WG204" TMA load over SMEM the thread accessed since the last commit; "WG205" every thread

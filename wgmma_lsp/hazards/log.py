@@ -54,6 +54,7 @@ class Event:
 
 @dataclass
 class KernelLog:
+    """The events of one kernel body, for the race analysis."""
     events: list[Event] = field(default_factory=list)
     maybe_depth: int = 0  # inside traced branches / loops that may not run
     loop_depth: int = 0  # inside traced loops

@@ -27,6 +27,7 @@ _MARKER_RE = re.compile(r"wgmma-lsp:\s*ignore\b")
 
 @dataclass(frozen=True)
 class Suppression:
+    """A `# wgmma-lsp: ignore[...]` comment."""
     line: int  # 0-based
     span: Span  # the `# wgmma-lsp: ignore[…]` text
     codes: tuple[str, ...] | None  # None: bare (every finding on the line)

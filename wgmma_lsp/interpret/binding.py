@@ -15,6 +15,7 @@ from wgmma_lsp.interpret.jax_source import Signature
 
 @dataclass(frozen=True)
 class BindError:
+    """Why a call does not bind to a signature."""
     message: str
     kind: str  # "unexpected-keyword", "posonly-as-keyword", "multiple-values", "too-many-positional",
     #            "missing-positional", "missing-keyword-only"

@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 @dataclass
 class Call:
+    """One call: its arguments as values and as syntax."""
     interp: "ModelHost"  # the interpreter, as models see it (interpret/host.py)
     node: ast.AST | None  # the call expression (or the statement that implies the call)
     args: list[Value]

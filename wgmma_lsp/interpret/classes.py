@@ -637,6 +637,7 @@ def namedtuple_attr(interp: "Interpreter", obj: NamedTupleVal, attr: str) -> Val
 
 @dataclass(eq=False)
 class _NamedTupleMethod(Value):
+    """A method of a namedtuple (`_replace`, `_asdict`)."""
     obj: NamedTupleVal
     name: str
 

@@ -52,6 +52,7 @@ CURRENT_CANCEL = threading.local()
 
 @dataclass
 class Frame:
+    """A call of a user function being interpreted."""
     func: FuncVal | None
     returns: list[Value] = field(default_factory=list)
     returned: bool = False

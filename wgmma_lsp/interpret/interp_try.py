@@ -89,6 +89,7 @@ class TryMixin:
 
 @dataclass
 class _TryScope:
+    """The handlers of a `try` being run."""
     # Per handler: the builtin exception classes it names (None: it may catch anything) and the
     # texts one of which the message must hold for it to keep the exception (None: any message).
     filters: list[tuple[tuple[type, ...] | None, tuple[str, ...] | None]]

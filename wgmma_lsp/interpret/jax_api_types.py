@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Param:
+    """A parameter of a JAX API function."""
     name: str
     kind: str  # "posonly", "pos" (positional or keyword), "varargs", "kwonly", "varkw"
     required: bool

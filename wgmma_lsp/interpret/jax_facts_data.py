@@ -19,6 +19,7 @@ BUNDLED = Path(__file__).with_name("jax_facts_bundled.json")
 
 @dataclass(frozen=True)
 class JaxFacts:
+    """What the installed JAX exports and how it is called."""
     jax_version: str | None
     default_lowering: str | None  # "lane" / "warpgroup" for `plgpu.CompilerParams()`
     exports: dict[str, dict[str, Export]] = field(default_factory=dict)  # module -> public name

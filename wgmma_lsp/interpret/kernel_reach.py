@@ -29,6 +29,7 @@ class EntryFunction:
 
 @dataclass(frozen=True)
 class KernelReach:
+    """A kernel the analysis saw launched, and how."""
     name: str  # the kernel body's function name
     span: Span  # its name on its def line
     concrete: bool  # its body ran at least once with every ref's shape known
@@ -37,6 +38,7 @@ class KernelReach:
 
 @dataclass
 class _Book:
+    """The kernels an analysis saw, by their def nodes."""
     bodies: dict[int, Any] = field(default_factory=dict)  # id(def node) -> FuncVal
     concrete: set[int] = field(default_factory=set)
     entries: dict[int, Any] = field(default_factory=dict)  # id(def node) -> entry FuncVal

@@ -28,6 +28,7 @@ class _NoKey(Exception):
 
 @dataclass
 class MemoEntry:
+    """What one run of a call gave, to replay it."""
     result: Value | None = None
     findings: list[tuple[Any, bool]] = field(default_factory=list)  # (Finding, certain when found)
     entered: set[int] = field(default_factory=set)

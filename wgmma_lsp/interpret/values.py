@@ -35,6 +35,7 @@ class Value:
 
 @dataclass(frozen=True)
 class Unknown(Value):
+    """A value nothing is known about: silences every check."""
     def describe(self) -> str:
         return "unknown"
 
@@ -131,6 +132,7 @@ class SymInt(Value):
 
 @dataclass(frozen=True)
 class SliceVal(Value):
+    """A slice `start:stop:step`."""
     start: Value
     stop: Value
     step: Value
@@ -164,6 +166,7 @@ class DictVal(Value):
 
 @dataclass(frozen=True)
 class DTypeVal(Value):
+    """A dtype as a value (`jnp.float16`)."""
     dtype: DType
 
     def describe(self) -> str:
@@ -324,6 +327,7 @@ class ShapeDtypeVal(Value):
 
 @dataclass(frozen=True)
 class BlockSpecVal(Value):
+    """A `BlockSpec`: block shape, memory space, transforms."""
     block_shape: tuple[Value, ...] | None
     memory_space: str | None
     transforms: tuple[TransformVal, ...] = ()
@@ -345,6 +349,7 @@ class ApiVal(Value):
 
 @dataclass(frozen=True)
 class ModuleVal(Value):
+    """A module of the JAX API (or another library) by canonical name."""
     name: str  # canonical module name, e.g. "plgpu", "jnp", "functools"
     # The module path it was imported as (`jax.experimental.pallas.mosaic_gpu`), when known:
     # only the public modules' own attributes are checked against the installed JAX.
@@ -395,6 +400,7 @@ class FuncVal(Value):
 
 @dataclass(eq=False)
 class PartialVal(Value):
+    """`functools.partial(func, *args, **kwargs)`."""
     func: Value
     args: tuple[Value, ...]
     kwargs: dict[str, Value]
@@ -414,6 +420,7 @@ class BoundMethod(Value):
 
 @dataclass(eq=False)
 class ClassVal(Value):
+    """A class the user's code defines."""
     node: ast.ClassDef
     name: str
     fields: list[tuple[str, Value]]  # dataclass fields with their defaults (UNKNOWN if none)
@@ -436,6 +443,7 @@ class ClassVal(Value):
 
 @dataclass(eq=False)
 class InstanceVal(Value):
+    """An object of a user class, with its attributes."""
     cls: ClassVal
     attrs: dict[str, Value]
     # Part of another module's summary, which every analysis shares: attribute writes go to the

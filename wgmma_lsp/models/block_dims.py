@@ -15,6 +15,7 @@ from wgmma_lsp.models.registry import model
 
 @dataclass(frozen=True)
 class BlockDimVal(Value):
+    """`pl.Element(...)` / `pl.Blocked(...)` in a block shape."""
     kind: str  # "Element", "Blocked"
     block_size: Value
 

@@ -22,6 +22,7 @@ SMEM_ALIGNMENT = 1024
 
 @dataclass(frozen=True)
 class RefUnionSpec(Value):
+    """`plgpu.RefUnion(...)`: groups sharing one allocation."""
     groups: TupleVal  # one allocation tree per group
     num_bytes: int | None  # the union's size (None: a member's size is not known, or TMEM)
     space: str = "smem"  # "smem" or "tmem": the memory space of every member

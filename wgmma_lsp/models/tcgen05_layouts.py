@@ -43,6 +43,7 @@ _SWIZZLE_MODE = {128: "k128ByteSwizzle", 64: "k64ByteSwizzle", 32: "k32ByteSwizz
 
 @dataclass(frozen=True)
 class _Smem:
+    """An SMEM operand's shape, bits and tiling."""
     shape: tuple[int, int]
     bits: int
     tiling: tuple[int, ...] | None

@@ -24,6 +24,7 @@ MAX_COLS = 512
 
 @dataclass
 class Budget:
+    """TMEM columns live and at peak."""
     live: int = 0
     peak: int = 0
     known: bool = True

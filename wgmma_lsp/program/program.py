@@ -55,6 +55,7 @@ MAX_DOCUMENTS = 10_000  # documents whose dependencies are kept (for re-analysis
 
 @dataclass(frozen=True)
 class Text:
+    """A module's source text and its digest."""
     text: str
     digest: str
 
@@ -166,6 +167,7 @@ class Program:
 
 @dataclass
 class _Frame:
+    """What a module summary being built depends on."""
     deps: dict[str, str] = field(default_factory=dict)
     partial: bool = False
 

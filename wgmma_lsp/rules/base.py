@@ -80,6 +80,7 @@ def _file_uri(path: Path) -> str:
 
 @dataclass
 class Related:
+    """Another place a finding points at."""
     span: Span
     message: str
     path: str | None = None  # another file than the analysed document (None: the same one)
