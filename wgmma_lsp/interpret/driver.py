@@ -295,8 +295,9 @@ def _as_array(v: Value) -> Value:
     return v
 
 
-def _named_by_others(funcs: list[FuncVal]) -> set[int]:
-    """The functions (node ids) whose name appears in another one's body."""
+def _named_by_others(funcs: list[FuncVal], names_in: dict[int, frozenset[str]]) -> set[int]:
+    """The functions (node ids) whose name appears in another one's body (`names_in`: each
+    function's names, walked once per analysis)."""
     by_name: dict[str, list[FuncVal]] = {}
     for f in funcs:
         if not isinstance(f.node, ast.Lambda):
@@ -305,13 +306,17 @@ def _named_by_others(funcs: list[FuncVal]) -> set[int]:
     if not by_name:
         return out
     for f in funcs:
-        for node in ast.walk(f.node):
-            if isinstance(node, ast.Name) and node.id in by_name:
-                out.update(id(g.node) for g in by_name[node.id] if g.node is not f.node)
+        names = names_in.get(id(f.node))
+        if names is None:
+            names = names_in[id(f.node)] = frozenset(
+                n.id for n in ast.walk(f.node) if isinstance(n, ast.Name))
+        for name in names & by_name.keys():
+            out.update(id(g.node) for g in by_name[name] if g.node is not f.node)
     return out
 
 
 def run_unreached(interp: Interpreter, pieces: Pieces) -> None:
+    names_in: dict[int, frozenset[str]] = {}
     for _ in range(MAX_GENERIC_ROUNDS):
         pending = [f for key, f in interp.defined.items() if key not in interp.entered]
         if not pending:
@@ -319,7 +324,7 @@ def run_unreached(interp: Interpreter, pieces: Pieces) -> None:
         # Callers first: a function another pending one names (a kernel body its entry point
         # hands to `plgpu.kernel`) is analysed from there, with what the caller knows, before it
         # would be run with nothing known.
-        called = _named_by_others(pending)
+        called = _named_by_others(pending, names_in)
         pending.sort(key=lambda f: (id(f.node) in called, f.node.lineno, f.node.col_offset))
         for f in pending:
             if id(f.node) not in interp.entered:
