@@ -46,74 +46,34 @@ def is_sm90() -> bool:
   return cc is not None and 9.0 <= cc < 10.0
 '''
 
-OP_BASE = '''"""The op base: `__call__` binds (the signature of `_fwd`, defaults applied), runs `_fwd`."""
-import dataclasses
-import inspect
+#: The fixture's op base, its `bind` as tokamax's: `_fwd`'s signature bound, defaults applied.
+OP_BASE_BIND = ("    return inspect.signature(self._fwd).bind(*args, **kwargs)\n",
+                "    sig = inspect.signature(self._fwd)\n    ba = sig.bind(*args, **kwargs)\n"
+                "    ba.apply_defaults()\n    return ba\n")
+
+#: The fixture's op, with a `bind` of its own giving `scale` its default (`_fwd` requires it).
+OP_EDITS = [
+    ("  def _fwd(self, x, *, scale=None, config):\n    scale = scale or (lambda v: v * 2.0)\n",
+     "  def bind(self, x, *, scale=None):\n    if scale is None:\n      scale = _double\n"
+     "    return super().bind(x, scale=scale)\n\n  def _fwd(self, x, *, scale, config):\n"),
+    ("def _get_kernel_module():", "def _double(v):\n  return v * 2.0\n\n\ndef _get_kernel_module():"),
+]
 
 
-@dataclasses.dataclass(frozen=True)
-class Op:
-  config: object = None
-
-  def __call__(self, *args, **kwargs):
-    ba = self.bind(*args, **kwargs)
-    config = self.config if self.config is not None else self._get_heuristics_config(ba)
-    out, _ = self._fwd(*ba.args, config=config, **ba.kwargs)
-    return out
-
-  def bind(self, *args, **kwargs):
-    sig = inspect.signature(self._fwd)
-    ba = sig.bind(*args, **kwargs)
-    ba.apply_defaults()
-    return ba
-
-  def _fwd(self, *args, **kwargs):
-    raise NotImplementedError
-
-  def _get_heuristics_config(self, ba):
-    raise NotImplementedError
-'''
-
-OP = '''"""The op: its own `bind` gives `scale` its default; `_fwd` requires it."""
-import dataclasses
-
-from mylib import gpu
-from mylib import kernel as sm90
-from mylib import op_base
-
-
-def _double(v):
-  return v * 2.0
-
-
-def _get_kernel_module():
-  if gpu.is_sm90():
-    return sm90
-  raise NotImplementedError("only Hopper")
-
-
-@dataclasses.dataclass(frozen=True)
-class ScaleOp(op_base.Op):
-
-  def bind(self, x, *, scale=None):
-    if scale is None:
-      scale = _double
-    return super().bind(x, scale=scale)
-
-  def _fwd(self, x, *, scale, config):
-    return _get_kernel_module().scale_kernel(x, scale=scale, config=config), None
-
-  def _get_heuristics_config(self, ba):
-    return _get_kernel_module().get_heuristics_config(ba)
-'''
+def _edited(path: Path, edits: list[tuple[str, str]]) -> None:
+    text = path.read_text()
+    for old, new in edits:
+        assert old in text, old
+        text = text.replace(old, new)
+    path.write_text(text)
 
 
 def _library(tmp_path: Path) -> Path:
     pkg = tmp_path / "mylib"
     shutil.copytree(FIXTURE, pkg)
     (pkg / "gpu.py").write_text(GPU)
-    (pkg / "op_base.py").write_text(OP_BASE)
-    (pkg / "op.py").write_text(OP)
+    _edited(pkg / "op_base.py", [OP_BASE_BIND])
+    _edited(pkg / "op.py", OP_EDITS)
     return pkg / "kernel.py"
 
 
