@@ -69,8 +69,9 @@ class ProgramHooks:
         self._own_cache: dict[str, Value | None] = {}
         self._op_calls: dict[int, bool] = {}  # id() of a `__call__` node -> is_op_call (walked once)
         self.gpu_capability = gpu_capability(interp.tree)  # the GPU the test context runs on
-        self._bound: list | None = None  # while the op's own `bind` runs: what it passes on
-        self._provider_args: list | None = None  # while the op picks its config: what it asks for
+        # While the op's own `bind` runs ("bind": what it passes to the base class's) or the op
+        # picks its config ("provider": what it asks the module for): the calls seen.
+        self._capture: tuple[str, list] | None = None
         self._defs = {id(n) for n in interp.tree.body
                       if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
 
@@ -92,16 +93,14 @@ class ProgramHooks:
         """`op(*args, **kwargs)` as `op._fwd(*args, config=<config>, **kwargs)`; None: not an
         op's dispatching `__call__`."""
         # (asked on every call of a user function while a test context runs: the cheap tests first)
-        if self._provider_args is not None and id(func.node) in self._defs:
-            self._provider_args.append((func, dict(call.kwargs)))  # the op asks the module for a config
-            from wgmma_lsp.interpret.values import UNKNOWN
+        if self._capture is not None:
+            kind, seen = self._capture
+            if kind == "provider" and id(func.node) in self._defs \
+                    or kind == "bind" and func.name == "bind" and is_signature_bind(func.node):
+                seen.append((func, list(call.args), dict(call.kwargs)))
+                from wgmma_lsp.interpret.values import UNKNOWN
 
-            return UNKNOWN
-        if self._bound is not None and func.name == "bind" and is_signature_bind(func.node):
-            self._bound.append((list(call.args), dict(call.kwargs)))  # what the op's own bind made
-            from wgmma_lsp.interpret.values import UNKNOWN
-
-            return UNKNOWN
+                return UNKNOWN
         if func.name != "__call__" or self.depth >= MAX_DISPATCH_DEPTH:
             return None
         op_call = self._op_calls.get(id(func.node))
@@ -153,22 +152,17 @@ class ProgramHooks:
         so a field holding the unknown `fold_q_sequence_heads` is False."""
         from dataclasses import replace
 
-        from wgmma_lsp.interpret.call import Call as CallT
         from wgmma_lsp.interpret.classes import instance_attr
         from wgmma_lsp.interpret.values import UNKNOWN, Const, FuncVal as F, InstanceVal, Opaque
 
         configs = list(self.configs)
         pick = instance_attr(self.interp, me, "_get_heuristics_config")  # type: ignore[arg-type]
-        if not isinstance(pick, F) or self._provider_args is not None or not configs:
+        if not isinstance(pick, F) or self._capture is not None or not configs:
             return configs
-        self._provider_args = []
-        try:
-            self.interp.call_value(pick, CallT(self.interp, call.node, [UNKNOWN], {}, [None], {}, call.env))
-        finally:
-            asked, self._provider_args = self._provider_args, None
+        asked = self._calls_seen("provider", pick, [UNKNOWN], {}, call)
         if len(asked) != 1:
             return configs
-        provider, given = asked[0]
+        provider, _, given = asked[0]
         params = {p.arg for p in provider.node.args.args + provider.node.args.kwonlyargs}
         known = {k: v for k, v in given.items() if k in params and isinstance(v, Const)}
         out = []
@@ -181,26 +175,32 @@ class ProgramHooks:
             out.append(c)
         return out
 
+    def _calls_seen(self, kind: str, func: FuncVal, args: list, kwargs: dict, call: Call) -> list:
+        """Run `func(*args, **kwargs)`, the calls of `kind` it makes seen, not run: (function,
+        positional arguments, keyword arguments) each."""
+        from wgmma_lsp.interpret.call import Call as CallT
+
+        self._capture = (kind, [])
+        try:
+            self.interp.call_value(func, CallT(self.interp, call.node, args, kwargs, [None] * len(args), {}, call.env))
+        finally:
+            seen, self._capture = self._capture[1], None
+        return seen
+
     def _own_bind(self, me: Value, args: list, kwargs: dict, call: Call) -> tuple[list, dict]:
         """The arguments as the op's own `bind` passes them on to the base class's (its
         defaults filled in, `ragged_dot_dimension_numbers=None` made the default numbers,
         `precision` canonicalised); as given when it has none, or passes them on more than once."""
-        from wgmma_lsp.interpret.call import Call as CallT
         from wgmma_lsp.interpret.classes import instance_attr
         from wgmma_lsp.interpret.values import FuncVal as F
 
         bind = instance_attr(self.interp, me, "bind")  # type: ignore[arg-type]
-        if not isinstance(bind, F) or is_signature_bind(bind.node) or self._bound is not None:
+        if not isinstance(bind, F) or is_signature_bind(bind.node) or self._capture is not None:
             return args, kwargs
-        self._bound = []
-        try:
-            self.interp.call_value(bind, CallT(self.interp, call.node, list(args), dict(kwargs),
-                                               [None] * len(args), {}, call.env))
-        finally:
-            bound, self._bound = self._bound, None
+        bound = self._calls_seen("bind", bind, list(args), dict(kwargs), call)
         if len(bound) != 1:
             return args, kwargs
-        new_args, new_kwargs = bound[0]
+        _, new_args, new_kwargs = bound[0]
         if new_args and new_args[0] is me:
             new_args = new_args[1:]
         new_kwargs.pop("return_residuals", None)  # the op's call decides it

@@ -352,10 +352,10 @@ def int_field(cls: ClassVal, name: str) -> bool:
     if lookup(cls, name) is not None:
         return False
     for c in mro(cls):
-        for stmt in c.node.body:
-            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == name:
-                return (c.is_dataclass or c.kind == "pydantic") \
-                    and _int_annotation(stmt.annotation, c.validated or c.kind == "pydantic")
+        annotation = _annotations(c.node).get(name)
+        if annotation is not None:
+            return (c.is_dataclass or c.kind == "pydantic") \
+                and _int_annotation(annotation, c.validated or c.kind == "pydantic")
     return False
 
 

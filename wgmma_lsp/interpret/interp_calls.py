@@ -250,11 +250,8 @@ class CallsMixin:
             return Const(None)
         result = frame.returns[0]
         if frame.returns_assumed:  # some paths proved sizes equal (interpret/path_equalities.py)
-            first = frame.returns_assumed.get(0, ())
-            for i, r in enumerate(frame.returns[1:], 1):
-                result = path_equalities.join_paths(result, first, r, frame.returns_assumed.get(i, ()))
-                first = ()
-            return result
+            return path_equalities.join_all(frame.returns, [frame.returns_assumed.get(i, ())
+                                                            for i in range(len(frame.returns))])
         for r in frame.returns[1:]:
             result = join(result, r)
         return result

@@ -396,14 +396,8 @@ class ExpressionsMixin:
                     return Const(_CMPOPS[type(op)](lv, rv))
                 except TypeError:
                     return UNKNOWN
-        if isinstance(op, (ast.Is, ast.IsNot)) and isinstance(left, (ClassVal, ApiVal, FuncVal)) \
-                and isinstance(right, (ClassVal, ApiVal, FuncVal)) and (type(left) is not FuncVal
-                                                                        or type(right) is not FuncVal):
-            same: bool | None = left is right if isinstance(left, ClassVal) and isinstance(right, ClassVal) \
-                else (True if left == right else None) if isinstance(left, ApiVal) and isinstance(right, ApiVal) \
-                else False  # a class of the program is no JAX or builtin object
-            if same is not None:
-                return Const(same if isinstance(op, ast.Is) else not same)
+        if isinstance(op, (ast.Is, ast.IsNot)) and (same := _identical(left, right)) is not None:
+            return Const(same if isinstance(op, ast.Is) else not same)
         if isinstance(op, (ast.Is, ast.IsNot)) and (isinstance(left, Const) and left.value is None
                                                      or isinstance(right, Const) and right.value is None):
             other = right if isinstance(left, Const) and left.value is None else left
@@ -620,6 +614,22 @@ def _const_slice(s: SliceVal) -> slice | None:
         else:
             return None
     return slice(*parts)
+
+
+def _identical(left: Value, right: Value) -> bool | None:
+    """`left is right` for classes, functions and API objects: a class statement's run is one
+    class; an API name is one object (two names may be one: `jnp.ndarray is jax.Array`, not
+    decided); the program's classes and functions are no JAX or builtin object."""
+    kinds = (ClassVal, ApiVal, FuncVal)
+    if not (isinstance(left, kinds) and isinstance(right, kinds)):
+        return None
+    if isinstance(left, ClassVal) and isinstance(right, ClassVal):
+        return left is right
+    if isinstance(left, ApiVal) and isinstance(right, ApiVal):
+        return True if left == right else None
+    if isinstance(left, FuncVal) and isinstance(right, FuncVal):
+        return None  # (two runs of one `def` are two functions)
+    return False
 
 
 def _int_dim(v: Value) -> D.Dim:

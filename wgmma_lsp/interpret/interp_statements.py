@@ -22,9 +22,9 @@ from wgmma_lsp.interpret.values import (
     ApiVal,
     ArrayVal,
     ClassVal,
-    ForeignName,
     Const,
     DictVal,
+    ForeignName,
     FuncVal,
     InstanceVal,
     ModuleVal,
@@ -292,10 +292,7 @@ class StatementsMixin:
                 continue
             out = vals[0]
             if eqs is not None:
-                out_eqs = eqs[0]
-                for v, v_eqs in zip(vals[1:], eqs[1:]):
-                    out = path_equalities.join_paths(out, out_eqs, v, v_eqs)  # type: ignore[arg-type]
-                    out_eqs = ()  # the join holds on both paths
+                out = path_equalities.join_all(vals, eqs)  # type: ignore[arg-type]
             else:
                 for v in vals[1:]:
                     out = join(out, v)  # type: ignore[arg-type]

@@ -25,10 +25,6 @@ DATACLASSES = ("lax.RaggedDotDimensionNumbers",)
 
 def member(v: Value) -> tuple[str, str] | None:
     """(enum, member name) when `v` is a member of one of IDENTITY_ENUMS."""
-    return _member(v)
-
-
-def _member(v: Value) -> tuple[str, str] | None:
     if isinstance(v, ApiVal):
         enum, _, name = v.name.rpartition(".")
         if enum in IDENTITY_ENUMS and name.isidentifier() and name.isupper():
@@ -51,7 +47,7 @@ _UNKNOWN = object()
 
 def equal(left: Value, right: Value) -> bool | None:
     """`left == right` where CPython's answer is known from the values, else None."""
-    a, b = _member(left), _member(right)
+    a, b = member(left), member(right)
     if a is not None and b is not None:
         return a == b if a[0] == b[0] else False  # members of two different enums: never equal
     if isinstance(left, Wrapped) and isinstance(right, Wrapped) and left.api == right.api \

@@ -83,6 +83,15 @@ def reconcile(v: Value, other: Value, eqs: tuple[Sym, ...], depth: int = 0) -> V
     return v
 
 
+def join_all(values: list[Value], eqs: list[tuple[Sym, ...]]) -> Value:
+    """The join of the values several paths hand on, each path holding its equations."""
+    out, out_eqs = values[0], eqs[0]
+    for v, v_eqs in zip(values[1:], eqs[1:]):
+        out = join_paths(out, out_eqs, v, v_eqs)
+        out_eqs = ()  # the join holds on both paths
+    return out
+
+
 def join_paths(a: Value, eqs_a: tuple[Sym, ...], b: Value, eqs_b: tuple[Sym, ...]) -> Value:
     """`join(a, b)` of the values two paths hand on, each holding its own equations."""
     if eqs_a:
