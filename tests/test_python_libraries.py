@@ -59,6 +59,10 @@ PROGRAMS = {
             pass
         is_init = isinstance(q, (Initializer,))
         mapped = jax.tree.map(lambda x: x.shape[-1], (q, [q]))
+        evaluated = jax.eval_shape(lambda x: (x * 2, None, [x]), q)
+        ev_shape = evaluated[0].shape
+        ev_none = evaluated[1] is None
+        ev_list = evaluated[2][0].dtype == jnp.bfloat16
     """,
     "executor_map_and_submit": """
         from concurrent import futures
@@ -170,6 +174,57 @@ PROGRAMS = {
         number_is_array = isinstance(3, jax.Array)
         list_is_array = isinstance([q], jax.Array)
     """,
+    "signature_bind": """
+        import collections
+        import inspect
+
+        def fwd(q, k, /, v=3, *rest, scale=1.0, mask=None, config, **extra):
+            return q
+
+        class Op:
+            def _fwd(self, q, k, *, mask=None, config=None, return_residuals=False):
+                return q
+
+            def bind(self, *args, return_residuals=False, **kwargs):
+                sig = inspect.signature(self._fwd)
+                params = sig.parameters.copy()
+                del params["config"]
+                sig = sig.replace(parameters=tuple(params.values()))
+                ba = sig.bind(*args, return_residuals=return_residuals, **kwargs)
+                ba.apply_defaults()
+                return ba
+
+        class Sub(Op):
+            def bind(self, q, k, *, mask=None, is_causal=False):
+                if is_causal:
+                    mask = "causal"
+                return super().bind(q, k, mask=mask)
+
+        sig = inspect.signature(fwd)
+        names = list(sig.parameters)
+        ba = sig.bind(0, 1, 2, 5, 6, config="c", other=7)
+        args = ba.args
+        kwargs = ba.kwargs
+        arguments = dict(ba.arguments)
+        ba.apply_defaults()
+        with_defaults = dict(ba.arguments)
+        short = sig.bind(0, 1, config=None)
+        short_args = short.args
+        short_kwargs = short.kwargs
+        op = Sub()
+        bound = type(op).bind(self=op, q=1, k=2, is_causal=True)
+        sub_args = bound.args
+        sub_kwargs = bound.kwargs
+        rebuilt = inspect.BoundArguments(bound.signature, collections.OrderedDict(bound.arguments)).kwargs
+        defaults = [p.default for p in inspect.signature(Op()._fwd).parameters.values()][2:]
+
+        class AUTO:
+            pass
+
+        logits_scale = 1.0
+        scale_is_auto = logits_scale is AUTO
+        op_is_auto = op is not AUTO
+    """,
 }
 
 # Values each program must claim (not only: not contradict).
@@ -177,13 +232,15 @@ EXPECTED_CLAIMS = {
     "flatten_unflatten": ["rebuilt", "n", "same", "structure_leaves"],
     "is_leaf": ["count", "back", "none_leaf"],
     "tree_map": ["doubled", "summed", "leaves", "prefix", "whole"],
-    "shape_dtype_structs": ["shapes", "size", "is_sds", "is_init", "mapped"],
+    "shape_dtype_structs": ["shapes", "size", "is_sds", "is_init", "mapped", "ev_shape", "ev_none", "ev_list"],
     "executor_map_and_submit": ["results", "one"],
     "with_user_enter": ["value", "inside"],
     "numpy_generators": ["count", "shape", "ints"],
     "random_initialize_like": ["q_shape", "n1"],
     "introspection": ["same_class", "other_class", "names", "z", "mask", "loc", "int_type", "list_type",
                       "tuple_type"],
+    "signature_bind": ["names", "args", "kwargs", "arguments", "with_defaults", "short_args", "short_kwargs",
+                       "sub_args", "sub_kwargs", "rebuilt", "defaults", "scale_is_auto", "op_is_auto"],
     "test_argument_plumbing": ["wide", "narrow", "none_in", "masked", "merged", "no_partial", "d", "union",
                                "sds_is_none", "number_is_array", "list_is_array"],
 }
@@ -348,3 +405,45 @@ def test_a_list_made_after_an_early_return_changes_exactly() -> None:
 
 class _Live:
     spoiled_shared: dict = {}
+
+
+UNCERTAIN_INSTANCE = '''
+import os
+
+
+class Mask:
+    def __init__(self, bool_mask=None, *, causal=False):
+        object.__setattr__(self, "bool_mask", bool_mask)
+        self.causal = causal
+
+
+def build(skip):
+    if skip:
+        return None
+    mask = Mask(causal=True)
+    return mask.causal, mask.bool_mask
+
+result = build(os.environ.get("WGMMA_LSP_NEVER_SET_VARIABLE") is not None)
+'''
+
+
+def test_an_object_made_after_an_early_return_keeps_its_attributes() -> None:
+    """After `if skip: return` (undecided), an object made on the rest of the path exists only
+    there: what its `__init__` sets (`self.x = ...`, `object.__setattr__`) is its value, as in
+    CPython, not a join with nothing."""
+    from wgmma_lsp.analysis import analyze
+
+    from python_programs import compare_value, run_cpython
+
+    namespace = run_cpython(UNCERTAIN_INSTANCE)
+    assert namespace is not None
+    analysis = analyze(UNCERTAIN_INSTANCE)
+    got = {rec.name: rec.values for rec in analysis.records.values()
+           if rec.name in ("causal", "bool_mask") and rec.span.line == 14}
+    assert set(got) == {"causal", "bool_mask"}, got
+    tally = Tally()
+    for i, name in enumerate(("causal", "bool_mask")):
+        assert got[name] and all(type(v).__name__ == "Const" for v in got[name]), got
+        for v in got[name]:
+            compare_value(v, namespace["result"][i], name, tally, _Live())
+    assert not tally.disagreements and tally.agreements == 2

@@ -232,7 +232,11 @@ def super_of(interp: "Interpreter", call: Call) -> Value:
         return UNKNOWN
     frame = interp.stack[-1] if interp.stack else None
     func = frame.func if frame is not None else None
-    obj = func.bound_self if func is not None else None
+    if func is None:
+        return UNKNOWN
+    obj = func.bound_self
+    if obj is None:  # called through the class (`type(self).bind(self=..., ...)`): as in CPython,
+        obj = _first_argument(func, call)  # the frame's first argument is the object
     if obj is None:
         return UNKNOWN
     cls = obj if isinstance(obj, ClassVal) else obj.cls if isinstance(obj, InstanceVal) else None
@@ -242,6 +246,18 @@ def super_of(interp: "Interpreter", call: Call) -> Value:
         if any(isinstance(m, FuncVal) and m.node is func.node for m in c.methods.values()):
             return SuperVal(obj, c)
     return UNKNOWN
+
+
+def _first_argument(func: FuncVal, call: Call) -> Value | None:
+    """The value of a function's first parameter in the frame running it (`super()` is called
+    in the function's own body: `call.env` is that frame's scope)."""
+    node = func.node
+    if isinstance(node, ast.Lambda) or call.env is None:
+        return None
+    params = node.args.posonlyargs + node.args.args
+    if not params:
+        return None
+    return call.env.vars.get(params[0].arg)
 
 
 def super_attr(interp: "Interpreter", sup: SuperVal, attr: str) -> Value:

@@ -21,6 +21,7 @@ from wgmma_lsp.interpret.values import (
     ClassVal,
     Const,
     DeclaredOpaque,
+    ForeignName,
     DictVal,
     FuncVal,
     InstanceVal,
@@ -73,6 +74,8 @@ class CallsMixin:
             method = classes.instance_attr(self, func, "__call__")  # type: ignore[arg-type]
             if isinstance(method, FuncVal):
                 return self.call_user(method, call)
+        if isinstance(func, ForeignName) and (model := self.models.get(func.name)) is not None:
+            return model(call)  # a standard-library or third-party callable a model follows
         model = self.models.get(f"{_value_kind(func)}()")  # e.g. `jnp.int32(x)`: "dtype()"
         if model is not None:
             call.wrapped = func

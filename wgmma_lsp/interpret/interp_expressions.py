@@ -619,7 +619,15 @@ def _const_slice(s: SliceVal) -> slice | None:
 def _identical(left: Value, right: Value) -> bool | None:
     """`left is right` for classes, functions and API objects: a class statement's run is one
     class; an API name is one object (two names may be one: `jnp.ndarray is jax.Array`, not
-    decided); the program's classes and functions are no JAX or builtin object."""
+    decided); the program's classes, functions and instances are no JAX or builtin object, and
+    no constant."""
+    objects = (ClassVal, FuncVal, InstanceVal)  # (an object the program made: never a constant)
+    if isinstance(left, objects) and isinstance(right, Const) or isinstance(right, objects) and isinstance(left, Const):
+        return False  # `logits_scale is AUTO` for `logits_scale=1.0`
+    if isinstance(left, InstanceVal) or isinstance(right, InstanceVal):
+        if isinstance(left, (ClassVal, FuncVal)) or isinstance(right, (ClassVal, FuncVal)):
+            return False  # (an instance made by calling a class is not a class statement's class)
+        return True if left is right else None
     kinds = (ClassVal, ApiVal, FuncVal)
     if not (isinstance(left, kinds) and isinstance(right, kinds)):
         return None

@@ -123,10 +123,11 @@ def _joined(obj: Container, items: tuple) -> tuple | None:
 
 
 def set_attr(interp: "Interpreter", obj: InstanceVal, attr: str, value: Value) -> None:
-    """`obj.attr = value`: exact on a certain path of the object's own context, else joined
-    with what the attribute held (unknown if it held nothing of its own)."""
+    """`obj.attr = value`: exact where a list's change is (an object of the code running now,
+    on a certain path or made on this one: `__init__` of an object made after `if unknown:
+    raise ...`), else joined with what the attribute held (unknown if it held nothing)."""
     note_write(interp, obj.born, obj, attr)
-    if not (on_certain_path(interp) and _ours(interp, obj.born)):
+    if not (_ours(interp, obj.born) and made_on_this_path(interp, obj.born)):
         if attr in obj.attrs:
             value = join(obj.attrs[attr], value)
         else:

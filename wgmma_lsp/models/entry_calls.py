@@ -185,9 +185,15 @@ def _eval_shape(call: Call) -> Value:
 
 
 def _as_struct(v: Value) -> Value:
+    """What `jax.eval_shape` gives for a traced result: each array leaf a `ShapeDtypeStruct`,
+    the tree around them kept (`None` is an empty subtree: it stays `None`)."""
     if isinstance(v, ArrayVal):
         return ShapeDtypeVal(v)
-    if isinstance(v, TupleVal):
+    if isinstance(v, ShapeDtypeVal):
+        return v
+    if isinstance(v, Const) and v.value is None:
+        return v
+    if isinstance(v, TupleVal) and not v.spoiled:
         return TupleVal(tuple(_as_struct(i) for i in v.items), v.is_list)
     return UNKNOWN
 

@@ -315,12 +315,22 @@ def _all(call: Call) -> Value:
     return _short_circuit(call, False)
 
 
-@model("builtins.dict")
+@model("builtins.dict", "collections.OrderedDict", "immutabledict.immutabledict")
 def _dict(call: Call) -> Value:
-    """`dict(a=x, b=y)` (keyword form only; anything else is not followed)."""
-    if call.args or not call.complete:
+    """`dict(a=x, b=y)`, `dict(mapping, **kw)`: a new dict of the mapping's items, then the
+    keywords. `collections.OrderedDict(...)` and `immutabledict.immutabledict(...)` (a dict that
+    cannot change) hold the same items in the same order. A mapping not known item by item, or
+    pairs, are not followed."""
+    if len(call.args) > 1 or not call.complete:
         return call.interp.unknown_call(call)
-    return DictVal(tuple(call.kwargs.items()))
+    items: dict = {}
+    if call.args:
+        given = mutation.live(call.interp, call.args[0])
+        if not isinstance(given, DictVal):
+            return call.interp.unknown_call(call)
+        items.update(given.items)
+    items.update(call.kwargs)
+    return DictVal(tuple(items.items()))
 
 
 @model("builtins.getattr")
@@ -370,7 +380,8 @@ def _jaxtyped(call: Call) -> Value:
     its arguments checked against its annotations (a call they fail raises: not a value)."""
     if call.args:
         return call.args[0]
-    return Wrapped("identity_decorator", UNKNOWN, {})
+    # (the wrapper it makes has the function as `__wrapped__`: its signature is the function's)
+    return Wrapped("identity_decorator", UNKNOWN, {"signature_kept": Const(True)})
 
 
 @model("typing.final", "typing.override", "typing_extensions.final", "typing_extensions.override",
