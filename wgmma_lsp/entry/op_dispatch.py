@@ -122,11 +122,16 @@ class ProgramHooks:
         fwd_node = fwd.node
         kwargs = dict(call.kwargs)
         returns_residuals = kwargs.pop("return_residuals", Const(False))
+        given = (list(args), dict(kwargs))
         args, kwargs = self._own_bind(me, args, kwargs, call)
         if fwd_node is not None and _has_param(fwd_node, "return_residuals"):
             kwargs["return_residuals"] = returns_residuals
         own = me.attrs.get("config")
-        configs = [own] if isinstance(own, InstanceVal) else self._as_the_op_picks(me, call)
+        if isinstance(own, InstanceVal):
+            configs = [own]
+        else:
+            picked = self._picked_for(me, *given, call)
+            configs = [picked] if picked is not None else self._as_the_op_picks(me, call)
         if not configs:
             return UNKNOWN
         result: Value | None = None
@@ -144,6 +149,25 @@ class ProgramHooks:
             return result.items[0]  # (out, residuals): the op returns out
         return UNKNOWN
 
+
+    def _picked_for(self, me: Value, args: list, kwargs: dict, call: Call) -> Value | None:
+        """The config the op picks for these arguments, as its `__call__` does when it has none:
+        its `bind` of them, then its `_get_heuristics_config(ba)` (`get_heuristics_config(ba,
+        ...)` of the module the GPU selects); None when either is not known."""
+        from wgmma_lsp.interpret.call import Call as CallT
+        from wgmma_lsp.interpret.classes import instance_attr
+        from wgmma_lsp.interpret.values import FuncVal as F, InstanceVal
+
+        bind = instance_attr(self.interp, me, "bind")  # type: ignore[arg-type]
+        pick = instance_attr(self.interp, me, "_get_heuristics_config")  # type: ignore[arg-type]
+        if not (isinstance(bind, F) and isinstance(pick, F)) or self._capture is not None:
+            return None
+        ba = self.interp.call_value(bind, CallT(self.interp, call.node, list(args), dict(kwargs),
+                                                [None] * len(args), {}, call.env))
+        if not isinstance(ba, InstanceVal):
+            return None
+        config = self.interp.call_value(pick, CallT(self.interp, call.node, [ba], {}, [None], {}, call.env))
+        return config if isinstance(config, InstanceVal) else None
 
     def _as_the_op_picks(self, me: Value, call: Call) -> list:
         """The configs the module picks (entry/config_contexts.py: each return of its provider,
