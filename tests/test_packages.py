@@ -108,6 +108,42 @@ def test_summaries_are_reused_by_content_and_rebuilt_when_a_module_changes(tmp_p
     assert [c for _, c, _ in got] == ["WG001"]
 
 
+def test_a_summary_holding_the_analysed_module_is_not_reused_for_it(tmp_path: Path) -> None:
+    """`b` imports `a`; an analysis of `c` keeps `b`'s summary (its `a` is a summary of a.py).
+    When a.py itself is analysed and reaches `b`, `b.caller()` must call the document's own
+    `kernel` (hover and findings land in the document), as Python's one module object does —
+    whatever was analysed before."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    a = pkg / "a.py"
+    a.write_text(textwrap.dedent("""\
+        def kernel(n):
+            size = n
+            return size
+
+
+        def main():
+            from pkg import b
+            return b.caller()
+        """))
+    (pkg / "b.py").write_text("from pkg import a\n\n\ndef caller():\n    return a.kernel(7)\n")
+    (pkg / "c.py").write_text("from pkg import b\n\nX = b.caller\n")
+
+    def sizes(program: Program) -> list:
+        analysis = analyze(a.read_text(), str(a), program=program)
+        return [v for rec in analysis.records.values() if rec.name == "size" and rec.span.line == 1
+                for v in rec.values]
+
+    cold = sizes(Program())
+    warm_program = Program()
+    analyze((pkg / "c.py").read_text(), str(pkg / "c.py"), program=warm_program)
+    assert warm_program.cached(str(pkg / "b.py"), P.digest_of((pkg / "b.py").read_text())) is not None
+    warm = sizes(warm_program)
+    assert any(getattr(v, "value", None) == 7 for v in cold), cold
+    assert [getattr(v, "value", None) for v in warm] == [getattr(v, "value", None) for v in cold]
+
+
 def test_import_cycles_are_cut_and_logged(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     (tmp_path / "a.py").write_text("from b import g\n\ndef f():\n  return g()\n")
     (tmp_path / "b.py").write_text("from a import f\n\ndef g():\n  return f()\n")

@@ -344,7 +344,10 @@ class Session:
         if text is None:
             return None
         cached = self.program.cached(path, text.digest)
-        if cached is not None and self._current(cached.deps):
+        # A summary built by another analysis that read this analysis' own module holds that
+        # module's values, not this analysis' (Python has one module object, the document's):
+        # it is built again here (partial: kept for this analysis only).
+        if cached is not None and self._current(cached.deps) and self.root not in cached.deps:
             self.program.reused += 1
             self._here[path] = cached
             self._use(path, cached.digest, cached.deps)
