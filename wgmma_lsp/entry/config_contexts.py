@@ -76,7 +76,7 @@ def config_contexts(interp: Interpreter, func: FuncVal) -> tuple[list[ConfigCont
         for origin, line, span, result in candidates:
             if not (isinstance(result, InstanceVal) and result.cls is cls):
                 continue
-            key = (param, _fingerprint(result))
+            key = (param, fingerprint(result))
             if key in seen:
                 continue
             seen.append(key)
@@ -190,7 +190,8 @@ def _bindings(inst: Value) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def _fingerprint(inst: Value) -> tuple:
+def fingerprint(inst: Value) -> tuple:
+    """What tells two configs apart: each field's spelling (a value with none: itself)."""
     return tuple((k, binding_text(v) or repr(id(v))) for k, v in getattr(inst, "attrs", {}).items())
 
 

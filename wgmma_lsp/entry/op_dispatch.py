@@ -130,8 +130,7 @@ class ProgramHooks:
         if isinstance(own, InstanceVal):
             configs = [own]
         else:
-            picked = self._picked_for(me, *given, call)
-            configs = [picked] if picked is not None else self._as_the_op_picks(me, call)
+            configs = self._picked_for(me, *given, call) or self._as_the_op_picks(me, call)
         if not configs:
             return UNKNOWN
         result: Value | None = None
@@ -150,24 +149,58 @@ class ProgramHooks:
         return UNKNOWN
 
 
-    def _picked_for(self, me: Value, args: list, kwargs: dict, call: Call) -> Value | None:
-        """The config the op picks for these arguments, as its `__call__` does when it has none:
-        its `bind` of them, then its `_get_heuristics_config(ba)` (`get_heuristics_config(ba,
-        ...)` of the module the GPU selects); None when either is not known."""
+    def _picked_for(self, me: Value, args: list, kwargs: dict, call: Call) -> list:
+        """The configs the op may pick for these arguments, as its `__call__` does when it has
+        none: its `bind` of them, then its `_get_heuristics_config(ba)` (`get_heuristics_config(ba,
+        ...)` of the module the GPU selects). Each config a provider of the module returns in that
+        run is one (a heuristic whose test is undecided here, `if smem_bytes <= limit: return
+        config`, returns one per path, which their join would lose); empty when none is known."""
+        from wgmma_lsp.entry.config_contexts import MAX_CONFIG_CONTEXTS, fingerprint
         from wgmma_lsp.interpret.call import Call as CallT
-        from wgmma_lsp.interpret.classes import instance_attr
+        from wgmma_lsp.interpret.classes import instance_attr, mro
         from wgmma_lsp.interpret.values import FuncVal as F, InstanceVal
 
         bind = instance_attr(self.interp, me, "bind")  # type: ignore[arg-type]
         pick = instance_attr(self.interp, me, "_get_heuristics_config")  # type: ignore[arg-type]
         if not (isinstance(bind, F) and isinstance(pick, F)) or self._capture is not None:
-            return None
+            return []
         ba = self.interp.call_value(bind, CallT(self.interp, call.node, list(args), dict(kwargs),
                                                 [None] * len(args), {}, call.env))
         if not isinstance(ba, InstanceVal):
-            return None
-        config = self.interp.call_value(pick, CallT(self.interp, call.node, [ba], {}, [None], {}, call.env))
-        return config if isinstance(config, InstanceVal) else None
+            return []
+        providers = self._providers()
+        log: dict[int, list] = {node: [] for node in providers}
+        saved, self.interp.return_log = self.interp.return_log, log
+        try:
+            config = self.interp.call_value(pick, CallT(self.interp, call.node, [ba], {}, [None], {}, call.env))
+        finally:
+            self.interp.return_log = saved
+        if isinstance(config, InstanceVal):
+            return [config]
+        out: list = []
+        seen: set = set()
+        for node, returned in log.items():
+            for v in returned:
+                if isinstance(v, InstanceVal) and providers[node] in mro(v.cls) \
+                        and (key := fingerprint(v)) not in seen and len(out) < MAX_CONFIG_CONTEXTS:
+                    seen.add(key)
+                    out.append(v)
+        return out
+
+    def _providers(self) -> dict:
+        """The analysed module's functions annotated to return a config class (a dataclass or
+        pydantic model): node id -> that class."""
+        from wgmma_lsp.interpret.classes import annotated_class
+
+        out: dict = {}
+        for f in self.interp.defined.values():
+            node = f.node
+            if f.closure is not self.interp.module_env or isinstance(node, ast.Lambda) or node.returns is None:
+                continue
+            cls = annotated_class(node.returns, f.closure)
+            if cls is not None:
+                out[id(node)] = cls
+        return out
 
     def _as_the_op_picks(self, me: Value, call: Call) -> list:
         """The configs the module picks (entry/config_contexts.py: each return of its provider,

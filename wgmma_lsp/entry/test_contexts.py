@@ -336,6 +336,22 @@ def uses_mosaic_gpu(interp: Interpreter) -> bool:
     return False
 
 
+def breadth_first(cases: list) -> list:
+    """The order test cases run in (the first always runs; the budget may stop the others): one
+    case of each test method before a second of any, since distinct tests reach distinct parts of
+    a kernel (a causal mask, residuals) and a method's parameter sets mostly vary its values; a
+    parameterized method's first case before a plain test's, as a library writes those to reach
+    its kernels with concrete shapes. Within a method, the cases keep their order."""
+    by_method: dict[tuple, list] = {}
+    for c in cases:
+        by_method.setdefault((id(c[1]), c[0].method), []).append(c)
+    methods = sorted(by_method.values(), key=lambda cs: not cs[0][0].case.label)  # (stable)
+    out: list = []
+    for i in range(max((len(cs) for cs in methods), default=0)):
+        out.extend(cs[i] for cs in methods if i < len(cs))
+    return out
+
+
 def run_test_contexts(interp: Interpreter, run_piece: Callable[[str, Callable[[], None]], None],
                       note: Callable[[str], None],
                       configs_for: Callable[[], list[Value]]) -> int:
@@ -349,9 +365,7 @@ def run_test_contexts(interp: Interpreter, run_piece: Callable[[str, Callable[[]
     configs: list[Value] = []
 
     def discover() -> None:  # (a piece: what goes wrong here is said, as in any other code)
-        # Parameterized cases first (the first case always runs; the budget may stop the
-        # others): they are the ones a library writes to reach its kernels with concrete shapes.
-        found.extend(sorted(test_cases(interp, modules), key=lambda c: not c[0].case.label))
+        found.extend(breadth_first(test_cases(interp, modules)))
         if found:
             configs.extend(configs_for())
     run_piece("the package's tests", discover)

@@ -138,6 +138,9 @@ class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixi
         self.captures: list[MemoEntry] = []
         # While a test context of the package runs: its hooks (entry/op_dispatch.ProgramHooks).
         self.program_hooks: Any = None
+        # Functions (by node id) whose every return value is logged while set: a test context
+        # reading each config a provider returns (entry/op_dispatch.py), not their join.
+        self.return_log: dict[int, list] | None = None
         self.raised_out = False  # the user function call that just ended raised on every path
         self.sweep_start = 0
         # Steps all configuration sweeps together may spend (interpret/sweep_budget.py): the
