@@ -122,7 +122,14 @@ def find_jax(site_dirs: Iterable[Path]) -> tuple[Path | None, str | None]:
 
 
 def own_jax() -> tuple[Path | None, str | None]:
-    """The JAX of wgmma-lsp's own environment, from its distribution metadata (not imported)."""
+    """The JAX of wgmma-lsp's own environment, from its distribution metadata (not imported):
+    what `importlib.metadata.distribution("jax")` finds, read without importing
+    `importlib.metadata` (its import, with `email`'s, is ~20 ms of a one-file `check`) when
+    `sys.path` holds only folders; otherwise (zip or egg entries, another finder that knows
+    distributions, metadata without a version) through it."""
+    found = _own_jax_from_folders()
+    if found is not None:
+        return found
     from importlib import metadata
 
     try:
@@ -131,6 +138,67 @@ def own_jax() -> tuple[Path | None, str | None]:
         return None, None
     root = Path(str(dist.locate_file("jax")))
     return (root if (root / "__init__.py").exists() else None), dist.version
+
+
+def _own_jax_from_folders() -> tuple[Path | None, str | None] | None:
+    """`own_jax`'s answer the way `importlib.metadata` reaches it (the first `sys.path` entry
+    holding a `jax-*.dist-info` or `jax-*.egg-info`, the entries' order kept), or None when that
+    search might differ from its own: an entry that is a file or an `.egg`, a finder on
+    `sys.meta_path` other than `PathFinder` that answers for distributions, metadata without a
+    `Version` line."""
+    from importlib.machinery import PathFinder
+
+    if any(getattr(f, "find_distributions", None) is not None and f is not PathFinder
+           for f in sys.meta_path):
+        return None
+    for entry in sys.path:
+        if os.path.basename(entry).lower().endswith(".egg"):
+            return None
+        try:
+            children = os.listdir(entry or ".")
+        except OSError:
+            if os.path.exists(entry or "."):  # a zip file (or unreadable): importlib's own search
+                return None
+            continue
+        for child in children:
+            low = child.lower()
+            if not low.endswith((".dist-info", ".egg-info")):
+                continue
+            if re.sub(r"[-_.]+", "-", low.rpartition(".")[0].partition("-")[0]).replace("-", "_") \
+                    != "jax":
+                continue
+            info = Path(entry, child)
+            version = _metadata_version(info)
+            if version is None:
+                return None
+            root = info.parent / "jax"
+            return (root if (root / "__init__.py").exists() else None), version
+    return None, None
+
+
+def _metadata_version(info: Path) -> str | None:
+    """The `Version` header of a distribution's METADATA (else PKG-INFO), as
+    `importlib.metadata` reads it; None when neither has a plain one."""
+    for name in ("METADATA", "PKG-INFO"):
+        try:
+            text = (info / name).read_text(encoding="utf-8")
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError):
+            continue
+        if not text:
+            continue
+        lines = re.split(r"\r\n|\r|\n", text)  # the line ends `email`'s parser knows
+        for i, line in enumerate(lines):
+            if not line.strip():  # the headers end at the first empty line
+                return None
+            key, sep, value = line.partition(":")
+            if not sep and line[:1] not in (" ", "\t"):
+                return None  # not a header line: `email` would end the headers here
+            if sep and key.lower() == "version":
+                if i + 1 < len(lines) and lines[i + 1][:1] in (" ", "\t"):
+                    return None  # a folded header: let `email` unfold it
+                return value.lstrip(" \t") or None
+        return None
+    return None
 
 
 def _prefix_of(python: Path) -> Path | None:
