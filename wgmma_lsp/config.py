@@ -27,11 +27,12 @@ from __future__ import annotations
 
 import functools
 import os
-import tomllib
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from wgmma_lsp import toml_cache
 from wgmma_lsp.settings import _SEVERITIES, Settings
 
 CONFIG_NAMES = ("wgmma-lsp.toml", ".wgmma-lsp.toml", "pyproject.toml")
@@ -180,21 +181,36 @@ def parse(table: dict[str, Any], path: Path | None) -> Config:
     return Config(**kw)
 
 
+def _pyproject_table(data: dict[str, Any]) -> Any:
+    return data.get("tool", {}).get("wgmma-lsp")
+
+
+def _config_file_table(data: dict[str, Any]) -> Any:
+    return data.get("tool", {}).get("wgmma-lsp", data) if "tool" in data else data
+
+
 def _table(path: Path) -> dict[str, Any] | None:
-    """The wgmma-lsp table of a configuration file (None: a pyproject.toml without one)."""
+    """The wgmma-lsp table of a configuration file (None: a pyproject.toml without one); read
+    through toml_cache (`tomllib` is imported only for content not read before)."""
     try:
         with open(path, "rb") as f:
-            data = tomllib.load(f)
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: invalid TOML: {e}") from None
+            raw = f.read()
     except OSError as e:
         raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
-    if path.name == "pyproject.toml":
-        table = data.get("tool", {}).get("wgmma-lsp")
-        if table is not None and not isinstance(table, dict):
-            raise ConfigError(f"{path}: [tool.wgmma-lsp] must be a table")
-        return table
-    return data.get("tool", {}).get("wgmma-lsp", data) if "tool" in data else data
+    pyproject = path.name == "pyproject.toml"
+    try:
+        if pyproject:
+            table = toml_cache.extract(raw, "config:pyproject", _pyproject_table)
+        else:
+            table = toml_cache.extract(raw, "config:file", _config_file_table)
+    except ValueError as e:
+        tomllib = sys.modules.get("tomllib")  # imported by the parse that raised, if any
+        if tomllib is not None and isinstance(e, tomllib.TOMLDecodeError):
+            raise ConfigError(f"{path}: invalid TOML: {e}") from None
+        raise
+    if pyproject and table is not None and not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.wgmma-lsp] must be a table")
+    return table
 
 
 @functools.lru_cache(maxsize=256)

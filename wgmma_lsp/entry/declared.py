@@ -27,6 +27,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from wgmma_lsp import toml_cache
+
 ENTRY_RE = re.compile(r"^\s*#\s*wgmma-lsp:\s*trace\s+(?P<call>.+?)\s*$")
 
 #: Short and long dtype spellings accepted in compact specs, mapped to numpy/JAX dtype names.
@@ -107,6 +109,10 @@ def find_pyproject(path: str | os.PathLike[str]) -> Path | None:
     return None
 
 
+def _pyproject_table(data: dict) -> object:
+    return data.get("tool", {}).get("wgmma-lsp", {})
+
+
 def pyproject_entry_points(path: str | os.PathLike[str],
                            pyproject: Path | None = None) -> list[EntryPoint]:
     """Entry points that `[tool.wgmma-lsp] trace` in the nearest pyproject.toml lists for `path`.
@@ -117,15 +123,10 @@ def pyproject_entry_points(path: str | os.PathLike[str],
     if pyproject is None:
         return []
     try:
-        import tomllib
-    except ImportError:  # Python < 3.11
-        return []
-    try:
         text = pyproject.read_text(encoding="utf-8")
-        data = tomllib.loads(text)
+        table = toml_cache.extract(text.encode("utf-8"), "declared:pyproject", _pyproject_table)
     except (OSError, UnicodeDecodeError, ValueError):
         return []
-    table = data.get("tool", {}).get("wgmma-lsp", {})
     items = table.get(PYPROJECT_KEY, []) if isinstance(table, dict) else []
     if not isinstance(items, list):
         return []
