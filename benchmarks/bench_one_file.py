@@ -14,6 +14,10 @@ A first, unmeasured run of each command warms the OS cache and writes the byteco
 
     .venv/bin/python benchmarks/bench_one_file.py [--repeat 7] [FILE ...]
 
+To measure another checkout with the same environment (a git worktree), put it first on the path:
+`PYTHONPATH=/path/to/checkout .venv/bin/python /path/to/checkout/benchmarks/bench_one_file.py`
+(the runs inherit the environment, and `PYTHONPATH` comes before the editable install's finder).
+
 Prints a verdict against the target (issue 16: within 10x ruff's CPU); never fails, exits 0.
 """
 
