@@ -77,6 +77,30 @@ def test_the_kernel_modules_get_no_error_and_no_warning(capsys: pytest.CaptureFi
     assert _loud(_check(files, capsys)) == []
 
 
+def test_an_analysis_does_not_depend_on_which_files_were_analysed_before() -> None:
+    """attention sm90 analysed in a fresh program and after its package's other modules (as an
+    editor does once they were opened, or a CLI worker): the same notes, the same hovers. A
+    module summary cached by another analysis that holds this module (the op module, read while
+    another kernel module was analysed) is not reused for it (before: 72% of its kernel names
+    hovered cold, 26% warm)."""
+    from wgmma_lsp.analysis import analyze
+    from wgmma_lsp.program import Program
+
+    def seen(program: Program) -> tuple:
+        path = ops_dir() / "attention/pallas_mosaic_gpu_kernel_sm90.py"
+        a = analyze(path.read_text(), str(path), program=program)
+        return ([n for _, n in a.notes],
+                sorted({(r.span, r.name, v.describe()) for r in a.records.values() for v in r.values}))
+
+    cold = seen(Program())
+    warm = Program()
+    for rel in ("attention/pallas_mosaic_gpu.py", "attention/pallas_mosaic_gpu_kernel_sm100.py",
+                "attention/pallas_mosaic_gpu_vjp.py", "attention/pallas_mosaic_gpu_vjp_kernel_sm90.py"):
+        other = ops_dir() / rel
+        analyze(other.read_text(), str(other), program=warm)
+    assert seen(warm) == cold
+
+
 def test_the_whole_package_gets_no_error_and_no_warning(capsys: pytest.CaptureFixture[str]) -> None:
     assert _loud(_check([package_dir()], capsys)) == []
 
