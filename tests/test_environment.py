@@ -198,14 +198,7 @@ def test_the_server_without_jax_says_so_once_and_still_reports(no_jax: Path) -> 
 
 
 def _importlib_answer() -> tuple[Path | None, str | None]:
-    from importlib import metadata
-
-    try:
-        dist = metadata.distribution("jax")
-    except metadata.PackageNotFoundError:
-        return None, None
-    root = Path(str(dist.locate_file("jax")))
-    return (root if (root / "__init__.py").exists() else None), dist.version
+    return environment.own_jax_from_metadata()
 
 
 @pytest.mark.parametrize("entries", [

@@ -128,8 +128,11 @@ def own_jax() -> tuple[Path | None, str | None]:
     `sys.path` holds only folders; otherwise (zip or egg entries, another finder that knows
     distributions, metadata without a version) through it."""
     found = _own_jax_from_folders()
-    if found is not None:
-        return found
+    return found if found is not None else own_jax_from_metadata()
+
+
+def own_jax_from_metadata() -> tuple[Path | None, str | None]:
+    """`own_jax()` as `importlib.metadata` answers it (the fallback, and the tests' reference)."""
     from importlib import metadata
 
     try:
