@@ -181,10 +181,6 @@ def parse(table: dict[str, Any], path: Path | None) -> Config:
     return Config(**kw)
 
 
-def _pyproject_table(data: dict[str, Any]) -> Any:
-    return data.get("tool", {}).get("wgmma-lsp")
-
-
 def _config_file_table(data: dict[str, Any]) -> Any:
     return data.get("tool", {}).get("wgmma-lsp", data) if "tool" in data else data
 
@@ -200,7 +196,7 @@ def _table(path: Path) -> dict[str, Any] | None:
     pyproject = path.name == "pyproject.toml"
     try:
         if pyproject:
-            table = toml_cache.extract(raw, "config:pyproject", _pyproject_table)
+            table = toml_cache.pyproject_table(raw)
         else:
             table = toml_cache.extract(raw, "config:file", _config_file_table)
     except ValueError as e:

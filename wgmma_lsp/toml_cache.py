@@ -122,3 +122,14 @@ def extract(raw: bytes, kind: str, read: Callable[[dict[str, Any]], Any]) -> Any
             _entries[key] = text
             _store(key, text)
     return value
+
+
+def _tool_table(data: dict[str, Any]) -> Any:
+    return data.get("tool", {}).get("wgmma-lsp")
+
+
+def pyproject_table(raw: bytes) -> Any:
+    """The `[tool.wgmma-lsp]` value of a pyproject.toml's bytes (None: absent), as `extract`
+    gives it: the configuration (config.py) and the declared entry points (entry/declared.py)
+    read the same table, so one parse and one cache entry serve both."""
+    return extract(raw, "pyproject:tool.wgmma-lsp", _tool_table)

@@ -116,17 +116,23 @@ def _class_of(interp: Interpreter, annotation: ast.expr, func: FuncVal) -> Class
     return v
 
 
-def _providers(interp: Interpreter, cls: ClassVal, func: FuncVal) -> list[FuncVal]:
-    """Module-level functions of the document whose return annotation is `cls`, in source order."""
+def providers(interp: Interpreter) -> list[tuple[FuncVal, ClassVal]]:
+    """Module-level functions of the document whose return annotation names one of the user's
+    classes, with that class, in source order."""
     out = []
     for f in interp.defined.values():
-        if f is func or f.closure is not interp.module_env or isinstance(f.node, ast.Lambda) \
-                or f.node.returns is None:
+        if f.closure is not interp.module_env or isinstance(f.node, ast.Lambda) or f.node.returns is None:
             continue
-        if _class_of(interp, f.node.returns, f) is cls:
-            out.append(f)
-    out.sort(key=lambda f: f.node.lineno)
+        cls = _class_of(interp, f.node.returns, f)
+        if cls is not None:
+            out.append((f, cls))
+    out.sort(key=lambda fc: fc[0].node.lineno)
     return out
+
+
+def _providers(interp: Interpreter, cls: ClassVal, func: FuncVal) -> list[FuncVal]:
+    """The providers of `cls` besides `func` itself."""
+    return [f for f, c in providers(interp) if c is cls and f is not func]
 
 
 def _returned(interp: Interpreter, provider: FuncVal) -> list[Value]:

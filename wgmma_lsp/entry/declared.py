@@ -109,10 +109,6 @@ def find_pyproject(path: str | os.PathLike[str]) -> Path | None:
     return None
 
 
-def _pyproject_table(data: dict) -> object:
-    return data.get("tool", {}).get("wgmma-lsp", {})
-
-
 def pyproject_entry_points(path: str | os.PathLike[str],
                            pyproject: Path | None = None) -> list[EntryPoint]:
     """Entry points that `[tool.wgmma-lsp] trace` in the nearest pyproject.toml lists for `path`.
@@ -123,8 +119,9 @@ def pyproject_entry_points(path: str | os.PathLike[str],
     if pyproject is None:
         return []
     try:
-        text = pyproject.read_text(encoding="utf-8")
-        table = toml_cache.extract(text.encode("utf-8"), "declared:pyproject", _pyproject_table)
+        raw = pyproject.read_bytes()
+        text = raw.decode("utf-8")
+        table = toml_cache.pyproject_table(raw)
     except (OSError, UnicodeDecodeError, ValueError):
         return []
     items = table.get(PYPROJECT_KEY, []) if isinstance(table, dict) else []

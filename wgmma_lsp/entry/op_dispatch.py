@@ -72,6 +72,7 @@ class ProgramHooks:
         # While the op's own `bind` runs ("bind": what it passes to the base class's) or the op
         # picks its config ("provider": what it asks the module for): the calls seen.
         self._capture: tuple[str, list] | None = None
+        self._provider_classes: dict | None = None  # (see _providers)
         self._defs = {id(n) for n in interp.tree.body
                       if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
 
@@ -148,7 +149,6 @@ class ProgramHooks:
             return result.items[0]  # (out, residuals): the op returns out
         return UNKNOWN
 
-
     def _picked_for(self, me: Value, args: list, kwargs: dict, call: Call) -> list:
         """The configs the op may pick for these arguments, as its `__call__` does when it has
         none: its `bind` of them, then its `_get_heuristics_config(ba)` (`get_heuristics_config(ba,
@@ -188,19 +188,13 @@ class ProgramHooks:
         return out
 
     def _providers(self) -> dict:
-        """The analysed module's functions annotated to return a config class (a dataclass or
-        pydantic model): node id -> that class."""
-        from wgmma_lsp.interpret.classes import annotated_class
+        """The analysed module's config providers (entry/config_contexts.providers): node id ->
+        the config class; found once, when the first op call asks (module code has run)."""
+        if self._provider_classes is None:
+            from wgmma_lsp.entry.config_contexts import providers
 
-        out: dict = {}
-        for f in self.interp.defined.values():
-            node = f.node
-            if f.closure is not self.interp.module_env or isinstance(node, ast.Lambda) or node.returns is None:
-                continue
-            cls = annotated_class(node.returns, f.closure)
-            if cls is not None:
-                out[id(node)] = cls
-        return out
+            self._provider_classes = {id(f.node): cls for f, cls in providers(self.interp)}
+        return self._provider_classes
 
     def _as_the_op_picks(self, me: Value, call: Call) -> list:
         """The configs the module picks (entry/config_contexts.py: each return of its provider,

@@ -240,7 +240,6 @@ def test_cases(interp: Interpreter, modules: list[str]) -> list[tuple[TestCase, 
     """The test cases of the modules: (case, the test class, the test function)."""
     from wgmma_lsp.interpret.classes import mro
     from wgmma_lsp.interpret.origin import active_importer
-    from wgmma_lsp.interpret.values import FuncVal
 
     session = active_importer()
     if session is None or not hasattr(session, "module_value"):

@@ -18,7 +18,7 @@ from contextvars import ContextVar
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.dims import Dim
 from wgmma_lsp.interpret.values import (
-    UNKNOWN, ApiVal, ArrayVal, ClassVal, Const, FuncVal, ProductVal, ShapeDtypeVal, SymInt,
+    UNKNOWN, ArrayVal, ClassVal, Const, FuncVal, ProductVal, ShapeDtypeVal, SymInt,
     TupleVal, Value, Wrapped, as_int, is_unknown,
 )
 from wgmma_lsp.models.arrays import _shape_arg, as_array, to_dtype

@@ -25,7 +25,6 @@ PARAMETER = "inspect.Parameter"
 BOUND = "inspect.BoundArguments"
 
 POSITIONAL_ONLY, POSITIONAL_OR_KEYWORD, VAR_POSITIONAL, KEYWORD_ONLY, VAR_KEYWORD = range(5)
-_KIND_NAMES = ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD", "VAR_POSITIONAL", "KEYWORD_ONLY", "VAR_KEYWORD")
 
 #: Decorators (by the name the interpreter resolves them to) that return the function itself or
 #: a wrapper whose `__wrapped__` is it: `inspect.signature` of the result is the function's own.
@@ -287,11 +286,12 @@ def _apply_defaults(ba: Value, call: Call) -> Value:
     return Const(None)
 
 
-def _args_kwargs(ba: Value) -> tuple[TupleVal, DictVal] | None:
-    """`ba.args` and `ba.kwargs`, as CPython computes them from the arguments."""
+def _positional(ba: Value) -> Value:
+    """`ba.args`, as CPython computes it from the arguments: the positional parameters' values up
+    to the first one not given, `*args` spread."""
     parts = _parts(ba)
     if parts is None:
-        return None
+        return UNKNOWN
     params, held = parts
     arguments = dict(held.items)
     args: list[Value] = []
@@ -301,11 +301,23 @@ def _args_kwargs(ba: Value) -> tuple[TupleVal, DictVal] | None:
         v = arguments[_name(p)]
         if _kind(p) == VAR_POSITIONAL:
             if not isinstance(v, TupleVal) or v.spoiled:
-                return None
+                return UNKNOWN
             args.extend(v.items)
         else:
             args.append(v)
-    kwargs: list[tuple[str, Value]] = []
+    return TupleVal(tuple(args))
+
+
+def _keywords(ba: Value) -> Value:
+    """`ba.kwargs`, as CPython computes it: the values of the parameters after the positional
+    ones `ba.args` holds (keyword-only ones, and those after a positional one not given),
+    `**kwargs` spread."""
+    parts = _parts(ba)
+    if parts is None:
+        return UNKNOWN
+    params, held = parts
+    arguments = dict(held.items)
+    kwargs: dict[str, Value] = {}
     started = False
     for p in params:
         if not started:
@@ -319,37 +331,25 @@ def _args_kwargs(ba: Value) -> tuple[TupleVal, DictVal] | None:
         v = arguments[_name(p)]
         if _kind(p) == VAR_KEYWORD:
             if not isinstance(v, DictVal) or v.spoiled:
-                return None
-            kwargs.extend(v.items)
+                return UNKNOWN
+            kwargs.update(v.items)
         else:
-            kwargs.append((_name(p), v))
-    return TupleVal(tuple(args)), DictVal(tuple(dict(kwargs).items()))
+            kwargs[_name(p)] = v
+    return DictVal(tuple(kwargs.items()))
 
 
-@attribute(f"wrapped:{BOUND}.args")
-def _args(ba: Value) -> Value:
-    both = _args_kwargs(ba)
-    return both[0] if both is not None else UNKNOWN
-
-
-@attribute(f"wrapped:{BOUND}.kwargs")
-def _kwargs(ba: Value) -> Value:
-    both = _args_kwargs(ba)
-    return both[1] if both is not None else UNKNOWN
+attribute(f"wrapped:{BOUND}.args")(_positional)
+attribute(f"wrapped:{BOUND}.kwargs")(_keywords)
 
 
 # -- Parameter ---------------------------------------------------------------------------------
 
-@attribute(f"wrapped:{PARAMETER}.name")
-def _param_name(p: Value) -> Value:
-    assert isinstance(p, Wrapped)
-    return p.kwargs["name"]
+def _param_field(name: str) -> None:
+    attribute(f"wrapped:{PARAMETER}.{name}")(lambda p: p.kwargs[name])  # type: ignore[attr-defined]
 
 
-@attribute(f"wrapped:{PARAMETER}.kind")
-def _param_kind(p: Value) -> Value:
-    assert isinstance(p, Wrapped)
-    return p.kwargs["kind"]
+for _field in ("name", "kind"):  # `param.name`, `param.kind`
+    _param_field(_field)
 
 
 @attribute(f"wrapped:{PARAMETER}.default")
