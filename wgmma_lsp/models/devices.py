@@ -16,6 +16,13 @@ from wgmma_lsp.interpret.values import UNKNOWN, Const, Value, Wrapped
 from wgmma_lsp.models.registry import attribute, model
 
 
+#: compute capability -> (device_kind, core_count) of the GPU a test context runs on.
+STAND_INS: dict[str, tuple[str, int]] = {
+    "9.0": ("NVIDIA H100 80GB HBM3", 132),
+    "10.0": ("NVIDIA B200", 148),
+}
+
+
 def _capability(call: Call) -> str | None:
     hooks = call.interp.program_hooks
     return getattr(hooks, "gpu_capability", None) if hooks is not None else None
@@ -27,7 +34,11 @@ def _get_default_device(call: Call) -> Value:
     cap = _capability(call)
     if cap is None or call.args or call.kwargs:
         return UNKNOWN
-    return Wrapped("jax.Device", UNKNOWN, {"platform": Const("gpu"), "compute_capability": Const(cap)})
+    fields: dict[str, Value] = {"platform": Const("gpu"), "compute_capability": Const(cap)}
+    if cap in STAND_INS:
+        kind, cores = STAND_INS[cap]
+        fields |= {"device_kind": Const(kind), "core_count": Const(cores)}
+    return Wrapped("jax.Device", UNKNOWN, fields)
 
 
 @model("jax.default_backend")
@@ -43,3 +54,13 @@ def _platform(obj: Value) -> Value:
 @attribute("wrapped:jax.Device.compute_capability")
 def _compute_capability(obj: Value) -> Value:
     return obj.kwargs["compute_capability"] if isinstance(obj, Wrapped) else UNKNOWN
+
+
+@attribute("wrapped:jax.Device.core_count")
+def _core_count(obj: Value) -> Value:
+    return obj.kwargs.get("core_count", UNKNOWN) if isinstance(obj, Wrapped) else UNKNOWN
+
+
+@attribute("wrapped:jax.Device.device_kind")
+def _device_kind(obj: Value) -> Value:
+    return obj.kwargs.get("device_kind", UNKNOWN) if isinstance(obj, Wrapped) else UNKNOWN
