@@ -522,7 +522,7 @@ def _has_annotated_type(classes: list[ClassVal], name: str, v: Value) -> bool:
         if annotation is not None:
             if not isinstance(v, Const):
                 return isinstance(v, InstanceVal)
-            allowed = _simple_types(annotation)
+            allowed = _simple_types(annotation, v.value)
             return allowed is not None and type(v.value).__name__ in allowed
     return False
 
@@ -546,8 +546,9 @@ _PYDANTIC_FLOATS = {"PositiveFloat", "NegativeFloat", "NonNegativeFloat", "NonPo
                     "StrictFloat"}
 
 
-def _simple_types(ann: ast.expr) -> set[str] | None:
-    """The Python types an annotation accepts unchanged, when it is made of simple ones."""
+def _simple_types(ann: ast.expr, value: object = None) -> set[str] | None:
+    """The Python types an annotation accepts unchanged, when it is made of simple ones;
+    `Literal["a", "b"]` accepts a `str` when `value` is one of its strings."""
     if isinstance(ann, ast.Constant) and ann.value is None:
         return {"NoneType"}
     name = ann.id if isinstance(ann, ast.Name) else ann.attr if isinstance(ann, ast.Attribute) else None
@@ -560,16 +561,19 @@ def _simple_types(ann: ast.expr) -> set[str] | None:
     if name in ("StrictBool", "StrictStr"):
         return {name[6:].lower()}
     if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
-        a, b = _simple_types(ann.left), _simple_types(ann.right)
+        a, b = _simple_types(ann.left, value), _simple_types(ann.right, value)
         return a | b if a is not None and b is not None else None
     if isinstance(ann, ast.Subscript):
         base = ann.value.id if isinstance(ann.value, ast.Name) else \
             ann.value.attr if isinstance(ann.value, ast.Attribute) else ""
         parts = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
         if base == "Annotated" and parts:
-            return _simple_types(parts[0])
+            return _simple_types(parts[0], value)
+        if base == "Literal" and parts and all(isinstance(p, ast.Constant) and type(p.value) is str
+                                               for p in parts):
+            return {"str"} if any(p.value == value for p in parts) else set()  # type: ignore[attr-defined]
         if base == "Optional" and len(parts) == 1:
-            inner = _simple_types(parts[0])
+            inner = _simple_types(parts[0], value)
             return inner | {"NoneType"} if inner is not None else None
     return None
 
