@@ -61,6 +61,30 @@ def _breaks(body: list[ast.stmt], handlers: bool = True) -> bool:
     return False
 
 
+def leaves_loop(body: list[ast.stmt]) -> bool:
+    """Does a loop body `break` or `continue` its own loop somewhere (not a loop, function or
+    class nested in it)? A body that only returns or raises can be run iteration by iteration
+    as Python runs it: a `return` taken ends the function, one that may be taken makes what
+    follows uncertain, as anywhere else. Kept on the first statement's node."""
+    if not body:
+        return False
+    known = getattr(body[0], "_wgmma_leaves_loop", None)
+    if known is not None:
+        return known
+    found = False
+    todo: list[ast.AST] = list(body)
+    while todo and not found:
+        n = todo.pop()
+        if isinstance(n, (ast.Break, ast.Continue)):
+            found = True
+        elif isinstance(n, (ast.For, ast.AsyncFor, ast.While)):
+            todo.extend(n.orelse)  # (its body's break/continue are its own)
+        elif not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.expr)):
+            todo.extend(ast.iter_child_nodes(n))
+    body[0]._wgmma_leaves_loop = found  # type: ignore[attr-defined]
+    return found
+
+
 def _stmt_breaks(stmt: ast.stmt, handlers: bool) -> bool:
     for node in _walk(stmt, handlers):
         if isinstance(node, (ast.Break, ast.Continue, ast.Return, ast.Raise)):

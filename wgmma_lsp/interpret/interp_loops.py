@@ -8,7 +8,7 @@ from typing import Any
 
 from wgmma_lsp.entry.context import Context, binding_text
 from wgmma_lsp.interpret import classes, generators, mutation, sweep_reuse
-from wgmma_lsp.interpret.block_exits import _breaks
+from wgmma_lsp.interpret.block_exits import _breaks, leaves_loop
 from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.interp_base import MAX_UNROLL, mark_uncertain
 from wgmma_lsp.interpret.observe import Swept, raw
@@ -37,18 +37,25 @@ class LoopsMixin:
             return
         self.loops.append(None)  # its `break`/`continue` are its own
         try:
-            if items is not None and len(items) <= 8 and not _breaks(s.body):
-                # Short known iterations are unrolled: each iteration sees its own item.
+            if unrolled := items is not None and len(items) <= 8 and not leaves_loop(s.body):
+                # Short known iterations are unrolled: each iteration sees its own item (a
+                # `return` that may be taken makes the later ones uncertain; one taken ends them).
                 for item in items:
                     self.assign(s.target, item, env, None)
                     self.exec_block(s.body, env)
+                    if self._returned():
+                        return
             else:
                 elem = self.iter_element(it, items)
                 nonempty = bool(items) if items is not None else self.known_nonempty(it)
                 self.loop(env, s.target, elem, s.body, certain=nonempty)
         finally:
             self.loops.pop()
-        self.loop_else(s, env, unrolled=items is not None and len(items) <= 8 and not _breaks(s.body))
+        self.loop_else(s, env, unrolled=unrolled)
+
+    def _returned(self) -> bool:
+        """Whether the path running now has left its function (a `return` or `raise` taken)."""
+        return bool(self.stack) and self.stack[-1].returned
 
     def loop_else(self, s: ast.For | ast.While, env: Env, unrolled: bool = False) -> None:
         """A loop's `else:` runs when no `break` left the loop: for sure when its body has no
@@ -335,9 +342,10 @@ class LoopsMixin:
 
     def _exec_while(self, s: ast.While, env: Env) -> None:
         test = self.eval(s.test, env)
-        if not _breaks(s.body):
+        if not leaves_loop(s.body):
             # A short loop whose test is known each time is run as Python runs it (like a short
-            # known `for`): each iteration sees its own values (`while rows > 0: rows //= 2`).
+            # known `for`): each iteration sees its own values (`while rows > 0: rows //= 2`;
+            # a heuristic's `while stages > 1: ... if fits: return config`).
             for _ in range(8):
                 if not (isinstance(test, Const) and isinstance(test.value, (bool, int))):
                     break
@@ -345,6 +353,8 @@ class LoopsMixin:
                     self.exec_block(s.orelse, env)
                     return
                 self.exec_block(s.body, env)
+                if self._returned():
+                    return
                 test = self.eval(s.test, env)
         self.loop(env, None, UNKNOWN, s.body, certain=False)
         self.loop_else(s, env)
