@@ -483,7 +483,9 @@ class ExpressionsMixin:
 
     def eval_Lambda(self, n: ast.Lambda, env: Env) -> Value:
         defaults = tuple(self.eval(d, env) for d in n.args.defaults)
-        f = FuncVal(n, env, "<lambda>", defaults)
+        kw_defaults = {p.arg: self.eval(d, env) for p, d in zip(n.args.kwonlyargs, n.args.kw_defaults)
+                       if d is not None}  # `lambda *args, f=f: ...`
+        f = FuncVal(n, env, "<lambda>", defaults, kw_defaults)
         if self._closure_scopes is not None:
             self._closure_scopes.add(env)
         if self.where is self.home:
