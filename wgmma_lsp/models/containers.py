@@ -13,7 +13,15 @@ from typing import Any
 
 from wgmma_lsp.interpret import generators, mutation
 from wgmma_lsp.interpret.call import Call
-from wgmma_lsp.interpret.values import UNKNOWN, Const, DictVal, TupleVal, Value, UNKNOWN_INT
+from wgmma_lsp.interpret.values import (
+    UNKNOWN,
+    UNKNOWN_INT,
+    Const,
+    DictVal,
+    SliceVal,
+    TupleVal,
+    Value,
+)
 from wgmma_lsp.models.registry import method
 
 MAX_ITEMS = 10_000  # a list or string built by a method beyond this is not followed
@@ -251,8 +259,36 @@ def in_place(interp: Any, obj: TupleVal | DictVal, op: ast.operator, rhs: Value)
     return False
 
 
+def _slice_bound(v: Value) -> tuple[bool, Any]:
+    """A slice's start/stop/step as Python has it: (known, value)."""
+    if isinstance(v, Const) and (v.value is None or type(v.value) is int):
+        return True, v.value
+    return False, None
+
+
+def _set_list_slice(interp: Any, lst: TupleVal, index: SliceVal, value: Value) -> None:
+    """`lst[a:b:c] = items`, computed by CPython on the list's items (its length can change;
+    an extended slice of another length is a ValueError: nothing changes); unknown bounds or
+    items spoil the list."""
+    bounds = [_slice_bound(b) for b in (index.start, index.stop, index.step)]
+    value = mutation.live(interp, value)
+    if not all(known for known, _ in bounds) or not isinstance(value, TupleVal):
+        mutation.spoil(interp, lst)
+        return
+    items = list(lst.items)
+    try:
+        items[slice(*(b for _, b in bounds))] = list(value.items)
+    except ValueError:
+        return  # CPython raises: the list is unchanged
+    mutation.write(interp, lst, tuple(items))
+
+
 def set_list_item(interp: Any, lst: TupleVal, index: Value, value: Value) -> None:
-    """`lst[i] = value` (an int index; a slice or unknown index spoils the list)."""
+    """`lst[i] = value` (an int index, or a slice of known bounds: `shape[a:a + 1] = (n, m)`);
+    an unknown index spoils the list."""
+    if isinstance(index, SliceVal):
+        _set_list_slice(interp, lst, index, value)
+        return
     i = index.value if isinstance(index, Const) else None
     if not (isinstance(i, int) and not isinstance(i, bool)) or not -len(lst.items) <= i < len(lst.items):
         if isinstance(i, int) and not isinstance(i, bool):
