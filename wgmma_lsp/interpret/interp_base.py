@@ -20,7 +20,7 @@ from wgmma_lsp.interpret.values import (
     is_unknown,
 )
 
-MAX_DEPTH = 24
+MAX_DEPTH = 40
 MAX_STEPS = 400_000
 MAX_RECORD_VALUES = 6
 MAX_UNROLL = 64

@@ -208,8 +208,11 @@ class CallsMixin:
 
     def _call_user(self, func: FuncVal, call: Call) -> Value:
         node = func.node
+        # Recursion is not followed: a call of the very function running (same code, same
+        # closure). The same code closed over another scope is another function (a wrapper
+        # made twice: `vmap(vmap_split(f))` runs one `vmapped` inside the other).
         if len(self.stack) >= MAX_DEPTH or any(f.func is not None and f.func.node is node
-                                                for f in self.stack):
+                                                and f.func.closure is func.closure for f in self.stack):
             return UNKNOWN
         if not self.silent:  # a pass that only computes state neither records nor reports
             self.entered.add(id(node))
