@@ -53,7 +53,8 @@ HOVER_FLOORS: dict[str, tuple[float, float]] = {  # measured 2026-12-03 15:00 UT
     "attention/pallas_mosaic_gpu_kernel_sm90.py": (0.75, 0.96),
     "attention/pallas_mosaic_gpu_vjp_kernel_sm90.py": (0.38, 0.99),
     "ragged_dot/pallas_mosaic_gpu_kernel_sm100.py": (0.94, 0.99),
-    "attention/pallas_mosaic_gpu_kernel_sm100.py": (0.11, 0.96),
+    "attention/pallas_mosaic_gpu_kernel_sm100.py": (0.86, 0.98),  # 0.11 before the B200 stand-in
+    # (core_count), loops that may return, nested wrappers and the deeper call limit (2026-12-03 17:40)
     "attention/pallas_mosaic_gpu_vjp_kernel_sm100.py": (0.25, 0.98),
 }
 
