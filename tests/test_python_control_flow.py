@@ -19,9 +19,8 @@ from test_python_calls import agree, interpreted
 
 from wgmma_lsp.interpret.values import Const
 
-
-def test_a_loop_whose_body_may_return_runs_iteration_by_iteration() -> None:
-    agree("""
+#: A heuristic's loop: try fewer stages until they fit, return the first that does.
+PICK = """
 def pick(limit):
     stages = 5
     while stages > 1:
@@ -29,7 +28,11 @@ def pick(limit):
         if stages * 48 <= limit:
             return stages
     return 0
+"""
 
+
+def test_a_loop_whose_body_may_return_runs_iteration_by_iteration() -> None:
+    agree(PICK + """
 def first_fit(sizes, limit):
     for s in sizes:
         if s <= limit:
@@ -53,16 +56,8 @@ C = (total_until([1, 2, 3, 4], 3), total_until([1, 2], 9))
 def test_a_loop_that_may_return_makes_what_follows_depend_on_the_path() -> None:
     # `limit` is unknown: the loop's `return` may be taken in any iteration, so the values
     # after the loop are not claimed, and the function's result is no single constant.
-    got = interpreted("""
+    got = interpreted(PICK + """
 import random
-def pick(limit):
-    stages = 5
-    while stages > 1:
-        stages -= 1
-        if stages * 48 <= limit:
-            return stages
-    return 0
-
 R = pick(random.randint(0, 300))
 """)
     assert not isinstance(got["R"], Const), got["R"].describe()

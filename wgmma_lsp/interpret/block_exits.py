@@ -61,28 +61,38 @@ def _breaks(body: list[ast.stmt], handlers: bool = True) -> bool:
     return False
 
 
-def leaves_loop(body: list[ast.stmt]) -> bool:
-    """Does a loop body `break` or `continue` its own loop somewhere (not a loop, function or
-    class nested in it)? A body that only returns or raises can be run iteration by iteration
-    as Python runs it: a `return` taken ends the function, one that may be taken makes what
-    follows uncertain, as anywhere else. Kept on the first statement's node."""
+def _exits_own_loop(body: list[ast.stmt], kinds: tuple[type, ...], attr: str) -> bool:
+    """Does a loop body hold a statement of `kinds` (break, continue) of its own loop, not of a
+    loop, function or class nested in it? Kept on the first statement's node under `attr`."""
     if not body:
         return False
-    known = getattr(body[0], "_wgmma_leaves_loop", None)
+    known = getattr(body[0], attr, None)
     if known is not None:
         return known
     found = False
     todo: list[ast.AST] = list(body)
     while todo and not found:
         n = todo.pop()
-        if isinstance(n, (ast.Break, ast.Continue)):
+        if isinstance(n, kinds):
             found = True
         elif isinstance(n, (ast.For, ast.AsyncFor, ast.While)):
             todo.extend(n.orelse)  # (its body's break/continue are its own)
         elif not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.expr)):
             todo.extend(ast.iter_child_nodes(n))
-    body[0]._wgmma_leaves_loop = found  # type: ignore[attr-defined]
+    setattr(body[0], attr, found)
     return found
+
+
+def leaves_loop(body: list[ast.stmt]) -> bool:
+    """Does a loop body `break` or `continue` its own loop somewhere? A body that only returns
+    or raises can be run iteration by iteration as Python runs it: a `return` taken ends the
+    function, one that may be taken makes what follows uncertain, as anywhere else."""
+    return _exits_own_loop(body, (ast.Break, ast.Continue), "_wgmma_leaves_loop")
+
+
+def has_break(body: list[ast.stmt]) -> bool:
+    """A `break` of this loop in its body (its `else:` then may not run)."""
+    return _exits_own_loop(body, (ast.Break,), "_wgmma_has_break")
 
 
 def _stmt_breaks(stmt: ast.stmt, handlers: bool) -> bool:

@@ -8,7 +8,7 @@ from typing import Any
 
 from wgmma_lsp.entry.context import Context, binding_text
 from wgmma_lsp.interpret import classes, generators, mutation, sweep_reuse
-from wgmma_lsp.interpret.block_exits import _breaks, leaves_loop
+from wgmma_lsp.interpret.block_exits import _breaks, has_break, leaves_loop
 from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.interp_base import MAX_UNROLL, mark_uncertain
 from wgmma_lsp.interpret.observe import Swept, raw
@@ -62,7 +62,7 @@ class LoopsMixin:
         `break` of its own (or the loop ran as Python runs it), else perhaps."""
         if not s.orelse:
             return
-        if unrolled or not _has_break(s.body):
+        if unrolled or not has_break(s.body):
             self.exec_block(s.orelse, env)
         else:
             self.branch(env, lambda e: self.exec_block(s.orelse, e), lambda e: None)
@@ -382,22 +382,6 @@ _CARRIED = "<carried> "  # the key of a carried name among a sweep iteration's v
 
 def _target_names(target: ast.expr) -> list[str]:
     return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
-
-
-def _has_break(body: list[ast.stmt]) -> bool:
-    """A `break` of this loop in its body (not one of a loop or function nested in it)."""
-    todo: list[ast.AST] = list(body)
-    while todo:
-        n = todo.pop()
-        if isinstance(n, ast.Break):
-            return True
-        if isinstance(n, (ast.For, ast.AsyncFor, ast.While)):
-            todo.extend(n.orelse)  # (a break in a nested loop's body is that loop's)
-            continue
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.expr)):
-            continue
-        todo.extend(ast.iter_child_nodes(n))
-    return False
 
 
 def _carried_name(key: str) -> str:

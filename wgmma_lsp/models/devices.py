@@ -46,21 +46,11 @@ def _default_backend(call: Call) -> Value:
     return Const("gpu") if _capability(call) is not None and not call.args and not call.kwargs else UNKNOWN
 
 
-@attribute("wrapped:jax.Device.platform")
-def _platform(obj: Value) -> Value:
-    return obj.kwargs["platform"] if isinstance(obj, Wrapped) else UNKNOWN
+def _device_field(name: str) -> None:
+    """`device.<name>`: what the stand-in holds, unknown where it holds nothing."""
+    attribute(f"wrapped:jax.Device.{name}")(
+        lambda obj: obj.kwargs.get(name, UNKNOWN) if isinstance(obj, Wrapped) else UNKNOWN)
 
 
-@attribute("wrapped:jax.Device.compute_capability")
-def _compute_capability(obj: Value) -> Value:
-    return obj.kwargs["compute_capability"] if isinstance(obj, Wrapped) else UNKNOWN
-
-
-@attribute("wrapped:jax.Device.core_count")
-def _core_count(obj: Value) -> Value:
-    return obj.kwargs.get("core_count", UNKNOWN) if isinstance(obj, Wrapped) else UNKNOWN
-
-
-@attribute("wrapped:jax.Device.device_kind")
-def _device_kind(obj: Value) -> Value:
-    return obj.kwargs.get("device_kind", UNKNOWN) if isinstance(obj, Wrapped) else UNKNOWN
+for _field in ("platform", "compute_capability", "core_count", "device_kind"):
+    _device_field(_field)
