@@ -60,6 +60,7 @@ def extract() -> tuple[JaxFacts, list[Path]]:
             reduction_scratch=jax_reduction_scratch.read(),
             mosaic_lowering_rules=jax_lowering_rules.read(root) if root is not None else None,
             deprecated_params=jax_deprecations.read(exports, jax_deprecations.find_function),
+            barrier_default_num_barriers=jax_source_read._read_barrier_default_num_barriers(),
         )
         return facts, sorted(jax_source_read.files_read())
     finally:

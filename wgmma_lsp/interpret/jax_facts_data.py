@@ -34,6 +34,7 @@ class JaxFacts:
     mosaic_lowering_rules: dict[str, list[str]] | None = None
     # "plgpu.kernel" -> {"out_shape": [JAX's deprecation message, alias or None]}: jax_deprecations.py
     deprecated_params: dict[str, dict[str, list]] = field(default_factory=dict)
+    barrier_default_num_barriers: list[int] | None = None  # `plgpu.Barrier()`'s barrier array shape
     source: str = "jax"  # "jax" (read from an installed JAX) or "bundled"
 
     def to_json(self) -> dict[str, Any]:
@@ -52,6 +53,7 @@ class JaxFacts:
             "reduction_scratch": self.reduction_scratch,
             "mosaic_lowering_rules": self.mosaic_lowering_rules,
             "deprecated_params": self.deprecated_params,
+            "barrier_default_num_barriers": self.barrier_default_num_barriers,
         }
 
     @classmethod
@@ -73,6 +75,7 @@ class JaxFacts:
             mosaic_lowering_rules=_opt(data.get("mosaic_lowering_rules"), dict),
             deprecated_params={str(api): {str(p): [str(m), _opt(r, str)] for p, (m, r) in ps.items()}
                                for api, ps in data.get("deprecated_params", {}).items()},
+            barrier_default_num_barriers=_opt(data.get("barrier_default_num_barriers"), list),
             source=source,
         )
 

@@ -405,6 +405,28 @@ def _read_pallas_call_lowers_mosaic_gpu() -> bool | None:
                             "register_lowering_rule(")
 
 
+def _read_barrier_default_num_barriers() -> list[int] | None:
+    """The shape of the barrier array `plgpu.Barrier()` makes by default (its `num_barriers`
+    field's default, normalised as its `__post_init__` does: an int n is `(n,)`): [1] in JAX
+    0.10, [] (a single barrier, a ref of empty shape) in 0.12."""
+    tree = _tree("jax._src.pallas.mosaic_gpu.core")
+    cls = _find_def(tree, "Barrier") if tree is not None else None
+    if not isinstance(cls, ast.ClassDef):
+        return None
+    for stmt in cls.body:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) \
+                and stmt.target.id == "num_barriers" and stmt.value is not None:
+            try:
+                value = ast.literal_eval(stmt.value)
+            except ValueError:
+                return None
+            if isinstance(value, int) and not isinstance(value, bool):
+                return [value]
+            if isinstance(value, tuple) and all(type(d) is int for d in value):
+                return list(value)
+    return None
+
+
 # -- Mosaic GPU layout inference (Warpgroup lowering) ------------------------------------------
 
 _LAYOUT_INFERENCE = "jax.experimental.mosaic.gpu.layout_inference"
