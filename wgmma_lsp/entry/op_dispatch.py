@@ -125,8 +125,12 @@ class ProgramHooks:
         returns_residuals = kwargs.pop("return_residuals", Const(False))
         given = (list(args), dict(kwargs))
         args, kwargs = self._own_bind(me, args, kwargs, call)
+        # Under `jax.vjp`, the op's `custom_vjp` runs its forward rule: `_fwd` with residuals,
+        # kept for the pullback, which calls `op.vjp(residuals, out, dout, *args, **kwargs)`.
+        backward = self._backward(me) if self.interp.vjp_frames else None
+        vjp_args, vjp_kwargs = tuple(args), dict(kwargs)
         if fwd_node is not None and _has_param(fwd_node, "return_residuals"):
-            kwargs["return_residuals"] = returns_residuals
+            kwargs["return_residuals"] = Const(True) if backward is not None else returns_residuals
         own = me.attrs.get("config")
         if isinstance(own, InstanceVal):
             configs = [own]
@@ -143,11 +147,28 @@ class ProgramHooks:
                 result = r if result is None else join(result, r)
         finally:
             self.depth -= 1
+        pair = result.items if isinstance(result, TupleVal) and len(result.items) == 2 else None
+        if self.interp.vjp_frames:
+            from wgmma_lsp.models.autodiff import Backward, keep_backward
+
+            keep_backward(self.interp, Backward(backward, (pair[1], pair[0]), vjp_args, vjp_kwargs, pair[0])
+                          if backward is not None and pair is not None else None)
         if isinstance(returns_residuals, Const) and returns_residuals.value is True:
             return result if result is not None else UNKNOWN
-        if isinstance(result, TupleVal) and len(result.items) == 2:
-            return result.items[0]  # (out, residuals): the op returns out
+        if pair is not None:
+            return pair[0]  # (out, residuals): the op returns out
         return UNKNOWN
+
+    def _backward(self, me: Value) -> Value | None:
+        """The op's `vjp` (tokamax's `Op.vjp`: "passed the residuals and the output of the op,
+        the output gradients, then all arguments passed to the op"); None when it has none or it
+        is not known (then JAX differentiates `_fwd` itself: not followed)."""
+        from wgmma_lsp.interpret.classes import instance_attr
+        from wgmma_lsp.interpret.values import InstanceVal
+
+        assert isinstance(me, InstanceVal)
+        vjp = instance_attr(self.interp, me, "vjp") if "vjp" not in me.attrs else me.attrs["vjp"]
+        return vjp if isinstance(vjp, InstanceVal) else None
 
     def _picked_for(self, me: Value, args: list, kwargs: dict, call: Call) -> list:
         """The configs the op may pick for these arguments, as its `__call__` does when it has

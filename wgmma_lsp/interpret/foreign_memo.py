@@ -53,9 +53,9 @@ class ForeignEntry(MemoEntry):
 def call(interp: Any, func: FuncVal, call: Call) -> Value:
     if interp.observing:
         with interp.obs.unobserved():  # a key is books: equal keys give equal runs either way
-            key = call_key(func, call.args, call.kwargs, call.generic, call.complete, interp.kernel.memo_key())
+            key = call_key(func, call.args, call.kwargs, call.generic, call.complete, interp.memo_state())
     else:
-        key = call_key(func, call.args, call.kwargs, call.generic, call.complete, interp.kernel.memo_key())
+        key = call_key(func, call.args, call.kwargs, call.generic, call.complete, interp.memo_state())
     if key is None:
         return interp._call_user(func, call)
     entry_span = _entry_span(interp, call)

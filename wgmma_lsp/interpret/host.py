@@ -39,6 +39,8 @@ class ModelHost(Protocol):
     # models/pallas.py replaces it for each kernel body it runs.
     kernel: "KernelState"
     smem_usage: "dict[Span, list]"  # what each kernel call allocates, by the call's span
+    # The `jax.vjp`s running, innermost last: the custom_vjp calls each collects (models/autodiff.py).
+    vjp_frames: list[list[Any]]
 
     # -- reporting ---------------------------------------------------------------------------
     def span(self, node: ast.AST) -> "Span": ...
@@ -61,6 +63,8 @@ class ModelHost(Protocol):
     def unknown_call(self, call: Any) -> "Value": ...
 
     def generic_call(self, func: "FuncVal") -> "Value": ...
+
+    def not_replayable(self) -> None: ...
 
     # -- Python semantics the models reuse -----------------------------------------------------
     def getattr(self, obj: "Value", attr: str, node: ast.AST | None = None) -> "Value": ...

@@ -136,6 +136,9 @@ class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixi
         # Another module's functions, memoised the same way (interpret/foreign_memo.py).
         self.foreign_memo: dict[Any, MemoEntry] = {}
         self.captures: list[MemoEntry] = []
+        # The `jax.vjp`s running (innermost last): each collects the custom_vjp calls its
+        # function makes, whose backward rules its pullback runs (models/autodiff.py).
+        self.vjp_frames: list[list[Any]] = []
         # While a test context of the package runs: its hooks (entry/op_dispatch.ProgramHooks).
         self.program_hooks: Any = None
         # Functions (by node id) whose every return value is logged while set: a test context

@@ -100,6 +100,17 @@ class CallsMixin:
                     self.generic_call(v)
         return UNKNOWN
 
+    def memo_state(self) -> tuple:
+        """What of the interpreter's state a memoised call's result and findings may depend on:
+        the running kernel's, and whether a `jax.vjp` collects custom_vjp calls."""
+        return (*self.kernel.memo_key(), bool(self.vjp_frames))
+
+    def not_replayable(self) -> None:
+        """What the running calls do now is not theirs alone (a custom_vjp call collected by a
+        `jax.vjp` outside them): none of them is memoised."""
+        for entry in self.captures:
+            entry.writes_outside = True
+
     def call_traced(self, func: Value, args: list[Value], call: Call) -> Value:
         """A function JAX traces for sure (a cond branch, a loop or pipeline body)."""
         return self.call_value(func, Call(self, call.node, args, {}, [None] * len(args), {}, call.env))
@@ -130,10 +141,10 @@ class CallsMixin:
             if self.observing:
                 with self.obs.unobserved():  # a key is books: equal keys give equal runs either way
                     key = call_key(func, call.args, call.kwargs, call.generic, call.complete,
-                                   self.kernel.memo_key())
+                                   self.memo_state())
                     hit = self.memo.get(key) if key is not None else None
             else:
-                key = call_key(func, call.args, call.kwargs, call.generic, call.complete, self.kernel.memo_key())
+                key = call_key(func, call.args, call.kwargs, call.generic, call.complete, self.memo_state())
                 hit = self.memo.get(key) if key is not None else None
         if key is None:
             if self.memo_enabled and not self.hover_only and foreign_memo.applies(self, func):

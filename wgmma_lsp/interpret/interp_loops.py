@@ -242,7 +242,7 @@ class LoopsMixin:
         return consts, (tuple(kept), self.certain, after_break,
                         tuple(f.maybe_returned for f in self.stack),
                         tuple(scope.tripped for scope in self.handlers), self.expecting_error,
-                        self.kernel.memo_key())
+                        self.memo_state())
 
     def _iteration_marks(self) -> tuple[dict[int, int], dict[int, set]]:
         return ({id(f): len(f.contexts) for f in self.findings},

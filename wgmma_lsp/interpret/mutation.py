@@ -72,6 +72,12 @@ def _ours(interp: "Interpreter", born: int) -> bool:
     return born != 0 and born >= interp.shared_born
 
 
+def changes_exactly(interp: "Interpreter", born: int) -> bool:
+    """Whether a change to an object born at `born` made here is followed exactly (an object of
+    the code running now, on a certain path or made on this one), not joined or spoiled."""
+    return _ours(interp, born) and made_on_this_path(interp, born)
+
+
 def note_write(interp: "Interpreter", born: int, obj: Value | None = None, attr: str | None = None) -> None:
     """An object born at `born` is written: the calls being memoised that it predates are not
     stored, and a sweep iteration writing what it did not make is not repeated."""
@@ -127,7 +133,7 @@ def set_attr(interp: "Interpreter", obj: InstanceVal, attr: str, value: Value) -
     on a certain path or made on this one: `__init__` of an object made after `if unknown:
     raise ...`), else joined with what the attribute held (unknown if it held nothing)."""
     note_write(interp, obj.born, obj, attr)
-    if not (_ours(interp, obj.born) and made_on_this_path(interp, obj.born)):
+    if not changes_exactly(interp, obj.born):
         if attr in obj.attrs:
             value = join(obj.attrs[attr], value)
         else:

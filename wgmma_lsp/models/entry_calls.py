@@ -2,7 +2,7 @@
 
 - JAX's ways to trace a function: `jax.make_jaxpr(f)(...)`, `jax.jit(f)(...)`,
   `jax.jit(f).trace(...)` / `.lower(...)` / `.eval_shape(...)`, `jax.eval_shape(f, ...)`,
-  `jax.vjp(f, ...)`, `jax.grad(f)(...)`, `jax.value_and_grad(f)(...)`, `jax.shard_map(f, ...)(...)`,
+  `jax.linearize(f, ...)`, `jax.shard_map(f, ...)(...)` (`jax.vjp`, `jax.grad`: models/autodiff.py),
   and Mosaic GPU's `profiler.measure(f)(...)`. Each calls `f` the way JAX does: example
   `ShapeDtypeStruct`s and Python scalars become traced arrays (unless static).
 - Example arguments: `jax.random.uniform(key, shape, dtype)` and friends, `np.zeros/ones/empty/
@@ -18,8 +18,19 @@ from contextvars import ContextVar
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.dims import Dim
 from wgmma_lsp.interpret.values import (
-    UNKNOWN, ArrayVal, ClassVal, Const, FuncVal, ProductVal, ShapeDtypeVal, SymInt,
-    TupleVal, Value, Wrapped, as_int, is_unknown,
+    UNKNOWN,
+    ArrayVal,
+    ClassVal,
+    Const,
+    FuncVal,
+    ProductVal,
+    ShapeDtypeVal,
+    SymInt,
+    TupleVal,
+    Value,
+    Wrapped,
+    as_int,
+    is_unknown,
 )
 from wgmma_lsp.models.arrays import _shape_arg, as_array, to_dtype
 from wgmma_lsp.models.registry import METHODS, model
@@ -83,7 +94,7 @@ def _wrap(name: str):
     return make
 
 
-for _name in ("jax.make_jaxpr", "jax.grad", "jax.value_and_grad", "jax.shard_map",
+for _name in ("jax.make_jaxpr", "jax.shard_map",
               "jax.experimental.shard_map.shard_map", "mgpu.profiler.measure"):
     model(_name)(_wrap(_name))
 
@@ -94,14 +105,6 @@ def _make_jaxpr_apply(call: Call) -> Value:
     assert isinstance(wrapped, Wrapped)
     trace_call(call, wrapped.func, call.args, call.kwargs, wrapped.kwargs)
     return UNKNOWN  # a ClosedJaxpr
-
-
-@model("jax.grad()", "jax.value_and_grad()")
-def _grad_apply(call: Call) -> Value:
-    wrapped = call.wrapped
-    assert isinstance(wrapped, Wrapped)
-    trace_call(call, wrapped.func, call.args, call.kwargs, {})
-    return UNKNOWN
 
 
 @model("jax.shard_map()", "jax.experimental.shard_map.shard_map()")
@@ -198,8 +201,8 @@ def _as_struct(v: Value) -> Value:
     return UNKNOWN
 
 
-@model("jax.vjp", "jax.linearize")
-def _vjp(call: Call) -> Value:
+@model("jax.linearize")
+def _linearize(call: Call) -> Value:
     f = call.get(0, "fun")
     if is_unknown(f):
         return UNKNOWN

@@ -82,16 +82,21 @@ def _bool_attrs(call: Call, names: tuple[str, ...]) -> tuple[tuple[str, bool], .
 
 def _barrier(type_name: str):
     def fn(call: Call) -> Value:
-        """`core.Barrier/ClusterBarrier(num_arrivals=1, num_barriers=1, ...)`: get_ref_aval is
+        """`core.Barrier/ClusterBarrier(num_arrivals=1, num_barriers=..., ...)`: get_ref_aval is
         `AbstractRef(ShapedArray(num_barriers, BarrierType), SMEM)`; `num_barriers` is an int
-        (shape (n,)) or a sequence (the shape itself)."""
+        (shape (n,)) or a sequence (the shape itself). Its default is the installed JAX's
+        (1 in 0.10; () in 0.12: a single barrier, a ref of empty shape)."""
+        from wgmma_lsp.interpret import jax_facts
         from wgmma_lsp.interpret.dtypes import DType
         from wgmma_lsp.models.constructs import barrier_ok
 
         if not barrier_ok(call):
             return UNKNOWN  # JAX raises here
-        n = call.kwargs.get("num_barriers", Const(1))
-        shape = as_shape(n) if call.complete else None
+        default = jax_facts.current().barrier_default_num_barriers
+        n = call.kwargs.get("num_barriers")
+        if n is None:
+            n = TupleVal(tuple(Const(d) for d in default)) if default is not None else UNKNOWN
+        shape = as_shape(n) if call.complete and not is_unknown(n) else None
         arrivals = as_int(call.get(0 if type_name == "barrier" else 2, "num_arrivals", Const(1))) if call.complete else None
         return AllocSpec("barrier", ArrayVal(shape, DType(type_name)), span=call.span,
                          attrs=_bool_attrs(call, ("orders_tensor_core",)), arrivals=arrivals)
@@ -607,10 +612,11 @@ def _jit(call: Call) -> Value:
     return Wrapped("jax.jit_decorator", UNKNOWN, dict(call.kwargs), call.span)
 
 
-@model("jax.custom_vjp", "jax.custom_jvp", "jax.custom_batching.custom_vmap")
+@model("jax.custom_jvp", "jax.custom_batching.custom_vmap")
 def _custom_derivative(call: Call) -> Value:
-    """`jax.custom_vjp(f, nondiff_argnums=...)` (jax/_src/custom_derivatives.py): calling it
-    calls f (the forward pass traces f); `.defvjp`/`.defjvp` only register rules."""
+    """`jax.custom_jvp(f, nondiff_argnums=...)` (jax/_src/custom_derivatives.py): calling it
+    calls f (the forward pass traces f); `.defjvp` only registers rules. (`jax.custom_vjp`,
+    whose backward rule a `jax.vjp` runs: models/autodiff.py.)"""
     if call.args and not is_unknown(call.args[0]):
         return Wrapped("jax.jit", call.args[0], {}, call.span)
     return UNKNOWN
