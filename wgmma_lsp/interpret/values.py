@@ -436,6 +436,12 @@ class ClassVal(Value):
     # attributes go to the assigning interpreter's `shared_writes` (as InstanceVal.shared).
     shared: bool = False
     compares_fields: bool = False  # a dataclass with eq=True (the default): == compares fields
+    # How `jax.tree_util` registered it as a pytree node (models/pytrees.py): "" not registered,
+    # "node_class" (its `tree_flatten`/`tree_unflatten`), "dataclass" (fields; `pytree_meta`
+    # names the static ones, None: those marked `static` in their `field(metadata=...)`).
+    pytree: str = ""
+    pytree_data: tuple[str, ...] | None = None
+    pytree_meta: tuple[str, ...] | None = None
 
     def describe(self) -> str:
         return f"class {self.name}"

@@ -5,19 +5,38 @@ from __future__ import annotations
 import ast
 import math
 
+from wgmma_lsp.interpret import (
+    classes,  # noqa: E402
+    const_fold,  # noqa: E402 - beside the table it serves
+    generators,
+    mutation,
+)
 from wgmma_lsp.interpret import dims as D
-from wgmma_lsp.interpret import generators, mutation
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import (
-    UNKNOWN, ApiVal, ArrayVal, Const, DictVal, InstanceVal, Opaque, OpaqueReplaced, PartialVal, RefVal,
-    SliceVal, SymInt, TupleVal, UNKNOWN_INT, Value, Wrapped, as_dim,
-    dim_value, is_int_like,
+    UNKNOWN,
+    UNKNOWN_INT,
+    ApiVal,
+    ArrayVal,
+    ClassVal,
+    Const,
+    DictVal,
+    InstanceVal,
+    Opaque,
+    OpaqueReplaced,
+    PartialVal,
+    RefVal,
+    SliceVal,
+    SymInt,
+    TupleVal,
+    Value,
+    Wrapped,
+    as_dim,
+    dim_value,
+    is_int_like,
 )
 from wgmma_lsp.models import containers
-from wgmma_lsp.models.registry import CONSTANTS, MODELS, model
-
-from wgmma_lsp.interpret import classes  # noqa: E402
-from wgmma_lsp.interpret import const_fold  # noqa: E402 - beside the table it serves
+from wgmma_lsp.models.registry import CONSTANTS, HAS_ATTRIBUTE, MODELS, model
 
 BUILTINS = {"range", "len", "int", "float", "bool", "min", "max", "tuple", "list", "zip",
             "enumerate", "abs", "sum", "print", "isinstance", "property", "staticmethod",
@@ -337,6 +356,9 @@ def _dict(call: Call) -> Value:
 def _getattr(call: Call) -> Value:
     obj, name = call.get(0), call.get(1)
     if isinstance(name, Const) and isinstance(name.value, str):
+        if call.has(2) and (has := HAS_ATTRIBUTE.get(type(obj).__name__)) is not None \
+                and has(obj, name.value) is False:
+            return call.get(2)  # (the object has no such attribute: the default)
         v = call.interp.getattr(obj, name.value)
         if v is UNKNOWN and call.has(2):
             return UNKNOWN
@@ -392,13 +414,56 @@ def _returns_its_argument(call: Call) -> Value:
     return call.get(0) if len(call.args) == 1 and not call.kwargs and call.complete else UNKNOWN
 
 
-@model("jax.tree_util.register_dataclass", "jax.tree_util.register_pytree_node_class")
-def _register_pytree(call: Call) -> Value:
-    """`@jax.tree_util.register_dataclass` / `register_dataclass(cls, data_fields, meta_fields)`:
-    the class, registered; with only keywords, a decorator that returns it."""
-    if call.args:
-        return call.args[0]
-    return Wrapped("identity_decorator", UNKNOWN, {})
+_PYTREE_KINDS = {"jax.tree_util.register_dataclass": "dataclass",
+                 "jax.tree_util.register_pytree_node_class": "node_class",
+                 "jax.tree_util.register_static": "static"}
+
+
+def _field_names(v: Value | None) -> tuple[str, ...] | None:
+    items = v.items if isinstance(v, TupleVal) and not v.spoiled else None
+    if items is None or not all(isinstance(i, Const) and isinstance(i.value, str) for i in items):
+        return None
+    return tuple(i.value for i in items)
+
+
+def _register(kind: str, cls: Value, kwargs: dict[str, Value]) -> Value:
+    """Mark a user class as the pytree node JAX's registry makes it (models/pytrees.py flattens
+    it); a registration not followed (fields not known, fields dropped) leaves it unmarked, and
+    its instances unknown to `jax.tree.flatten`."""
+    if not isinstance(cls, ClassVal):
+        return cls
+    data = meta = None
+    if kind == "dataclass":
+        if "drop_fields" in kwargs:
+            return cls
+        if "data_fields" in kwargs or "meta_fields" in kwargs:
+            data, meta = _field_names(kwargs.get("data_fields")), _field_names(kwargs.get("meta_fields"))
+            if data is None or meta is None:
+                return cls
+        elif not cls.is_dataclass:
+            return cls  # JAX raises a TypeError
+    cls.pytree, cls.pytree_data, cls.pytree_meta = kind, data, meta
+    return cls
+
+
+def _registration(kind: str):
+    def register(call: Call) -> Value:
+        """`@jax.tree_util.register_dataclass` / `register_dataclass(cls, data_fields,
+        meta_fields)`, `@register_pytree_node_class`, `@register_static`: the class, registered;
+        with only keywords, a decorator that returns it."""
+        kwargs = dict(call.kwargs)
+        if len(call.args) > 1:
+            kwargs["data_fields"] = call.args[1]
+        if len(call.args) > 2:
+            kwargs["meta_fields"] = call.args[2]
+        if call.args:
+            return _register(kind, call.args[0], kwargs) if call.complete else call.args[0]
+        return Wrapped("identity_decorator", UNKNOWN, {})
+    return register
+
+
+for _name, _kind in _PYTREE_KINDS.items():
+    model(_name)(_registration(_kind))
 
 
 @model("identity_decorator()")

@@ -4,10 +4,14 @@ and their `jax.tree_util` spellings (jax/_src/tree_util.py).
 A pytree here is made of tuples, lists, dicts (flattened in sorted key order, as JAX does) and
 `None` (a node without children); its leaves are the values that are certainly leaves for
 JAX: arrays, refs, `ShapeDtypeStruct`s, dtypes, functions and Python scalars and strings.
+NamedTuples are nodes of their fields; an object of a class the code registered
+(`@register_pytree_node_class`: its `tree_flatten()`/`tree_unflatten()` run as CPython runs
+them; `@register_dataclass`: its data fields are children, its meta fields aux data;
+`@register_static`: no children) is a node as JAX's registry makes it.
 `is_leaf` is called on every node before it is flattened, as JAX does; it must answer a known
-bool. Anything else in the tree — an unknown value, an instance of a class that may be a
-registered pytree node (a dataclass, a NamedTuple) — makes the structure unknown: the call is
-then an unknown call (functions handed to it are still analysed, their effects uncertain).
+bool. Anything else in the tree — an unknown value, an object of a class not known to be
+registered or not — makes the structure unknown: the call is then an unknown call (functions
+handed to it are still analysed, their effects uncertain).
 
 A treedef is `Wrapped("pytree.treedef", <the tree with every leaf replaced by LEAF>)`:
 `treedef.unflatten(leaves)` / `jax.tree.unflatten(treedef, leaves)` rebuild the tree with the
@@ -16,20 +20,23 @@ given leaves (as many as the treedef has; otherwise JAX raises, and no value fol
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
-from wgmma_lsp.interpret import mutation
+from wgmma_lsp.interpret import classes, mutation
 from wgmma_lsp.interpret.call import Call
+from wgmma_lsp.interpret.classes import NamedTupleVal
 from wgmma_lsp.interpret.values import (
     UNKNOWN,
     AllocSpec,
     ApiVal,
     ArrayVal,
     BoundMethod,
+    ClassVal,
     Const,
     DictVal,
     DTypeVal,
     FuncVal,
+    InstanceVal,
     PartialVal,
     RefVal,
     ShapeDtypeVal,
@@ -37,14 +44,16 @@ from wgmma_lsp.interpret.values import (
     Value,
     Wrapped,
 )
+from wgmma_lsp.models.ref_union import RefUnionSpec
 from wgmma_lsp.models.registry import ATTRIBUTES, method, model
 
 TREEDEF = "pytree.treedef"
+NODE = "pytree.node"  # an object of a registered class in a treedef: Wrapped(NODE, cls, {aux, children})
 LEAF = Const(Ellipsis)  # a leaf's place in a treedef's structure (`...` itself is a leaf: replaced too)
 MAX_LEAVES = 256
 
 _CERTAIN_LEAVES = (ArrayVal, RefVal, ShapeDtypeVal, DTypeVal, FuncVal, PartialVal, BoundMethod,
-                   AllocSpec, ApiVal)
+                   AllocSpec, RefUnionSpec, ApiVal)  # (a `RefUnion` is a leaf: not a registered node)
 
 
 class _Unknown(Exception):
@@ -68,6 +77,8 @@ def _flatten(call: Call, tree: Value, is_leaf: Value, leaves: list[Value]) -> Va
         leaves.append(tree)
         return LEAF
     tree = mutation.live(call.interp, tree)  # a list changed in a way not followed: unknown
+    if isinstance(tree, NamedTupleVal):
+        return NamedTupleVal(tuple(_flatten(call, x, is_leaf, leaves) for x in tree.items), cls=tree.cls)
     if isinstance(tree, TupleVal):
         return TupleVal(tuple(_flatten(call, x, is_leaf, leaves) for x in tree.items), tree.is_list)
     if isinstance(tree, DictVal):
@@ -86,17 +97,91 @@ def _flatten(call: Call, tree: Value, is_leaf: Value, leaves: list[Value]) -> Va
     if isinstance(tree, _CERTAIN_LEAVES):
         leaves.append(tree)
         return LEAF
+    if isinstance(tree, InstanceVal) and tree.cls.pytree:
+        aux, children = _node_parts(call, tree)
+        return Wrapped(NODE, tree.cls, {"aux": aux, "children": TupleVal(
+            tuple(_flatten(call, c, is_leaf, leaves) for c in children))})
     raise _Unknown
 
 
-def _rebuild(structure: Value, leaves: Iterator[Value]) -> Value:
+def _node_parts(call: Call, obj: InstanceVal) -> tuple[Value, list[Value]]:
+    """What JAX's registry flattens an object of a registered class into: its aux data and
+    children (`tree_flatten()`; a registered dataclass's meta and data fields; a static
+    class's object itself, without children)."""
+    cls = obj.cls
+    if cls.pytree == "static":
+        return obj, []
+    if cls.pytree == "node_class":
+        interp = call.interp
+        method = interp.getattr(obj, "tree_flatten")
+        parts = mutation.live(interp, interp.call_value(method, Call(interp, call.node, [], {}, [], {}, call.env)))
+        if not isinstance(parts, TupleVal) or len(parts.items) != 2:
+            raise _Unknown
+        children = interp.iter_items(parts.items[0])
+        if children is None:
+            raise _Unknown
+        return parts.items[1], children
+    data, meta = _dataclass_fields(cls)
+    if not set(data) | set(meta) <= set(obj.attrs):
+        raise _Unknown
+    return DictVal(tuple((n, obj.attrs[n]) for n in meta)), [obj.attrs[n] for n in data]
+
+
+def _dataclass_fields(cls: ClassVal) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A registered dataclass's data and meta fields (named, or: its fields, `static` in their
+    `field(metadata=...)` the meta ones)."""
+    if cls.pytree_data is not None and cls.pytree_meta is not None:
+        return cls.pytree_data, cls.pytree_meta
+    data: list[str] = []
+    meta: list[str] = []
+    for name, default in classes.dataclass_fields(cls):
+        static: Value = Const(False)
+        if isinstance(default, Wrapped) and default.api == "dataclasses.field":
+            if "init" in default.kwargs:
+                raise _Unknown  # (an init=False field is in neither list)
+            md = default.kwargs.get("metadata")
+            if md is not None:
+                if not isinstance(md, DictVal) or md.spoiled:
+                    raise _Unknown
+                static = dict(md.items).get("static", Const(False))
+        if not (isinstance(static, Const) and isinstance(static.value, bool)):
+            raise _Unknown
+        (meta if static.value else data).append(name)
+    return tuple(data), tuple(meta)
+
+
+def _rebuild(call: Call, structure: Value, leaves: Iterator[Value]) -> Value:
     if structure == LEAF:
         return next(leaves)
+    if isinstance(structure, NamedTupleVal):
+        return NamedTupleVal(tuple(_rebuild(call, x, leaves) for x in structure.items), cls=structure.cls)
     if isinstance(structure, TupleVal):
-        return TupleVal(tuple(_rebuild(x, leaves) for x in structure.items), structure.is_list)
+        return TupleVal(tuple(_rebuild(call, x, leaves) for x in structure.items), structure.is_list)
     if isinstance(structure, DictVal):
-        return DictVal(tuple((k, _rebuild(v, leaves)) for k, v in structure.items))
+        return DictVal(tuple((k, _rebuild(call, v, leaves)) for k, v in structure.items))
+    if isinstance(structure, Wrapped) and structure.api == NODE:
+        children = structure.kwargs["children"]
+        assert isinstance(children, TupleVal)
+        return _unflatten_node(call, structure.func, structure.kwargs["aux"],
+                               [_rebuild(call, c, leaves) for c in children.items])
     return structure  # None
+
+
+def _unflatten_node(call: Call, cls: Value, aux: Value, children: list[Value]) -> Value:
+    """An object of a registered class rebuilt from its aux data and children, as JAX's
+    registry does: `cls.tree_unflatten(aux, children)`, a dataclass called with its fields."""
+    assert isinstance(cls, ClassVal)
+    interp = call.interp
+    if cls.pytree == "static":
+        return aux
+    if cls.pytree == "node_class":
+        method = interp.getattr(cls, "tree_unflatten")
+        return interp.call_value(method, Call(interp, call.node, [aux, TupleVal(tuple(children))], {},
+                                              [None, None], {}, call.env))
+    data, _ = _dataclass_fields(cls)
+    assert isinstance(aux, DictVal)
+    fields = {**dict(aux.items), **dict(zip(data, children))}
+    return interp.call_value(cls, Call(interp, call.node, [], fields, [], {}, call.env))
 
 
 def _count(structure: Value) -> int:
@@ -106,6 +191,8 @@ def _count(structure: Value) -> int:
         return sum(_count(x) for x in structure.items)
     if isinstance(structure, DictVal):
         return sum(_count(v) for _, v in structure.items)
+    if isinstance(structure, Wrapped) and structure.api == NODE:
+        return _count(structure.kwargs["children"])
     return 0
 
 
@@ -151,12 +238,14 @@ def _tree_structure(call: Call) -> Value:
 
 
 def _unflatten(call: Call, treedef: Value, leaves: Value) -> Value:
-    leaves = mutation.live(call.interp, leaves)
-    if not (isinstance(treedef, Wrapped) and treedef.api == TREEDEF) or not isinstance(leaves, TupleVal):
+    if not (isinstance(treedef, Wrapped) and treedef.api == TREEDEF):
         return UNKNOWN
-    if len(leaves.items) != _count(treedef.func):
+    items = call.interp.iter_items(mutation.live(call.interp, leaves))  # (any iterable)
+    if items is None:
+        return UNKNOWN
+    if len(items) != _count(treedef.func):
         return UNKNOWN  # JAX raises: "Too few/many leaves for PyTreeDef"
-    return _rebuild(treedef.func, iter(leaves.items))
+    return _rebuild(call, treedef.func, iter(items))
 
 
 @model("jax.tree.unflatten", "jax.tree_util.tree_unflatten")
@@ -196,7 +285,7 @@ def _tree_map(call: Call) -> Value:
     results = [interp.call_value(f, Call(interp, call.node, [col[i] for col in columns], {},
                                          [None] * len(columns), {}, call.env))
                for i in range(len(leaves))]
-    return _rebuild(structure, iter(results))
+    return _rebuild(call, structure, iter(results))
 
 
 def _up_to(call: Call, structure: Value, tree: Value) -> list[Value]:
@@ -216,6 +305,15 @@ def _up_to(call: Call, structure: Value, tree: Value) -> list[Value]:
             raise _Unknown
         values = dict(tree.items)
         return [x for k, s in structure.items for x in _up_to(call, s, values[k])]
+    if isinstance(structure, Wrapped) and structure.api == NODE:
+        if not isinstance(tree, InstanceVal) or tree.cls is not structure.func:
+            raise _Unknown
+        children = structure.kwargs["children"]
+        assert isinstance(children, TupleVal)
+        own = _node_parts(call, tree)[1]
+        if len(own) != len(children.items):
+            raise _Unknown
+        return [x for s, t in zip(children.items, own) for x in _up_to(call, s, t)]
     if isinstance(tree, Const) and tree.value is None:
         return []
     raise _Unknown

@@ -18,6 +18,11 @@ OPERATOR_SITES: dict[str, Callable[..., Value]] = {}
 GETITEM: dict[str, Callable[..., Value]] = {}  # "ref" -> fn(interp, obj, index, node)
 SETITEM: dict[str, Callable[..., None]] = {}  # "ref" -> fn(interp, obj, index, value, target, value_node, aug)
 CONSTANTS: dict[str, Value] = {}  # canonical name -> value (dtypes, memory spaces)
+# An API class -> fn(value) answering `isinstance(value, cls)` (None: not known)
+INSTANCE_CHECKS: dict[str, Callable[[Value], "bool | None"]] = {}
+# a value class's name ("AllocSpec") -> fn(obj, name): whether the object has that attribute (None: not known); for
+# `getattr(obj, name, default)`, which gives the default when it has not
+HAS_ATTRIBUTE: dict[str, Callable[[Any, str], "bool | None"]] = {}
 # canonical name -> fn() giving its value in the analysed environment (`jax.__version_info__`),
 # None when not known there
 COMPUTED_CONSTANTS: dict[str, Callable[[], "Value | None"]] = {}

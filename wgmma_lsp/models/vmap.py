@@ -1,7 +1,8 @@
 """`jax.vmap(fun, in_axes=0, out_axes=0)` (jax/_src/api.py): `fun` traced once on one example.
 
 Each argument is a pytree; `in_axes` is an int or None for all of them, or a tuple/list with one
-entry per positional argument (itself an int, None or a pytree prefix of that argument). A
+entry per positional argument (itself an int, None or a pytree prefix of that argument: tuples,
+lists and dicts node for node, an int or None standing for all leaves below it). A
 mapped array leaf loses its axis (a negative one counts from the end); an unmapped leaf (None)
 is passed as it is — a Python int stays an int. Keyword arguments are mapped over axis 0. The
 mapped sizes must agree (JAX raises otherwise), and at least one leaf must be mapped unless
@@ -10,7 +11,7 @@ all), an unbatched one too (JAX broadcasts it). A kernel traced inside `fun` see
 shapes, as under JAX's batching rule.
 
 Anything the interpreter cannot follow exactly — an axis it does not know, a leaf it does not
-know, a size mismatch, a dict of axes — leaves the result unknown (`fun` still runs when its
+know, a size mismatch, an axis tree that is no prefix of its argument — leaves the result unknown (`fun` still runs when its
 arguments are known).
 """
 
@@ -19,7 +20,16 @@ from __future__ import annotations
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.dims import Dim
-from wgmma_lsp.interpret.values import UNKNOWN, ArrayVal, Const, DictVal, TupleVal, Value, Wrapped, is_unknown
+from wgmma_lsp.interpret.values import (
+    UNKNOWN,
+    ArrayVal,
+    Const,
+    DictVal,
+    TupleVal,
+    Value,
+    Wrapped,
+    is_unknown,
+)
 from wgmma_lsp.models.registry import model
 
 
@@ -47,8 +57,17 @@ def _axis(v: Value) -> int | None:
 
 def _unbatch(x: Value, axis: Value, sizes: list[Dim]) -> Value:
     """`x` with its mapped axis removed (per the prefix `axis`), its batch size noted."""
-    if isinstance(axis, (TupleVal, DictVal)):
-        raise _NotFollowed  # a pytree of axes below an argument: not followed
+    if isinstance(axis, TupleVal):  # a prefix of the argument's tree: node for node
+        if type(x) is not type(axis) or x.spoiled or axis.spoiled or x.is_list != axis.is_list \
+                or len(x.items) != len(axis.items):
+            raise _NotFollowed  # JAX raises (not a tree prefix), or the argument is not known
+        return TupleVal(tuple(_unbatch(i, a, sizes) for i, a in zip(x.items, axis.items)), x.is_list)
+    if isinstance(axis, DictVal):
+        if not isinstance(x, DictVal) or x.spoiled or axis.spoiled \
+                or {k for k, _ in x.items} != {k for k, _ in axis.items}:
+            raise _NotFollowed
+        axes = dict(axis.items)
+        return DictVal(tuple((k, _unbatch(v, axes[k], sizes)) for k, v in x.items))
     a = _axis(axis)
     if a is None:
         return x
