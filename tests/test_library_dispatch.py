@@ -24,7 +24,7 @@ from pathlib import Path
 from wgmma_lsp.analysis import analyze
 from wgmma_lsp.entry.op_dispatch import gpu_capability
 from wgmma_lsp.ide.hover import hover
-from wgmma_lsp.interpret.jax_value_equality import IDENTITY_ENUMS
+from wgmma_lsp.interpret.jax_value_equality import IDENTITY_ENUMS, MEMBER_ALIASES
 from wgmma_lsp.interpret.values import Const
 
 FIXTURE = Path(__file__).parent / "fixtures" / "lib_tests" / "mylib"
@@ -166,11 +166,19 @@ def test_the_enums_compared_by_identity_still_are_in_the_installed_jax() -> None
 
     from jax import lax
 
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+
+    modules = {"lax": lax, "plgpu": plgpu}
     for name in IDENTITY_ENUMS:
-        cls = getattr(lax, name.split(".", 1)[1])
+        module, _, cls_name = name.partition(".")
+        cls = getattr(modules[module], cls_name)
         values = [m.value for m in cls]
         assert issubclass(cls, enum.Enum) and cls.__eq__ is enum.Enum.__eq__
         assert len(values) == len(set(map(repr, values))) == len(cls.__members__), name  # no aliases
+    for alias, member in MEMBER_ALIASES.items():
+        module, _, rest = member.partition(".")
+        enum_name, _, member_name = rest.partition(".")
+        assert getattr(plgpu, alias.split(".", 1)[1]) is getattr(getattr(modules[module], enum_name), member_name)
 
 
 CONFIG = """

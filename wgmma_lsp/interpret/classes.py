@@ -14,11 +14,22 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
-from wgmma_lsp.interpret import jax_value_equality, mutation
+from wgmma_lsp.interpret import mutation
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import (
-    UNKNOWN, ApiVal, ArrayVal, ClassVal, Const, DictVal, ForeignName, FuncVal, InstanceVal, Opaque, RefVal,
-    ShapeDtypeVal, TupleVal, Value, Wrapped, join,
+    UNKNOWN,
+    ApiVal,
+    ClassVal,
+    Const,
+    DictVal,
+    FuncVal,
+    InstanceVal,
+    Opaque,
+    PartialVal,
+    TupleVal,
+    Value,
+    Wrapped,
+    join,
 )
 
 #: The interpreter (interp.Interpreter), as a type: not imported, since it imports this module.
@@ -51,7 +62,7 @@ class SuperVal(Value):
     owner: ClassVal
 
 
-def base_value(interp: "Interpreter", node: ast.expr, env: Any) -> Value:
+def base_value(interp: Interpreter, node: ast.expr, env: Any) -> Value:
     """A base class as written: `Generic[T]`, `Protocol[T]` are their unsubscripted class."""
     if isinstance(node, ast.Subscript):
         v = interp.eval(node.value, env)
@@ -107,7 +118,7 @@ def frozen(cls: ClassVal) -> bool:
     return any(c.frozen for c in mro(cls))
 
 
-def lookup(cls: ClassVal, name: str, interp: "Interpreter | None" = None) -> Value | None:
+def lookup(cls: ClassVal, name: str, interp: Interpreter | None = None) -> Value | None:
     for c in mro(cls):
         if c.shared and interp is not None and name in interp.shared_writes.get(id(c), ()):
             return interp.shared_writes[id(c)][name]
@@ -117,7 +128,7 @@ def lookup(cls: ClassVal, name: str, interp: "Interpreter | None" = None) -> Val
     return None
 
 
-def set_attribute(interp: "Interpreter", obj: Value, attr: str, value: Value | None) -> None:
+def set_attribute(interp: Interpreter, obj: Value, attr: str, value: Value | None) -> None:
     """`obj.attr = value` (None: `del obj.attr`) on an instance or a class."""
     if isinstance(obj, InstanceVal):
         if frozen(obj.cls):
@@ -173,27 +184,30 @@ def bind(func: FuncVal, obj: Value) -> FuncVal:
     return FuncVal(func.node, func.closure, func.name, func.defaults, func.kw_defaults, obj)
 
 
-def _member_default(interp: "Interpreter", v: Value) -> Value:
+def _member_default(interp: Interpreter, v: Value) -> Value:
     """What a field's class attribute is: `field(default=x)` is x."""
     if isinstance(v, Wrapped) and v.api in ("dataclasses.field", "pydantic.Field"):
         return v.kwargs.get("default", UNKNOWN)
     return v
 
 
-def _no_call(interp: "Interpreter") -> Call:
+def _no_call(interp: Interpreter) -> Call:
     return Call(interp, None, [], {}, [], {}, None)
 
 
 ANY_ATTR = "<any attribute>"  # in an instance's attrs: it was given attributes not known by name
 
 
-def instance_attr(interp: "Interpreter", obj: InstanceVal, attr: str) -> Value:
+def instance_attr(interp: Interpreter, obj: InstanceVal, attr: str) -> Value:
     """`obj.attr` for an attribute the instance does not hold itself."""
     if ANY_ATTR in obj.attrs:
         return UNKNOWN
     m = lookup(obj.cls, attr, interp)
     if m is None:
-        return UNKNOWN
+        from wgmma_lsp.models.absl_parameterized import unexpanded
+
+        made = next((u for c in mro(obj.cls) if (u := unexpanded(c.methods, attr)) is not None), None)
+        return made if made is not None else UNKNOWN
     if isinstance(m, FuncVal):
         how = decorated(m)
         if how == "staticmethod":
@@ -206,10 +220,14 @@ def instance_attr(interp: "Interpreter", obj: InstanceVal, attr: str) -> Value:
                 obj.attrs[attr] = value  # computed once, then the instance's own attribute
             return value
         return bind(m, obj)
+    if isinstance(m, Wrapped) and m.api == "absl.parameterized_case":  # (models/absl_parameterized.py)
+        args, kwargs = m.kwargs["args"], m.kwargs["kwargs"]
+        assert isinstance(args, TupleVal) and isinstance(kwargs, DictVal)
+        return PartialVal(m.func, (obj, *args.items), dict(kwargs.items))
     return _member_default(interp, m)
 
 
-def class_attr(interp: "Interpreter", cls: ClassVal, attr: str) -> Value:
+def class_attr(interp: Interpreter, cls: ClassVal, attr: str) -> Value:
     """`Cls.attr`."""
     m = lookup(cls, attr, interp)
     if m is None:
@@ -224,7 +242,7 @@ def class_attr(interp: "Interpreter", cls: ClassVal, attr: str) -> Value:
     return _member_default(interp, m)
 
 
-def super_of(interp: "Interpreter", call: Call) -> Value:
+def super_of(interp: Interpreter, call: Call) -> Value:
     """`super()` (in a method) or `super(Cls, obj)`."""
     if len(call.args) == 2 and isinstance(call.args[0], ClassVal):
         return SuperVal(call.args[1], call.args[0])
@@ -260,7 +278,7 @@ def _first_argument(func: FuncVal, call: Call) -> Value | None:
     return call.env.vars.get(params[0].arg)
 
 
-def super_attr(interp: "Interpreter", sup: SuperVal, attr: str) -> Value:
+def super_attr(interp: Interpreter, sup: SuperVal, attr: str) -> Value:
     obj = sup.obj
     cls = obj if isinstance(obj, ClassVal) else obj.cls if isinstance(obj, InstanceVal) else None
     if cls is None:
@@ -289,64 +307,6 @@ def super_attr(interp: "Interpreter", sup: SuperVal, attr: str) -> Value:
 
 
 _OBJECT_INIT = ApiVal("wgmma_lsp.object_init")
-
-
-_BUILTIN_TYPES = {"builtins.int": int, "builtins.float": float, "builtins.str": str,
-                  "builtins.bool": bool, "builtins.tuple": tuple, "builtins.list": list,
-                  "builtins.dict": dict, "builtins.object": object}
-
-
-# JAX's types an abstract value can be tested against: a ShapeDtypeStruct is exactly one of them.
-_API_TYPES = frozenset({"jax.ShapeDtypeStruct", "jax.Array", "jnp.ndarray", "np.ndarray"})
-
-
-def isinstance_of(v: Value, of: Value) -> bool | None:
-    """`isinstance(v, of)` when the interpreter knows the answer, else None."""
-    if isinstance(of, TupleVal):
-        answers = [isinstance_of(v, c) for c in of.items]
-        if True in answers:
-            return True
-        return False if all(a is False for a in answers) else None
-    if isinstance(of, ForeignName):
-        return _foreign_instance(v, of)
-    if isinstance(of, ApiVal) and (member := jax_value_equality.member(v)) is not None:
-        return _member_instance(member[0], of.name)
-    if isinstance(of, ApiVal) and of.name in _BUILTIN_TYPES:
-        t = _BUILTIN_TYPES[of.name]
-        if isinstance(v, Const) and v.value is not Ellipsis:
-            return isinstance(v.value, t)
-        if isinstance(v, TupleVal) and not isinstance(v, NamedTupleVal):
-            return issubclass(list if v.is_list else tuple, t)
-        if isinstance(v, DictVal):
-            return issubclass(dict, t)
-        if isinstance(v, InstanceVal) and not opaque_bases(v.cls) and v.cls.kind == "" \
-                and t is not object:
-            return False
-        if isinstance(v, (ArrayVal, RefVal)) and t is not object:
-            return False  # a jax.Array (a tracer) or a ref is none of Python's builtin types
-        return None
-    if isinstance(of, ApiVal) and isinstance(v, ShapeDtypeVal) and of.name in _API_TYPES:
-        return of.name == "jax.ShapeDtypeStruct"  # a ShapeDtypeStruct is no array, nor a ref
-    if isinstance(of, ApiVal) and of.name in _API_TYPES and (isinstance(v, (Const, DictVal)) or (
-            isinstance(v, TupleVal) and not isinstance(v, NamedTupleVal))):
-        return False  # a Python number, string, None, tuple, list or dict is no array
-    if isinstance(of, ApiVal) and isinstance(v, ArrayVal) and v.jax and of.name in _API_TYPES:
-        return of.name in ("jax.Array", "jnp.ndarray")  # made by JAX: a jax.Array, no NumPy array
-    if isinstance(of, ClassVal) and isinstance(v, (ArrayVal, RefVal, ShapeDtypeVal)) \
-            and not opaque_bases(of) and not of.kind:
-        return False  # nor an instance of a class of the user's
-    if isinstance(of, ClassVal) and isinstance(v, (ArrayVal, RefVal, ShapeDtypeVal, Const, DictVal)) \
-            and _plain_metaclass(of):
-        return False  # a JAX or builtin object is no instance of a class derived from a plain one
-    if isinstance(of, ClassVal) and isinstance(v, (InstanceVal, NamedTupleVal)):
-        cls = v.cls
-        if of in mro(cls):
-            return True
-        return None if opaque_bases(cls) or opaque_bases(of) else False
-    if isinstance(of, ClassVal) and isinstance(v, (Const, TupleVal, DictVal)) \
-            and not isinstance(v, NamedTupleVal) and not opaque_bases(of) and not of.kind:
-        return False
-    return None
 
 
 def annotated_class(node: ast.expr, env: Any) -> ClassVal | None:
@@ -392,69 +352,6 @@ def _int_annotation(node: ast.expr, validated: bool) -> bool:
     return validated and name in _PYDANTIC_INTS
 
 
-#: Where a canonical API prefix lives (`lax.DotAlgorithm` is `jax.lax.DotAlgorithm`).
-_PUBLIC_MODULES = {"lax": "jax.lax", "jnp": "jax.numpy", "jax": "jax", "np": "numpy"}
-
-
-def _member_instance(enum: str, of: str) -> bool | None:
-    """`isinstance(E.MEMBER, of)` for a JAX enum `E` (interpret/jax_value_equality.py): a
-    member's type is `E`, whose bases are `enum.Enum` and `object`; a builtin type, a JAX type
-    or an enum is no base of it unless it is one of those — for another JAX class, when its
-    source proves it plain (foreign_classes)."""
-    from wgmma_lsp.interpret import foreign_classes
-
-    if of in (enum, "enum.Enum", "builtins.object"):
-        return True
-    if of in _BUILTIN_TYPES or of in _API_TYPES or of in jax_value_equality.IDENTITY_ENUMS:
-        return False
-    head, _, rest = of.partition(".")
-    public = _PUBLIC_MODULES.get(head)
-    if public is not None and rest and foreign_classes.is_plain_class(f"{public}.{rest}"):
-        return False
-    return None
-
-
-def _plain_metaclass(cls: ClassVal) -> bool:
-    """Whether `cls`'s metaclass is proven `type` — no `metaclass=`, each base outside the
-    program a class whose source proves it (`class BatchedShapeDtype(jax.ShapeDtypeStruct)`:
-    interpret/foreign_classes.py) — so `isinstance` of an object of a type defined before it
-    (JAX's, Python's) is False."""
-    from wgmma_lsp.interpret import foreign_classes
-
-    for c in mro(cls):
-        node = c.node
-        if not isinstance(node, ast.ClassDef) or any(k.arg in ("metaclass", None) for k in node.keywords):
-            return False
-        for b in c.bases:
-            if isinstance(b, ClassVal):
-                continue
-            name = b.name if isinstance(b, (ApiVal, ForeignName)) else None
-            if name in ("builtins.object", "typing.Generic"):
-                continue
-            if name is None or not foreign_classes.is_plain_class(name):
-                return False
-    return True
-
-
-def _foreign_instance(v: Value, of: ForeignName) -> bool | None:
-    """`isinstance(v, qwix.QArray)`, a class of a package the program does not read: False for
-    the objects whose type the interpreter knows — JAX's, NumPy's, Python's own, a user class
-    with known bases: none derives from it — when the class's source proves it plain
-    (interpret/foreign_classes.py); True for an instance of a user class derived from it."""
-    from wgmma_lsp.interpret import foreign_classes
-
-    if isinstance(v, InstanceVal):
-        if any(isinstance(b, ForeignName) and b.name == of.name for c in mro(v.cls) for b in c.bases):
-            return True
-        if opaque_bases(v.cls):
-            return None
-    elif not isinstance(v, (Const, TupleVal, DictVal, ArrayVal, RefVal, ShapeDtypeVal, FuncVal, ClassVal)):
-        return None
-    if isinstance(v, ClassVal) and opaque_bases(v):
-        return None  # its metaclass may come from a base nothing is known of
-    return False if foreign_classes.is_plain_class(of.name) else None
-
-
 # -- instances ---------------------------------------------------------------------------------
 
 def dataclass_fields(cls: ClassVal) -> list[tuple[str, Value]]:
@@ -467,7 +364,7 @@ def dataclass_fields(cls: ClassVal) -> list[tuple[str, Value]]:
     return list(out.items())
 
 
-def _field_value(interp: "Interpreter", call: Call, name: str, default: Value) -> Value:
+def _field_value(interp: Interpreter, call: Call, name: str, default: Value) -> Value:
     """The value a field gets when the call does not give it."""
     if isinstance(default, Wrapped) and default.api in ("dataclasses.field", "pydantic.Field"):
         if "default" in default.kwargs:
@@ -479,7 +376,7 @@ def _field_value(interp: "Interpreter", call: Call, name: str, default: Value) -
     return default
 
 
-def _bind_fields(interp: "Interpreter", cls: ClassVal, fields: list[tuple[str, Value]], call: Call,
+def _bind_fields(interp: Interpreter, cls: ClassVal, fields: list[tuple[str, Value]], call: Call,
                  positional: bool) -> dict[str, Value] | None:
     """Field values for a generated `__init__`; None when the call does not bind (TypeError)."""
     names = [n for n, _ in fields]
@@ -541,7 +438,6 @@ def _annotations(node: ast.ClassDef) -> dict[str, ast.expr]:
     return out
 
 
-_PYDANTIC_INTS = {"PositiveInt", "NegativeInt", "NonNegativeInt", "NonPositiveInt", "StrictInt"}
 _PYDANTIC_FLOATS = {"PositiveFloat", "NegativeFloat", "NonNegativeFloat", "NonPositiveFloat",
                     "StrictFloat"}
 
@@ -578,7 +474,7 @@ def _simple_types(ann: ast.expr, value: object = None) -> set[str] | None:
     return None
 
 
-def instantiate(interp: "Interpreter", cls: ClassVal, call: Call) -> Value:
+def instantiate(interp: Interpreter, cls: ClassVal, call: Call) -> Value:
     """`Cls(...)`: an instance made as CPython makes it, or unknown."""
     if cls.kind in ENUMS:
         return enum_by_value(interp, cls, call)
@@ -613,7 +509,7 @@ def instantiate(interp: "Interpreter", cls: ClassVal, call: Call) -> Value:
     return inst
 
 
-def replace(interp: "Interpreter", obj: InstanceVal, call: Call) -> Value:
+def replace(interp: Interpreter, obj: InstanceVal, call: Call) -> Value:
     """`dataclasses.replace(obj, **changes)`: a new instance made by the class's `__init__` from
     obj's fields and the changes (its `__post_init__` runs again)."""
     fields = dataclass_fields(obj.cls)
@@ -627,14 +523,14 @@ def replace(interp: "Interpreter", obj: InstanceVal, call: Call) -> Value:
 
 # -- NamedTuple --------------------------------------------------------------------------------
 
-def _namedtuple(interp: "Interpreter", cls: ClassVal, call: Call) -> Value:
+def _namedtuple(interp: Interpreter, cls: ClassVal, call: Call) -> Value:
     attrs = _bind_fields(interp, cls, [(n, d) for n, d in cls.fields], call, positional=True)
     if attrs is None:
         return UNKNOWN
     return NamedTupleVal(tuple(attrs.values()), cls=cls)
 
 
-def namedtuple_attr(interp: "Interpreter", obj: NamedTupleVal, attr: str) -> Value:
+def namedtuple_attr(interp: Interpreter, obj: NamedTupleVal, attr: str) -> Value:
     names = [n for n, _ in obj.cls.fields]
     if attr in names and len(obj.items) == len(names):
         return obj.items[names.index(attr)]
@@ -662,7 +558,7 @@ class _NamedTupleMethod(Value):
     name: str
 
 
-def call_namedtuple_method(interp: "Interpreter", m: _NamedTupleMethod, call: Call) -> Value:
+def call_namedtuple_method(interp: Interpreter, m: _NamedTupleMethod, call: Call) -> Value:
     names = [n for n, _ in m.obj.cls.fields]
     if m.name == "_asdict" and not call.args and not call.kwargs:
         return DictVal(tuple(zip(names, m.obj.items)))
@@ -674,7 +570,7 @@ def call_namedtuple_method(interp: "Interpreter", m: _NamedTupleMethod, call: Ca
 
 # -- enums -------------------------------------------------------------------------------------
 
-def make_members(interp: "Interpreter", cls: ClassVal) -> None:
+def make_members(interp: Interpreter, cls: ClassVal) -> None:
     """Turn an enum's class attributes into its members (an equal value makes an alias)."""
     members: list[InstanceVal] = []
     for name, v in list(cls.methods.items()):
@@ -714,7 +610,7 @@ def _all_known(cls: ClassVal) -> bool:
     return all(isinstance(m.attrs.get("value"), Const) for m in members(cls))
 
 
-def enum_by_value(interp: "Interpreter", cls: ClassVal, call: Call) -> Value:
+def enum_by_value(interp: Interpreter, cls: ClassVal, call: Call) -> Value:
     """`Mode(2)`: the member of that value (a ValueError, unknown, when none has it)."""
     if len(call.args) != 1 or call.kwargs or not _all_known(cls):
         return UNKNOWN
@@ -740,7 +636,7 @@ def _is_member(v: Value) -> bool:
     return isinstance(v, InstanceVal) and v.cls.kind in ENUMS and "_value_" in v.attrs
 
 
-def _dataclass_eq(interp: "Interpreter", op: ast.cmpop, a: InstanceVal, b: InstanceVal) -> Value:
+def _dataclass_eq(interp: Interpreter, op: ast.cmpop, a: InstanceVal, b: InstanceVal) -> Value:
     """`a == b` of two instances: a dataclass's compares its fields (as tuples) with an instance
     of its own class; without an `__eq__` anywhere, an object equals only itself."""
     for c in (a.cls, b.cls):
@@ -765,7 +661,7 @@ def _dataclass_eq(interp: "Interpreter", op: ast.cmpop, a: InstanceVal, b: Insta
     return Const(eq if isinstance(op, ast.Eq) else not eq)
 
 
-def compare(interp: "Interpreter", op: ast.cmpop, left: Value, right: Value) -> Value | None:
+def compare(interp: Interpreter, op: ast.cmpop, left: Value, right: Value) -> Value | None:
     """Comparisons with an enum member (None: not one of those)."""
     if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(left, InstanceVal) \
             and isinstance(right, InstanceVal) and not _is_member(left) and not _is_member(right):

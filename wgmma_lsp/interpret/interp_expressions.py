@@ -636,6 +636,9 @@ def _identical(left: Value, right: Value) -> bool | None:
     if isinstance(left, ClassVal) and isinstance(right, ClassVal):
         return left is right
     if isinstance(left, ApiVal) and isinstance(right, ApiVal):
+        a, b = jax_value_equality.member(left), jax_value_equality.member(right)
+        if a is not None and b is not None:
+            return a == b  # an enum's members are one object each (`plgpu.SMEM is MemorySpace.SMEM`)
         return True if left == right else None
     if isinstance(left, FuncVal) and isinstance(right, FuncVal):
         return None  # (two runs of one `def` are two functions)

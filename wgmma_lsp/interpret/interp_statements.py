@@ -16,7 +16,7 @@ from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.interp_base import MAX_RECORD_VALUES, _value_kind
 from wgmma_lsp.interpret.interp_loops import _LoopExits
 from wgmma_lsp.interpret.machine_guards import assume_machine_guard
-from wgmma_lsp.models import containers
+from wgmma_lsp.models import absl_parameterized, containers
 from wgmma_lsp.interpret.values import (
     UNKNOWN,
     ApiVal,
@@ -394,8 +394,8 @@ class StatementsMixin:
         for dec in s.decorator_list:
             d = self.eval(dec, env)
             name = d.name if isinstance(d, ApiVal) else (d.api if isinstance(d, Wrapped) else "")
-            if not (name.endswith("dataclass") or (isinstance(d, PartialVal) and isinstance(d.func, ApiVal)
-                                                   and d.func.name.endswith("dataclass"))):
+            if not (_makes_dataclass(name) or (isinstance(d, PartialVal) and isinstance(d.func, ApiVal)
+                                               and _makes_dataclass(d.func.name))):
                 others.append((d, dec))
             else:
                 is_dc = True
@@ -438,6 +438,8 @@ class StatementsMixin:
                 cls.methods.setdefault(k, v)
         if kind in classes.ENUMS:
             classes.make_members(self, cls)
+        if absl_parameterized.is_parameterized_testcase(classes.mro(cls), lambda c: c.bases):
+            absl_parameterized.expand(cls.methods)
         value: Value = cls
         for d, dec in reversed(others):  # innermost first, as CPython applies them
             value = self.apply_decorator(d, value, dec)
@@ -601,3 +603,9 @@ def _merge_two(out_vars: dict, a: dict, b: dict, names: set[str]) -> None:
                 out_vars[name] = UNKNOWN
                 continue
         out_vars[name] = join(x, y)
+
+
+def _makes_dataclass(name: str) -> bool:
+    """A decorator that makes a dataclass (`dataclasses.dataclass`, flax's, pydantic's, chex's);
+    not JAX's `register_dataclass`, which registers one as a pytree (models/python.py)."""
+    return name.endswith("dataclass") and not name.endswith("register_dataclass")

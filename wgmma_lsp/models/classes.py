@@ -5,7 +5,7 @@ no value depends on them), typing constructs that return what they are given."""
 
 from __future__ import annotations
 
-from wgmma_lsp.interpret import classes, mutation
+from wgmma_lsp.interpret import classes, instance_checks, mutation
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import UNKNOWN, Const, InstanceVal, Value, Wrapped
 from wgmma_lsp.models.registry import model
@@ -63,7 +63,7 @@ def _isinstance(call: Call) -> Value:
     not know)."""
     if len(call.args) != 2 or call.kwargs:
         return call.interp.unknown_call(call)
-    out = classes.isinstance_of(call.args[0], call.args[1])
+    out = instance_checks.isinstance_of(call.args[0], call.args[1])
     return Const(out) if out is not None else UNKNOWN
 
 
