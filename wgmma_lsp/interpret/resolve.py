@@ -45,6 +45,7 @@ MODULE_PREFIXES: list[tuple[str, str]] = sorted([
     ("absl", "absl"),
     ("concurrent", "concurrent"),
     ("flax", "flax"),  # (`@flax.struct.dataclass`: a frozen dataclass, registered as a pytree)
+    ("einshape", "einshape"),  # (models/einshape.py)
 ], key=lambda p: -len(p[0]))
 
 #: JAX's kernel-ops package: ordinary kernel code written against the public API (the shipped
