@@ -612,3 +612,15 @@ def f(x):
     analysis = analyze(source)
     line = source.splitlines().index("    return x")
     assert "x.dtype[m, k]" in hover(analysis, line, 11).markdown
+
+
+def test_a_container_never_equals_a_scalar() -> None:
+    """`precision != -1` (tokamax's vjp heuristics, where `precision` is a tuple): a tuple, list
+    or dict is never equal to a number, string or None."""
+    agree("""
+precision = ("a", "b")
+ne = precision != -1
+eq = [1] == 1
+none = {} == None  # noqa: E711
+picked = precision[0] if precision is not None and precision != -1 else None
+""", "ne", "eq", "none", "picked")

@@ -95,6 +95,11 @@ def has_break(body: list[ast.stmt]) -> bool:
     return _exits_own_loop(body, (ast.Break,), "_wgmma_has_break")
 
 
+def has_continue(body: list[ast.stmt]) -> bool:
+    """A `continue` of this loop in its body."""
+    return _exits_own_loop(body, (ast.Continue,), "_wgmma_has_continue")
+
+
 def _stmt_breaks(stmt: ast.stmt, handlers: bool) -> bool:
     for node in _walk(stmt, handlers):
         if isinstance(node, (ast.Break, ast.Continue, ast.Return, ast.Raise)):

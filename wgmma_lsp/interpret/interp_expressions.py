@@ -410,6 +410,8 @@ class ExpressionsMixin:
             return UNKNOWN if same is None else Const(same if isinstance(op, ast.Eq) else not same)
         if isinstance(op, (ast.Eq, ast.NotEq)) and (same := jax_value_equality.equal(left, right)) is not None:
             return Const(same if isinstance(op, ast.Eq) else not same)  # enum members, dataclasses
+        if isinstance(op, (ast.Eq, ast.NotEq)) and (same := _container_scalar_equal(left, right)) is not None:
+            return Const(same if isinstance(op, ast.Eq) else not same)  # `precision != -1`
         if isinstance(op, (ast.Eq, ast.NotEq)):
             ld, rd = _int_dim(left), _int_dim(right)
             if ld is not None and rd is not None:
@@ -616,6 +618,18 @@ def _const_slice(s: SliceVal) -> slice | None:
         else:
             return None
     return slice(*parts)
+
+
+_SCALARS = (bool, int, float, complex, str, bytes, type(None))
+
+
+def _container_scalar_equal(left: Value, right: Value) -> bool | None:
+    """`==` between a tuple, list or dict and a Python scalar: False (neither type defines an
+    equality with the other; CPython falls back to identity)."""
+    for a, b in ((left, right), (right, left)):
+        if isinstance(a, (TupleVal, DictVal)) and isinstance(b, Const) and type(b.value) in _SCALARS:
+            return False
+    return None
 
 
 def _identical(left: Value, right: Value) -> bool | None:

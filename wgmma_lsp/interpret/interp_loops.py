@@ -8,7 +8,7 @@ from typing import Any
 
 from wgmma_lsp.entry.context import Context, binding_text
 from wgmma_lsp.interpret import classes, generators, mutation, sweep_reuse
-from wgmma_lsp.interpret.block_exits import _breaks, has_break, leaves_loop
+from wgmma_lsp.interpret.block_exits import _breaks, has_break, has_continue, leaves_loop
 from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.interp_base import MAX_UNROLL, mark_uncertain
 from wgmma_lsp.interpret.observe import Swept, raw
@@ -37,7 +37,8 @@ class LoopsMixin:
             return
         self.loops.append(None)  # its `break`/`continue` are its own
         try:
-            if unrolled := items is not None and len(items) <= 8 and not leaves_loop(s.body):
+            short = items is not None and len(items) <= 8
+            if unrolled := short and not leaves_loop(s.body):
                 # Short known iterations are unrolled: each iteration sees its own item (a
                 # `return` that may be taken makes the later ones uncertain; one taken ends them).
                 for item in items:
@@ -45,6 +46,27 @@ class LoopsMixin:
                     self.exec_block(s.body, env)
                     if self._returned():
                         return
+            elif short and _names_only(s.target) and not _optimistic_handlers(s.body):
+                # With its own `break`/`continue`: unrolled too, each iteration's exits followed
+                # as a sweep's are; once a `break` may have run, the later iterations may not.
+                self.loops.pop()
+                try:
+                    broke = False
+                    for item in items:
+                        with self.uncertain(broke):
+                            self.assign(s.target, item, env, None)
+                        left, broke_here = self._exits_iteration(s, env, broke)
+                        if left and broke_here and not broke and not has_continue(s.body):
+                            return  # a `break` ran on every path: the loop ends, no `else`
+                        broke = broke or broke_here
+                finally:
+                    self.loops.append(None)
+                if broke:
+                    # Where a `break` that may have run left the names is not kept (its path is
+                    # not merged): what the body binds is not known after the loop.
+                    for name in {*_target_names(s.target), *_stored_names(s.body)}:
+                        env.vars[name] = UNKNOWN
+                unrolled = not broke
             else:
                 elem = self.iter_element(it, items)
                 nonempty = bool(items) if items is not None else self.known_nonempty(it)
@@ -194,6 +216,19 @@ class LoopsMixin:
             logging.getLogger("wgmma_lsp").info("line %d: %s", line + 1, msg)
             self.notes.append((span, msg))
         self.loop_else(s, env)
+
+    def _exits_iteration(self, s: ast.For, env: Env, after_break: bool) -> tuple[bool, bool]:
+        """Run one iteration of an unrolled loop whose body may leave it: whether every path
+        left the iteration (break/continue), and whether a `break` may have run. Uncertain once
+        an earlier iteration may have left the loop (`after_break`)."""
+        loop = _LoopExits(len(self.stack))
+        self.loops.append(loop)
+        try:
+            with self.uncertain(after_break):
+                left = self.run_path(lambda: self.exec_block(s.body, env)) == "loop"
+        finally:
+            self.loops.pop()
+        return left, loop.broke
 
     def _sweep_iteration(self, s: ast.For, env: Env, after_break: bool, start: int) -> bool:
         """Run one iteration of a sweep; True if it may have left the loop (`break`).
@@ -358,6 +393,40 @@ class LoopsMixin:
                 test = self.eval(s.test, env)
         self.loop(env, None, UNKNOWN, s.body, certain=False)
         self.loop_else(s, env)
+
+
+def _stored_names(body: list[ast.stmt]) -> set[str]:
+    """The names a loop body binds (not inside nested functions or classes)."""
+    out: set[str] = set()
+    todo: list[ast.AST] = list(body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            out.add(n.id)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(n.name)
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            out.add(n.name)
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(n))
+    return out
+
+
+def _optimistic_handlers(body: list[ast.stmt]) -> bool:
+    """A `try` in the loop's own body (not in a nested function) other than a `next`-only one:
+    its handlers are assumed not to run unless a finding says the body raised (interp_try), so
+    how they leave the loop is not followed exactly (an `except IndexError: break` would be
+    missed): such a loop is not unrolled."""
+    from wgmma_lsp.interpret.interp_try import _next_only
+
+    todo: list[ast.AST] = list(body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.Try, ast.TryStar)) and not (isinstance(n, ast.Try) and _next_only(n)):
+            return True
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.expr)):
+            todo.extend(ast.iter_child_nodes(n))
+    return False
 
 
 @dataclass

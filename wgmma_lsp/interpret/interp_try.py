@@ -17,6 +17,9 @@ class TryMixin:
     def exec_Try(self, s: ast.Try, env: Env) -> None:
         # An error raised inside `try` is certain only when no handler can catch it (a TypeError
         # under `except ValueError:` still propagates); handlers and `else` may not run at all.
+        if _next_only(s):
+            self._try_next(s, env)
+            return
         scope = _TryScope(_handler_filters(s.handlers))
         start = env.copy() if s.handlers else None
         self.handlers.append(scope)
@@ -57,6 +60,49 @@ class TryMixin:
 
     exec_TryStar = exec_Try
 
+    def _try_next(self, s: ast.Try, env: Env) -> None:
+        """`try: a, b = next(it)` ... / `except StopIteration:` (`_next_only`), as CPython runs
+        it: each `next` that gives an item is assigned; one of an exhausted iterator raises (its
+        targets keep their values) and the first handler runs; one not known to give an item
+        may do either (both paths run, uncertain)."""
+        scope = _TryScope(_handler_filters(s.handlers), depth=len(self.stack))
+        self.handlers.append(scope)
+        try:
+            for i, st in enumerate(s.body):
+                scope.next_state = ""
+                value = self.eval(st.value, env)
+                state = scope.next_state
+                if state == "item":
+                    self.assign(st.targets[0], value, env, st.value)
+                    continue
+                rest = s.body[i + 1:]
+
+                def raised(e: Env) -> None:
+                    self._stop_iteration_handler(s, e)
+
+                def went_on(e: Env, st: ast.Assign = st, value=value, rest=rest) -> None:
+                    self.assign(st.targets[0], value, e, st.value)
+                    self.exec_block(rest, e)
+                    self.exec_block(s.orelse, e)
+
+                if state == "exhausted":
+                    raised(env)
+                else:
+                    self.branch(env, raised, went_on)
+                self.exec_block(s.finalbody, env)
+                return
+        finally:
+            self.handlers.pop()
+        self.exec_block(s.orelse, env)
+        self.exec_block(s.finalbody, env)
+
+    def _stop_iteration_handler(self, s: ast.Try, env: Env) -> None:
+        """The first handler of a `next`-only try runs (each catches StopIteration)."""
+        h = s.handlers[0]
+        if h.name:
+            env.vars[h.name] = UNKNOWN
+        self.exec_block(h.body, env)
+
     def expected_by_handler(self, rule: Rule, message: str) -> bool:
         """Does an enclosing `try` certainly catch this error by its message (`except
         ValueError as e: if "exceeds available shared memory" in e.args[0]: continue`)? The
@@ -65,6 +111,12 @@ class TryMixin:
             return False
         raised = _builtin_exception(rule.exception.rpartition(".")[2])
         return any(scope.expects(raised, message) for scope in self.handlers)
+
+    def next_item_given(self, state: str) -> None:
+        """What a `next(it)` did: "item" (gave one), "exhausted" (raised StopIteration) or
+        "unknown" (a `next`-only try follows it, `_try_next`)."""
+        if self.handlers:
+            self.handlers[-1].next_item_given(len(self.stack), state)
 
     def may_be_caught(self, rule: Rule, message: str = "") -> bool:
         """Could an enclosing `try` catch the exception JAX raises for `rule` (its class name,
@@ -94,6 +146,14 @@ class _TryScope:
     # texts one of which the message must hold for it to keep the exception (None: any message).
     filters: list[tuple[tuple[type, ...] | None, tuple[str, ...] | None]]
     tripped: str = ""  # the stage ("trace", "lower") of the first error found that it may catch
+    # A `next`-only try (`_next_only`): the frame depth its body runs at, and what the last
+    # `next(it)` there did: "item" (gave one), "exhausted" (raised StopIteration), "unknown".
+    depth: int = -1
+    next_state: str = ""
+
+    def next_item_given(self, depth: int, state: str) -> None:
+        if depth == self.depth:
+            self.next_state = state
 
     def expects(self, raised: type | None, message: str) -> bool:
         """A handler keeps exactly this error: it names its class (or one above it) and a text
@@ -147,6 +207,26 @@ def _bindings(stmts: list[ast.stmt], weight: int) -> dict[str, int]:
         inner = 2 if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.comprehension)) else w
         todo.extend((c, inner) for c in ast.iter_child_nodes(node))
     return out
+
+
+def _next_only(s: ast.Try) -> bool:
+    """A `try` whose handlers catch only StopIteration and whose body is only `target =
+    next(name)` statements (names or tuples of names as targets): only an exhausted iterator
+    can make a handler run (unpacking raises ValueError, which they do not catch)."""
+    if not s.handlers or any(_caught_classes([h]) != (StopIteration,) for h in s.handlers if h.type is not None) \
+            or any(h.type is None for h in s.handlers):
+        return False
+    for st in s.body:
+        if not (isinstance(st, ast.Assign) and len(st.targets) == 1):
+            return False
+        t, v = st.targets[0], st.value
+        names = t.elts if isinstance(t, ast.Tuple) else [t]
+        if not all(isinstance(n, ast.Name) for n in names):
+            return False
+        if not (isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "next"
+                and len(v.args) == 1 and isinstance(v.args[0], ast.Name) and not v.keywords):
+            return False
+    return True
 
 
 def _builtin_exception(name: str) -> type | None:

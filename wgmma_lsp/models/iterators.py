@@ -33,6 +33,8 @@ def _next(call: Call) -> Value:
     if not isinstance(it, GeneratorVal):
         return UNKNOWN  # (a list is not an iterator: `next([1])` raises in Python)
     item = next_item(call.interp, it)
+    if len(call.args) == 1:
+        call.interp.next_item_given("exhausted" if item is EXHAUSTED else "unknown" if item is None else "item")
     if item is EXHAUSTED:
         return call.args[1] if len(call.args) == 2 else UNKNOWN  # (StopIteration: not followed)
     return item if item is not None else UNKNOWN
