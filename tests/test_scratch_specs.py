@@ -63,3 +63,11 @@ def test_a_default_that_changed_between_versions_is_jaxs(expr: str) -> None:
     from test_python_calls import run_cpython
 
     assert claims(source, "n") in (None, run_cpython(source)["n"])
+
+
+def test_try_cluster_cancel_result_is_an_int8_smem_buffer() -> None:
+    agree(HEADER + """
+one = plgpu.TryClusterCancelResult()
+two = plgpu.TryClusterCancelResult(2)
+shapes = one.shape, two.shape, two.dtype.name, two.memory_space is plgpu.SMEM
+""", "shapes")

@@ -50,11 +50,16 @@ HOVER_FLOORS: dict[str, tuple[float, float]] = {  # measured 2026-12-03 15:00 UT
     "gated_linear_unit/pallas_mosaic_gpu_kernel_sm90.py": (0.88, 0.99),
     "gated_linear_unit/pallas_mosaic_gpu_kernel_sm100.py": (0.99, 0.99),
     "ragged_dot/pallas_mosaic_gpu_kernel_sm90.py": (0.98, 0.99),
-    "attention/pallas_mosaic_gpu_kernel_sm90.py": (0.75, 0.96),
-    "attention/pallas_mosaic_gpu_vjp_kernel_sm90.py": (0.38, 0.99),
+    "attention/pallas_mosaic_gpu_kernel_sm90.py": (0.85, 0.96),
+    # 0.38 before the library's vjp was followed (custom_vjp under jax.vjp, register_dataclass
+    # residuals, vmap in_axes prefix trees; 2026-12-04)
+    "attention/pallas_mosaic_gpu_vjp_kernel_sm90.py": (0.99, 0.99),
     "ragged_dot/pallas_mosaic_gpu_kernel_sm100.py": (0.94, 0.99),
-    "attention/pallas_mosaic_gpu_kernel_sm100.py": (0.86, 0.98),  # 0.11 before the B200 stand-in
-    # (core_count), loops that may return, nested wrappers and the deeper call limit (2026-12-03 17:40)
+    "attention/pallas_mosaic_gpu_kernel_sm100.py": (0.84, 0.98),  # 0.11 before the B200 stand-in
+    # (core_count), loops that may return, nested wrappers and the deeper call limit (2026-12-03 17:40);
+    # 0.86 -> 0.84 on 2026-12-04: with TryClusterCancelResult known, the test context follows the
+    # persistent kernel, where its own values differ from the harness's config (Python-int loop
+    # bounds, `li_smem is None`, `rescale_threshold == 1.0` short-circuiting `warp_any`)
     "attention/pallas_mosaic_gpu_vjp_kernel_sm100.py": (0.25, 0.98),
 }
 

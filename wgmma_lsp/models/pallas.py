@@ -14,7 +14,7 @@ from wgmma_lsp.interpret import kernel_reach
 from wgmma_lsp.interpret.kernel_state import KernelState
 from wgmma_lsp.interpret.values import (
     UNKNOWN, AllocSpec, ApiVal, ArrayVal, BlockSpecVal, Const, DSliceVal, FuncVal, RefVal,
-    ShapeDtypeVal, TransformVal, TupleVal, Value, Wrapped, as_int, as_shape, is_unknown, DictVal,
+    ShapeDtypeVal, TransformVal, TupleVal, Value, Wrapped, as_dim, as_int, as_shape, is_unknown, DictVal,
     PartialVal, join, tree_leaves,
 )
 from wgmma_lsp.models.arrays import FLOAT32, INT32, as_array, to_dtype
@@ -68,6 +68,23 @@ for _name, _kind in _SPACES.items():
     if _kind in ("smem", "gmem", "tmem"):
         model(_name)(_mem_alloc(_kind))
     CONSTANTS.setdefault(_name, ApiVal(_name))
+
+
+@model("plgpu.TryClusterCancelResult")
+def _try_cluster_cancel_result(call: Call) -> Value:
+    """`TryClusterCancelResult(num_buffers=None)` (core.py): `SMEM((16,), jnp.int8)`, or
+    `SMEM((num_buffers, 16), jnp.int8)`."""
+    from wgmma_lsp.interpret.dtypes import DType
+
+    n = call.get(0, "num_buffers", Const(None))
+    if not call.complete or len(call.args) + len(call.kwargs) > 1:
+        return UNKNOWN
+    if isinstance(n, Const) and n.value is None:
+        shape: tuple | None = (16,)
+    else:
+        d = as_dim(n)
+        shape = (d, 16) if d is not None else None
+    return AllocSpec("smem", ArrayVal(shape, DType("int8")), span=call.span)
 
 
 def _bool_attrs(call: Call, names: tuple[str, ...]) -> tuple[tuple[str, bool], ...]:
