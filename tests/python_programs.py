@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from wgmma_lsp.interpret import mutation
 from wgmma_lsp.interpret.interp import Interpreter
-from wgmma_lsp.interpret.values import Const, DictVal, TupleVal, Value
+from wgmma_lsp.interpret.values import Const, DictVal, SetVal, TupleVal, Value
 from wgmma_lsp.spans import LineIndex
 
 HEADER = "import dataclasses\nimport enum\nimport functools\nimport itertools\nimport math\nimport typing\n"
@@ -236,7 +236,7 @@ def _statement(g: _Gen, lines: list[str]) -> None:
     """One top-level statement (or a few) of a random shape."""
     shape = g.choice(["assign", "assign", "if", "for", "while", "mutate", "aug", "unpack", "func",
                       "closure", "varargs", "class", "comprehension", "helpers", "aliasing",
-                      "heuristics", "try", "generators"])
+                      "heuristics", "try", "generators", "sets"])
     if shape == "assign":
         _assign(g, lines)
     elif shape == "if":
@@ -332,7 +332,7 @@ def _statement(g: _Gen, lines: list[str]) -> None:
         g.names.update({r1: "int", r2: "int", r3: "tuple"})
     elif shape == "class":
         _class(g, lines)
-    elif shape in ("helpers", "aliasing", "heuristics", "try", "generators"):
+    elif shape in ("helpers", "aliasing", "heuristics", "try", "generators", "sets"):
         _real_code(g, lines, shape)
     elif shape == "comprehension":
         name = g.fresh("list")
@@ -389,6 +389,21 @@ def _real_code(g: _Gen, lines: list[str], shape: str) -> None:
                   f"{w} = [x + {g.int_(0)} for x in {p}_tiles({g.small(0, 5)}) if x > 0]",
                   f"{p}_a, {p}_b = {p}_tiles(1)", f"{r3} = len({w}) * 10 + {p}_a - {p}_b"]
         g.names.update({rest: "list", w: "list"})
+    elif shape == "sets":  # candidate configs collected in a set (tokamax's vjp heuristics)
+        found, seen = f"{p}_found", f"{p}_seen"
+        key = g.choice(["(c.stages, c.block)", "c.stages", "-c.block * 10 - c.stages"])
+        lines += ["@dataclasses.dataclass(frozen=True)", f"class {p}_Cfg:",
+                  "    block: int", "    stages: int = 2",
+                  f"{found} = set()", f"for {p}_b in ({g.choice([128, 256])}, 64):",
+                  "    for s in (1, 2, 3):", f"        if {p}_b * s <= {g.choice([128, 256, 400])}:",
+                  f"            {found}.add({p}_Cfg({p}_b, s))", f"            {found}.add({p}_Cfg({p}_b, stages=s))",
+                  f"    if {found}:", "        break",
+                  f"{seen} = {{{g.int_(0)}, {g.int_(1)} % 3, True, {g.small(0, 3)}}}",
+                  f"{seen}.discard({g.small(0, 3)})", f"{seen}.update([{g.small(0, 4)}, 1.0], {{{g.small()}}})",
+                  f"{r1} = len({found}) * 10 + len({seen}) + ({g.small(0, 4)} in {seen})",
+                  f"{r2} = max({found}, key=lambda c: {key}).stages if {found} else -1",
+                  f"{r3} = sum(sorted({seen})) + min([{g.int_(0)}, {g.int_(0)}], key=abs)"
+                  f" + next(iter({{{g.small()}}}))"]
     else:  # try
         lines += ["try:", f"    {r1} = {g.int_(1)} // ({g.small(0, 2)})", "except ZeroDivisionError:",
                   f"    {r1} = -1", f"{r2} = 0", f"for {p}_i in range({g.small(0, 4)}):",
@@ -550,6 +565,14 @@ def compare_value(claimed: Value, actual: Any, where: str, tally: Tally, interp:
         tally.agreements += 1
         for i, (c, a) in enumerate(zip(claimed.items, actual)):
             compare_value(c, a, f"{where}[{i}]", tally, interp)
+    elif isinstance(claimed, SetVal):  # its elements, in no order
+        tally.claims += 1
+        kind = frozenset if claimed.frozen else set
+        if type(actual) is not kind or len(actual) != len(claimed.items) \
+                or not all(any(_same(c.value, a) for a in actual) for c in claimed.items if isinstance(c, Const)):
+            tally.disagreements.append(f"{where}: interpreter {claimed.describe()}, CPython {actual!r}")
+            return
+        tally.agreements += 1
     elif isinstance(claimed, DictVal):
         tally.claims += 1
         keys = [k for k, _ in claimed.items]

@@ -20,7 +20,7 @@ from wgmma_lsp.analysis import analyze
 from wgmma_lsp.ide.diagnostics import diagnostics
 from wgmma_lsp.ide.model import Severity
 from wgmma_lsp.interpret.interp import Interpreter
-from wgmma_lsp.interpret.values import ArrayVal, Const, DictVal, TupleVal, Value
+from wgmma_lsp.interpret.values import ArrayVal, Const, DictVal, SetVal, TupleVal, Value
 from wgmma_lsp.spans import LineIndex
 
 HEADER = """\
@@ -37,11 +37,16 @@ def _python(v: Value) -> Any:
     """The Python value the interpreter claims, or raises LookupError where it claims none."""
     if isinstance(v, Const):
         return v.value
+    if getattr(v, "spoiled", False):
+        raise LookupError(f"spoiled: {v.describe()}")
     if isinstance(v, TupleVal):
         items = [_python(i) for i in v.items]
         return items if v.is_list else tuple(items)
     if isinstance(v, DictVal):
         return {k: _python(i) for k, i in v.items}
+    if isinstance(v, SetVal):
+        elements = [_python(i) for i in v.items]
+        return frozenset(elements) if v.frozen else set(elements)
     raise LookupError(v.describe())
 
 

@@ -60,7 +60,9 @@ HOVER_FLOORS: dict[str, tuple[float, float]] = {  # measured 2026-12-03 15:00 UT
     # 0.86 -> 0.84 on 2026-12-04: with TryClusterCancelResult known, the test context follows the
     # persistent kernel, where its own values differ from the harness's config (Python-int loop
     # bounds, `li_smem is None`, `rescale_threshold == 1.0` short-circuiting `warp_any`)
-    "attention/pallas_mosaic_gpu_vjp_kernel_sm100.py": (0.25, 0.98),
+    # 0.25 -> 0.98 on 2026-12-04: Python sets (the kernel dedups its block sizes with one) and
+    # max/min honouring key=/default=
+    "attention/pallas_mosaic_gpu_vjp_kernel_sm100.py": (0.98, 0.98),
 }
 
 

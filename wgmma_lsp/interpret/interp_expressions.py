@@ -8,6 +8,7 @@ from typing import Any, Callable
 
 from wgmma_lsp.interpret import (
     classes, const_fold, dtypes, incomplete, jax_value_equality, loop_steps, mutation, path_equalities, resolve,
+    set_elements,
 )
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret.call import Call
@@ -33,6 +34,7 @@ from wgmma_lsp.interpret.values import (
     Opaque,
     PartialVal,
     RefVal,
+    SetVal,
     ShapeDtypeVal,
     SliceVal,
     SymInt,
@@ -93,7 +95,7 @@ class ExpressionsMixin:
             v = env.lookup(n.id)
         if v is None:
             v = self.builtin_or_star(n.id, env)
-        elif isinstance(v, (TupleVal, DictVal)):
+        elif isinstance(v, (TupleVal, DictVal, SetVal)):
             v = mutation.live(self, v)  # a list changed in a way not followed: unknown
         if not self.silent and self.where is None:  # (record's own test, before the call)
             self.record(n, v, "name", n.id)
@@ -377,6 +379,9 @@ class ExpressionsMixin:
             r = classes.compare(self, op, left, right)  # enum members
             if r is not None:
                 return r
+        if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, SetVal):
+            found = set_elements.contains(self, right, left)
+            return UNKNOWN if found is None else Const(found if isinstance(op, ast.In) else not found)
         if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, DictVal) and isinstance(left, Const):
             try:  # a key of a dict, as CPython hashes and compares it
                 found = left.value in {k: None for k, _ in right.items}
@@ -467,6 +472,19 @@ class ExpressionsMixin:
                 return UNKNOWN
             items.append(self.eval(e, env))
         return TupleVal(tuple(items), is_list)
+
+    def eval_Set(self, n: ast.Set, env: Env) -> Value:
+        """`{a, *xs}`: each element added in turn (interpret/set_elements.py)."""
+        items: list[Value] | None = []
+        for e in n.elts:
+            if isinstance(e, ast.Starred):
+                more = set_elements.elements(self, self.eval(e.value, env))
+                items = None if more is None or items is None else items + more
+            else:
+                v = self.eval(e, env)
+                items = items + [v] if items is not None else None
+        held = set_elements.added(self, (), items) if items is not None else None
+        return SetVal(held) if held is not None else UNKNOWN
 
     def eval_Dict(self, n: ast.Dict, env: Env) -> Value:
         items = []
@@ -581,8 +599,9 @@ class ExpressionsMixin:
     eval_GeneratorExp = eval_ListComp  # (a generator: as the list of what it yields)
 
     def eval_SetComp(self, n: ast.SetComp, env: Env) -> Value:
-        self._comprehension(n, env, lambda e: self.eval(n.elt, e))
-        return UNKNOWN  # (no set values)
+        out = self._comprehension(n, env, lambda e: self.eval(n.elt, e))
+        held = set_elements.added(self, (), out) if out is not None else None
+        return SetVal(held) if held is not None else UNKNOWN
 
     def eval_DictComp(self, n: ast.DictComp, env: Env) -> Value:
         out = self._comprehension(n, env, lambda e: TupleVal((self.eval(n.key, e), self.eval(n.value, e))))
@@ -624,10 +643,10 @@ _SCALARS = (bool, int, float, complex, str, bytes, type(None))
 
 
 def _container_scalar_equal(left: Value, right: Value) -> bool | None:
-    """`==` between a tuple, list or dict and a Python scalar: False (neither type defines an
+    """`==` between a tuple, list, dict or set and a Python scalar: False (neither type defines an
     equality with the other; CPython falls back to identity)."""
     for a, b in ((left, right), (right, left)):
-        if isinstance(a, (TupleVal, DictVal)) and isinstance(b, Const) and type(b.value) in _SCALARS:
+        if isinstance(a, (TupleVal, DictVal, SetVal)) and isinstance(b, Const) and type(b.value) in _SCALARS:
             return False
     return None
 

@@ -18,6 +18,7 @@ from wgmma_lsp.interpret.values import (
     ClassVal,
     Const,
     DictVal,
+    SetVal,
     TupleVal,
     Value,
     join,
@@ -349,6 +350,8 @@ class LoopsMixin:
             return [Const(x) for x in v.value]
         if isinstance(v, DictVal):
             return [Const(k) for k, _ in v.items]
+        if isinstance(v, SetVal) and len(v.items) <= 1:
+            return list(v.items)  # (two or more: in an order the interpreter does not know)
         if isinstance(v, ClassVal) and v.kind in classes.ENUMS:
             return list(classes.members(v))  # `for mode in Mode:` its members, in order
         return None

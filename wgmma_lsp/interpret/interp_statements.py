@@ -31,6 +31,7 @@ from wgmma_lsp.interpret.values import (
     Opaque,
     PartialVal,
     RefVal,
+    SetVal,
     SymInt,
     TupleVal,
     UserModuleVal,
@@ -165,7 +166,8 @@ class StatementsMixin:
             self.setitem(obj, index, new, s.target, s.value, env, aug=True)
             return
         rhs = self.eval(s.value, env)
-        if mutation.is_mutable(current) and isinstance(s.op, (ast.Add, ast.Mult, ast.BitOr)):
+        if mutation.is_mutable(current) and (isinstance(s.op, (ast.Add, ast.Mult, ast.BitOr))
+                                             or isinstance(current, SetVal)):
             # `xs += ys`, `xs *= n`, `d |= e` change the object in place (every name holding it
             # sees it); the name is bound to the same object
             if containers.in_place(self, current, s.op, rhs):  # type: ignore[arg-type]
@@ -304,7 +306,7 @@ class StatementsMixin:
                 return bool(v.value)
             except Exception:
                 return None
-        if isinstance(v, (TupleVal, DictVal)):
+        if isinstance(v, (TupleVal, DictVal, SetVal)):
             return bool(v.items)
         if isinstance(v, (FuncVal, ClassVal, ModuleVal, RefVal, UserModuleVal)):
             return True

@@ -1,9 +1,10 @@
-"""Lists and dicts change in place, as in Python.
+"""Lists, dicts and sets change in place, as in Python.
 
-A list (`TupleVal(is_list=True)`) or dict (`DictVal`) is one object however many names, items,
-attributes or parameters hold it: `b = a; b.append(3)` changes `a` too, and a helper that
-appends to the list it was given changes its caller's. The interpreter follows a change exactly
-(it replaces the object's items in place) when it is sure the change happens once, here:
+A list (`TupleVal(is_list=True)`), dict (`DictVal`) or set (`SetVal`, not a frozenset) is one
+object however many names, items, attributes or parameters hold it: `b = a; b.append(3)` changes
+`a` too, and a helper that appends to the list it was given changes its caller's. The interpreter
+follows a change exactly (it replaces the object's items in place) when it is sure the change
+happens once, here:
 
 - on a path that certainly runs (not one branch of an undecided `if`, not a loop body run for
   an unknown number of times, not after an early `return`/`break` that may have been taken),
@@ -14,6 +15,8 @@ appends to the list it was given changes its caller's. The interpreter follows a
   once, in order; the contexts that follow it (entry points, functions analysed with nothing
   known) are alternatives, so module code's objects are not theirs to change exactly. (A
   sweep's iterations run one after the other, as in CPython: their writes are exact.)
+
+A set has no order to join two paths' items by, so a change that is not exact spoils it.
 
 Otherwise the object is *spoiled*: every later read of it (through a name, an attribute, an
 item, a default) is unknown. A container of another module's summary (shared by every
@@ -26,21 +29,30 @@ from __future__ import annotations
 
 from typing import Any
 
-from wgmma_lsp.interpret.values import UNKNOWN, DictVal, InstanceVal, TupleVal, Value, join
+from wgmma_lsp.interpret.values import (
+    UNKNOWN,
+    DictVal,
+    InstanceVal,
+    SetVal,
+    TupleVal,
+    Value,
+    join,
+)
 
 #: The interpreter (interp.Interpreter), as a type: not imported, since it imports this module.
 Interpreter = Any
 
-Container = TupleVal | DictVal
+Container = TupleVal | DictVal | SetVal
 
 
 def is_mutable(v: Value) -> bool:
-    return (isinstance(v, TupleVal) and v.is_list) or isinstance(v, DictVal)
+    return (isinstance(v, TupleVal) and v.is_list) or isinstance(v, DictVal) \
+        or (isinstance(v, SetVal) and not v.frozen)
 
 
 def live(interp: "Interpreter", v: Value) -> Value:
     """`v` as a read sees it: unknown once spoiled."""
-    if isinstance(v, (TupleVal, DictVal)) and (v.spoiled or id(v) in interp.spoiled_shared):
+    if isinstance(v, (TupleVal, DictVal, SetVal)) and (v.spoiled or id(v) in interp.spoiled_shared):
         return UNKNOWN
     return v
 
@@ -107,7 +119,7 @@ def write(interp: "Interpreter", obj: Container, items: tuple | None) -> None:
         spoil(interp, obj)
         return
     if not _ours(interp, obj.born) or not made_on_this_path(interp, obj.born):
-        items = _joined(obj, items)
+        items = _joined(obj, items) if not isinstance(obj, SetVal) else None  # (no order to join by)
         if items is None:
             spoil(interp, obj)
             return
@@ -157,6 +169,10 @@ def fresh(v: Value, born: int, depth: int = 0) -> Value:
         if not v.is_list and all(a is b for a, b in zip(items, v.items)):
             return v
         return TupleVal(items, v.is_list, spoiled=v.spoiled)
+    if isinstance(v, SetVal) and not v.frozen:
+        if v.born < born:
+            return v
+        return SetVal(tuple(fresh(x, born, depth + 1) for x in v.items), spoiled=v.spoiled)
     if isinstance(v, InstanceVal) and v.born >= born and not v.shared:
         return InstanceVal(v.cls, {k: fresh(x, born, depth + 1) for k, x in v.attrs.items()})
     copy = getattr(v, "fresh_copy", None)  # an object with its own state (a generator)
@@ -169,7 +185,7 @@ def forget_writes(interp: "Interpreter", since: int) -> None:
     """The objects changed by a sweep's iterations (from entry `since` of the log on), when some
     of its iterations were left out: a list or dict is spoiled, an attribute unknown."""
     for obj, attr in interp.outside_written[since:]:
-        if isinstance(obj, (TupleVal, DictVal)):
+        if isinstance(obj, (TupleVal, DictVal, SetVal)):
             if obj.born == 0:
                 interp.spoiled_shared[id(obj)] = obj
             else:

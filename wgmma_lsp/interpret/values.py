@@ -165,6 +165,25 @@ class DictVal(Value):
 
 
 @dataclass(frozen=True)
+class SetVal(Value):
+    """A set (a frozenset: `frozen`): its distinct elements, each once (models/sets.py). Their
+    order is not claimed — CPython's follows hashes the interpreter does not compute — so
+    nothing iterates a set of two or more elements in an order. Mutable in place as a list is
+    (see TupleVal)."""
+
+    items: tuple[Value, ...]
+    frozen: bool = False
+    born: int = field(default_factory=next_born, compare=False, repr=False, kw_only=True)
+    spoiled: bool = field(default=False, compare=False, repr=False, kw_only=True)
+
+    def describe(self) -> str:
+        if not self.items:
+            return "frozenset()" if self.frozen else "set()"
+        inner = "{" + ", ".join(i.describe() for i in self.items) + "}"
+        return f"frozenset({inner})" if self.frozen else inner
+
+
+@dataclass(frozen=True)
 class DTypeVal(Value):
     """A dtype as a value (`jnp.float16`)."""
     dtype: DType

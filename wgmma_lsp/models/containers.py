@@ -11,13 +11,14 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from wgmma_lsp.interpret import generators, mutation
+from wgmma_lsp.interpret import generators, mutation, set_elements
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import (
     UNKNOWN,
     UNKNOWN_INT,
     Const,
     DictVal,
+    SetVal,
     SliceVal,
     TupleVal,
     Value,
@@ -36,6 +37,8 @@ def seq_items(interp: Any, v: Value) -> tuple[Value, ...] | None:
         return generators.consume(interp, v)
     if isinstance(v, DictVal):
         return tuple(Const(k) for k, _ in v.items)
+    if isinstance(v, SetVal) and len(v.items) <= 1:
+        return v.items  # (two or more: in an order the interpreter does not know)
     if isinstance(v, Const) and isinstance(v.value, (str, tuple, range, list, bytes)) \
             and len(v.value) <= MAX_ITEMS:
         return tuple(Const(x) for x in v.value)
@@ -238,8 +241,8 @@ def del_item(interp: Any, obj: Value, key: Value) -> None:
         mutation.write(interp, obj, tuple(items))
 
 
-def in_place(interp: Any, obj: TupleVal | DictVal, op: ast.operator, rhs: Value) -> bool:
-    """`obj op= rhs` for a list or dict: done in place, True; False when Python would not do it
+def in_place(interp: Any, obj: TupleVal | DictVal | SetVal, op: ast.operator, rhs: Value) -> bool:
+    """`obj op= rhs` for a list, dict or set: done in place, True; False when Python would not do it
     in place (a TypeError, or an operator lists do not change themselves by)."""
     if isinstance(obj, TupleVal) and isinstance(op, ast.Add):
         more = seq_items(interp, rhs)
@@ -255,6 +258,11 @@ def in_place(interp: Any, obj: TupleVal | DictVal, op: ast.operator, rhs: Value)
     if isinstance(obj, DictVal) and isinstance(op, ast.BitOr):
         more = _pairs(interp, rhs) if isinstance(mutation.live(interp, rhs), DictVal) else None
         mutation.write(interp, obj, mutation.dict_items(list(obj.items) + more) if more is not None else None)
+        return True
+    if isinstance(obj, SetVal):  # `s |= t` adds t's elements; `-=`, `&=`, `^=`: not followed
+        other = mutation.live(interp, rhs)
+        mutation.write(interp, obj, set_elements.added(interp, obj.items, other.items)
+                       if isinstance(op, ast.BitOr) and isinstance(other, SetVal) else None)
         return True
     return False
 

@@ -10,6 +10,7 @@ from wgmma_lsp.interpret import (
     const_fold,  # noqa: E402 - beside the table it serves
     generators,
     mutation,
+    set_elements,
 )
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret.call import Call
@@ -26,6 +27,7 @@ from wgmma_lsp.interpret.values import (
     OpaqueReplaced,
     PartialVal,
     RefVal,
+    SetVal,
     SliceVal,
     SymInt,
     TupleVal,
@@ -42,7 +44,7 @@ BUILTINS = {"range", "len", "int", "float", "bool", "min", "max", "tuple", "list
             "enumerate", "abs", "sum", "print", "isinstance", "property", "staticmethod",
             "classmethod", "divmod", "reversed", "sorted", "str", "repr", "all", "any", "dict",
             "getattr", "hasattr", "type", "round", "pow", "slice", "map", "super", "object",
-            "setattr", "next", "iter", "locals"}  # (next, iter: models/iterators.py)
+            "setattr", "next", "iter", "locals", "set", "frozenset"}  # (next, iter: models/iterators.py; set: models/sets.py)
 
 
 def _consts(values: list[Value]) -> list | None:
@@ -70,7 +72,7 @@ def _pure(fn):  # a builtin on constants, evaluated for real
     return run
 
 
-for _name, _fn in {"abs": abs, "float": float, "bool": bool, "divmod": divmod,
+for _name, _fn in {"abs": abs, "float": float, "divmod": divmod,
                    "round": round, "pow": const_fold.guarded_pow, "str": str, "repr": repr,
                    "math.ceil": math.ceil, "math.floor": math.floor,
                    "math.lcm": math.lcm, "math.log2": math.log2, "math.sqrt": math.sqrt,
@@ -122,10 +124,26 @@ def _range(call: Call) -> Value:
     return UNKNOWN
 
 
+@model("builtins.bool")
+def _bool(call: Call) -> Value:
+    """`bool(x)` of a constant or a container (tuple, list, dict, set: whether it has items)."""
+    if call.kwargs or len(call.args) > 1 or not call.complete:
+        return UNKNOWN
+    x = mutation.live(call.interp, call.args[0]) if call.args else Const(False)
+    if isinstance(x, Const):
+        try:
+            return Const(bool(x.value))
+        except Exception:
+            return UNKNOWN
+    if isinstance(x, (TupleVal, DictVal, SetVal)) and type(x) in (TupleVal, DictVal, SetVal):
+        return Const(bool(x.items))
+    return UNKNOWN
+
+
 @model("builtins.len")
 def _len(call: Call) -> Value:
     v = call.get(0)
-    if isinstance(v, (TupleVal, DictVal)):
+    if isinstance(v, (TupleVal, DictVal, SetVal)):
         return Const(len(v.items))
     if isinstance(v, Const) and isinstance(v.value, (str, tuple, list, range)):
         return Const(len(v.value))
@@ -136,18 +154,37 @@ def _len(call: Call) -> Value:
     return UNKNOWN_INT  # whatever it is, its length is an int
 
 
-def _minmax(fn):
+def _minmax(largest: bool):
+    fn = max if largest else min
+
     def run(call: Call) -> Value:
-        values = list(call.args)
-        if len(values) == 1 and isinstance(values[0], TupleVal):
-            values = list(values[0].items)
-        c = _consts(values)
-        if c is not None and c:
-            try:
-                return Const(fn(c))
-            except Exception:
+        """`max`/`min(a, b, ...)`, `max`/`min(iterable, key=..., default=...)`, as CPython
+        runs them: the first item whose key is the largest (smallest); of a set, the one
+        whose key is strictly so (its order is not known: interpret/set_elements.py)."""
+        key, default = call.kwargs.get("key"), call.kwargs.get("default")
+        if set(call.kwargs) - {"key", "default"} or not call.complete or not call.args \
+                or (default is not None and len(call.args) > 1):
+            return UNKNOWN  # (a TypeError, or arguments not known)
+        if isinstance(key, Const) and key.value is None:
+            key = None
+        if len(call.args) == 1:
+            seq = mutation.live(call.interp, call.args[0])
+            if isinstance(seq, SetVal) and len(seq.items) > 1:
+                return set_elements.extreme(call, seq.items, key, largest)
+            items = call.interp.iter_items(seq)
+            if items is None:
                 return UNKNOWN
-        if values and all(is_int_like(v) for v in values):
+        else:
+            items = list(call.args)
+        if not items:
+            return default if default is not None else UNKNOWN  # (ValueError without one)
+        ks = set_elements.keys(call, items, key)
+        if ks is not None:
+            try:
+                return items[fn(range(len(ks)), key=ks.__getitem__)]
+            except TypeError:
+                return UNKNOWN
+        if all(is_int_like(v) for v in items):
             return UNKNOWN_INT  # one of the ints
         return UNKNOWN
     return run
@@ -169,8 +206,8 @@ def _int(call: Call) -> Value:
     return UNKNOWN_INT
 
 
-model("builtins.min")(_minmax(min))
-model("builtins.max")(_minmax(max))
+model("builtins.min")(_minmax(largest=False))
+model("builtins.max")(_minmax(largest=True))
 
 
 @model("builtins.sum")
@@ -213,7 +250,9 @@ def _list(call: Call) -> Value:
 
 @model("builtins.sorted")
 def _sorted(call: Call) -> Value:
-    items = containers.seq_items(call.interp, call.get(0)) if len(call.args) == 1 else None
+    given = mutation.live(call.interp, call.get(0)) if len(call.args) == 1 else None
+    items = given.items if isinstance(given, SetVal) and "key" not in call.kwargs \
+        else containers.seq_items(call.interp, given) if given is not None else None  # (distinct: no ties)
     out = containers.sorted_items(items, call) if items is not None else None
     return TupleVal(out, True) if out is not None else call.interp.unknown_call(call)
 

@@ -1,0 +1,135 @@
+"""What a set holds, as CPython decides it (Objects/setobject.c): each element once.
+
+An element equal (Python `==`) to one already held is not added again — `{1, 1.0, True}` is
+`{1}` — and an element that is not hashable raises TypeError. The interpreter decides both only
+where it knows them: constants of the hashable built-in types, tuples of such, and instances of
+frozen dataclasses without their own `__eq__`/`__hash__` (hashed and compared by their fields).
+Anything else — an array, a list, an instance it cannot compare, a float NaN (a set keeps the
+same NaN object once but two NaN objects twice: identity the interpreter does not track) —
+leaves the set's contents unknown, never a guess.
+
+The order a set is iterated in follows the elements' hashes; the interpreter does not compute
+them, so `extreme` only answers where the order cannot matter: one element whose key is the
+strict largest (smallest).
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from typing import Any
+
+from wgmma_lsp.interpret import classes, mutation
+from wgmma_lsp.interpret.call import Call
+from wgmma_lsp.interpret.values import (
+    UNKNOWN,
+    Const,
+    InstanceVal,
+    SetVal,
+    TupleVal,
+    Value,
+)
+
+#: The interpreter (interp.Interpreter), as a type: not imported, since it imports this module.
+Interpreter = Any
+
+MAX_ELEMENTS = 256  # a set grown past this is not followed
+_HASHABLE = (bool, int, float, complex, str, bytes, type(None))
+
+
+def hashable(v: Value) -> bool:
+    """Whether `v` is known hashable, with a hash consistent with the `==` the interpreter decides."""
+    if isinstance(v, Const):
+        if type(v.value) is float and math.isnan(v.value):
+            return False
+        return type(v.value) in _HASHABLE
+    if isinstance(v, TupleVal):
+        return type(v) is TupleVal and not v.is_list and not v.spoiled and all(hashable(i) for i in v.items)
+    if isinstance(v, SetVal):
+        return v.frozen and not v.spoiled and all(hashable(i) for i in v.items)
+    if isinstance(v, InstanceVal):  # a frozen dataclass: hashed by its fields
+        cls = v.cls
+        return cls.compares_fields and classes.frozen(cls) and not classes.opaque_bases(cls) and not v.shared \
+            and all(classes.lookup(cls, m) is None for m in ("__eq__", "__hash__")) \
+            and all(n in v.attrs and hashable(v.attrs[n]) for n, _ in classes.dataclass_fields(cls))
+    return False
+
+
+def _equal(interp: Interpreter, a: Value, b: Value) -> bool | None:
+    out = interp.compare(ast.Eq(), a, b)
+    return out.value if isinstance(out, Const) and isinstance(out.value, bool) else None
+
+
+def added(interp: Interpreter, items: tuple[Value, ...], new: list[Value] | tuple[Value, ...]
+          ) -> tuple[Value, ...] | None:
+    """`items` with each of `new` added, in turn, unless equal to one held (the first one kept,
+    as CPython keeps it); None where an element's hash or equality is not decided."""
+    out = list(items)
+    for x in new:
+        if not hashable(x):
+            return None
+        answers = [_equal(interp, x, y) for y in out]
+        if None in answers:
+            return None
+        if True not in answers:
+            out.append(x)
+            if len(out) > MAX_ELEMENTS:
+                return None
+    return tuple(out)
+
+
+def elements(interp: Interpreter, v: Value) -> list[Value] | None:
+    """What adding `v`'s elements to a set adds: a set's own elements (their order does not matter
+    there, unlike iterating one), else the iterable's items when known."""
+    v = mutation.live(interp, v)
+    if isinstance(v, SetVal):
+        return list(v.items)
+    return interp.iter_items(v)
+
+
+def contains(interp: Interpreter, s: SetVal, x: Value) -> bool | None:
+    """`x in s`, where it is decided (an unhashable `x` raises: not decided here)."""
+    if not hashable(x):
+        return None
+    answers = [_equal(interp, x, y) for y in s.items]
+    if True in answers:
+        return True
+    return False if None not in answers else None
+
+
+def python_key(v: Value) -> Any:
+    """A key as the Python value it is (numbers, strings, tuples of them), else None."""
+    if isinstance(v, Const) and type(v.value) in (bool, int, float, str, tuple):
+        return v.value
+    if isinstance(v, TupleVal) and not v.is_list and not v.spoiled:
+        items = [python_key(i) for i in v.items]
+        return None if any(i is None for i in items) else tuple(items)
+    return None
+
+
+def keys(call: Call, items: tuple[Value, ...] | list[Value], key: Value | None) -> list[Any] | None:
+    """Each item's key (`key(item)`, the item itself without one) as a Python value, else None."""
+    out: list[Any] = []
+    for x in items:
+        k = call.interp.call_value(key, Call(call.interp, call.node, [x], {}, [None], {}, call.env)) \
+            if key is not None else x
+        py = python_key(k)
+        if py is None:
+            return None
+        out.append(py)
+    return out
+
+
+def extreme(call: Call, items: tuple[Value, ...], key: Value | None, largest: bool) -> Value:
+    """`max`/`min` of a set's elements: the one whose key is strictly the largest (smallest) —
+    then the order they are visited in does not matter; else unknown."""
+    ks = keys(call, items, key)
+    if not ks:
+        return UNKNOWN  # (an empty set raises ValueError without `default=`: not followed)
+    try:
+        best = max(ks) if largest else min(ks)
+        if sum(1 for k in ks if k == best) != 1:
+            return UNKNOWN
+    except TypeError:
+        return UNKNOWN
+    return items[ks.index(best)]
