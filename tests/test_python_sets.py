@@ -139,3 +139,56 @@ b = make(1)
 a.add(2)
 sizes = (len(a), len(b))
 """, "sizes")
+
+
+def test_enum_members_and_configs_holding_them_as_elements() -> None:
+    """An IntEnum's members equal their ints, a plain Enum's only themselves; a frozen dataclass
+    holding members is hashed by them (tokamax's GLU configs: `wg_dimension=MatmulDimension.M`)."""
+    agree("""
+import dataclasses
+import enum
+
+class Dim(enum.IntEnum):
+    M = 0
+    N = 1
+
+class Mode(enum.Enum):
+    A = 1
+    B = 2
+
+@dataclasses.dataclass(frozen=True)
+class Cfg:
+    tile: int = 64
+    dim: Dim = Dim.N
+    mode: Mode = Mode.A
+
+ints = {Dim.M, 0, 1, Dim.N, 2}
+modes = {Mode.A, Mode.A, Mode.B}
+mixed = {Mode.A, 1}
+cfgs = {Cfg(), Cfg(dim=Dim.N), Cfg(dim=Dim.M), Cfg(tile=128, mode=Mode.B), Cfg(128, Dim.N, Mode.B)}
+counts = (len(ints), len(modes), len(mixed), len(cfgs))
+found = (Cfg(dim=Dim.M) in cfgs, Cfg(tile=32) in cfgs, 0 in ints, Mode.B in modes, 2 in modes)
+""", "counts", "found")
+
+
+def test_a_thousand_configs_built_in_nested_loops_as_an_autotuner_lists_them() -> None:
+    """Past the pairwise-comparison limit: elements with equality keys are deduplicated by key."""
+    agree(CONFIG + """
+def autotuning_configs():
+    configs = set()
+    for block in (64, 128, 256):
+        for stages in (1, 2, 3, 4):
+            for residual in (1, 2, 3, 4, 5):
+                for repeat in range(2):
+                    for split in (1, 2, 4):
+                        for extra in (0, 1, 2, 3, 4, 5):
+                            if split == 4 and extra > 2:
+                                continue
+                            configs.add(Config(block=block * split, stages=stages + 10 * extra,
+                                               residual=residual))
+    return configs
+
+configs = autotuning_configs()
+count = len(configs)
+has = (Config(block=256, stages=3, residual=5) in configs, Config(block=64, stages=99) in configs)
+""", "count", "has")

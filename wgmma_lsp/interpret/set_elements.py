@@ -4,9 +4,15 @@ An element equal (Python `==`) to one already held is not added again — `{1, 1
 `{1}` — and an element that is not hashable raises TypeError. The interpreter decides both only
 where it knows them: constants of the hashable built-in types, tuples of such, and instances of
 frozen dataclasses without their own `__eq__`/`__hash__` (hashed and compared by their fields).
-Anything else — an array, a list, an instance it cannot compare, a float NaN (a set keeps the
-same NaN object once but two NaN objects twice: identity the interpreter does not track) —
-leaves the set's contents unknown, never a guess.
+Enum members are hashable too (an `IntEnum`'s equal their ints, a plain `Enum`'s only
+themselves). Anything else — an array, a list, an instance it cannot compare, a float NaN (a set
+keeps the same NaN object once but two NaN objects twice: identity the interpreter does not
+track) — leaves the set's contents unknown, never a guess.
+
+Where every element has an *equality key* (`element_key`: a Python value equal exactly where the
+elements are `==`, as CPython's dict keys are — `1`, `1.0`, `True` one key), elements are
+deduplicated by key, in linear time, up to MAX_KEYED_ELEMENTS (a library's autotuning configs:
+a thousand frozen dataclass instances); otherwise each pair is compared, up to MAX_ELEMENTS.
 
 The order a set is iterated in follows the elements' hashes; the interpreter does not compute
 them, so `extreme` only answers where the order cannot matter: one element whose key is the
@@ -17,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import math
+from collections import OrderedDict
 from typing import Any
 
 from wgmma_lsp.interpret import classes, mutation
@@ -33,7 +40,8 @@ from wgmma_lsp.interpret.values import (
 #: The interpreter (interp.Interpreter), as a type: not imported, since it imports this module.
 Interpreter = Any
 
-MAX_ELEMENTS = 256  # a set grown past this is not followed
+MAX_ELEMENTS = 256  # a set whose elements are compared pair by pair: not followed past this
+MAX_KEYED_ELEMENTS = 4096  # a set whose elements all have equality keys
 _HASHABLE = (bool, int, float, complex, str, bytes, type(None))
 
 
@@ -47,12 +55,51 @@ def hashable(v: Value) -> bool:
         return type(v) is TupleVal and not v.is_list and not v.spoiled and all(hashable(i) for i in v.items)
     if isinstance(v, SetVal):
         return v.frozen and not v.spoiled and all(hashable(i) for i in v.items)
+    if isinstance(v, InstanceVal) and _enum_member(v):
+        return True
     if isinstance(v, InstanceVal):  # a frozen dataclass: hashed by its fields
         cls = v.cls
         return cls.compares_fields and classes.frozen(cls) and not classes.opaque_bases(cls) and not v.shared \
             and all(classes.lookup(cls, m) is None for m in ("__eq__", "__hash__")) \
             and all(n in v.attrs and hashable(v.attrs[n]) for n, _ in classes.dataclass_fields(cls))
     return False
+
+
+def _enum_member(v: InstanceVal) -> bool:
+    """A member of an enum class whose equality and hash are the enum module's own (a member of
+    another module's summary too: what they depend on, its value, is set when its class is made)."""
+    cls = v.cls
+    return cls.kind in classes.ENUMS and "_value_" in v.attrs \
+        and all(classes.lookup(cls, m) is None for m in ("__eq__", "__hash__"))
+
+
+def element_key(v: Value) -> Any:
+    """A Python value standing for the hashable element `v`: two keys are equal exactly where
+    the interpreter decides the elements `==` (None: no key; compare pair by pair)."""
+    if isinstance(v, Const):
+        x = v.value
+        if type(x) not in _HASHABLE or (type(x) is float and math.isnan(x)):
+            return None
+        return ("c", x)
+    if isinstance(v, TupleVal):
+        if type(v) is not TupleVal or v.is_list or v.spoiled:
+            return None
+        items = []
+        for i in v.items:
+            k = element_key(i)
+            if k is None:
+                return None
+            items.append(k)
+        return ("t", tuple(items))
+    if isinstance(v, InstanceVal) and _enum_member(v):
+        if v.cls.kind == "intenum":  # equal to its int (`D.M == 0`)
+            value = v.attrs.get("_value_")
+            return ("c", value.value) if isinstance(value, Const) and type(value.value) is int else None
+        return ("e", id(v))  # a plain Enum's member equals itself only
+    if isinstance(v, InstanceVal) and hashable(v):  # a frozen dataclass: its class, its fields
+        fields = [element_key(v.attrs[n]) for n, _ in classes.dataclass_fields(v.cls)]
+        return None if any(f is None for f in fields) else ("i", id(v.cls), tuple(fields))
+    return None
 
 
 def _equal(interp: Interpreter, a: Value, b: Value) -> bool | None:
@@ -64,6 +111,9 @@ def added(interp: Interpreter, items: tuple[Value, ...], new: list[Value] | tupl
           ) -> tuple[Value, ...] | None:
     """`items` with each of `new` added, in turn, unless equal to one held (the first one kept,
     as CPython keeps it); None where an element's hash or equality is not decided."""
+    keyed = _added_by_key(items, new)
+    if keyed is not _NO_KEY:
+        return keyed
     out = list(items)
     for x in new:
         if not hashable(x):
@@ -76,6 +126,50 @@ def added(interp: Interpreter, items: tuple[Value, ...], new: list[Value] | tupl
             if len(out) > MAX_ELEMENTS:
                 return None
     return tuple(out)
+
+
+_NO_KEY = object()
+#: The keys of recent sets' items (by the items tuple, kept alive beside them), so that adding to
+#: a set one element at a time does not recompute every key held (a loop building 1,000 configs).
+_KEYED: OrderedDict[int, tuple[tuple[Value, ...], dict[Any, Value]]] = OrderedDict()
+_KEYED_SETS = 32
+
+
+def _held_keys(items: tuple[Value, ...]) -> dict[Any, Value] | None:
+    """Each of `items`' keys, in order (a fresh dict the caller may change), else None."""
+    cached = _KEYED.pop(id(items), None)
+    if cached is not None and cached[0] is items:
+        return cached[1]  # (taken out: the caller files it under the items it makes)
+    held: dict[Any, Value] = {}
+    for x in items:
+        k = element_key(x)
+        if k is None:
+            return None
+        held.setdefault(k, x)
+    return held
+
+
+def _added_by_key(items: tuple[Value, ...], new: list[Value] | tuple[Value, ...]) -> Any:
+    """`added` by equality keys: _NO_KEY where some element has none (compare instead); None
+    where the set would grow past MAX_KEYED_ELEMENTS (not followed)."""
+    new_keys = [element_key(x) for x in new]
+    if None in new_keys:
+        return _NO_KEY
+    held = _held_keys(items)
+    if held is None:
+        return _NO_KEY
+    grew = False
+    for k, x in zip(new_keys, new):
+        if k not in held:
+            held[k] = x
+            grew = True
+            if len(held) > MAX_KEYED_ELEMENTS:
+                return None
+    out = tuple(held.values()) if grew else items
+    _KEYED[id(out)] = (out, held)
+    while len(_KEYED) > _KEYED_SETS:
+        _KEYED.popitem(last=False)
+    return out
 
 
 def elements(interp: Interpreter, v: Value) -> list[Value] | None:
@@ -91,6 +185,11 @@ def contains(interp: Interpreter, s: SetVal, x: Value) -> bool | None:
     """`x in s`, where it is decided (an unhashable `x` raises: not decided here)."""
     if not hashable(x):
         return None
+    k = element_key(x)
+    if k is not None:
+        held = [element_key(y) for y in s.items]
+        if None not in held:
+            return k in held
     answers = [_equal(interp, x, y) for y in s.items]
     if True in answers:
         return True
