@@ -344,6 +344,30 @@ def _harness_context(contexts) -> bool:
     return not contexts or any(c is None or c.origin.startswith("entry point `") for c in contexts)
 
 
+def opened_findings(m: Mutation) -> list[tuple[Reported, bool]]:
+    """What a kernel author sees with the mutant opened as it is (no harness: the file's own
+    contexts, its package's tests and configs): every error and warning, with the line JAX
+    would blame, and whether it is an error. (JAX's verdict still comes from the harness's configs, so a finding proven only
+    in another config is neither confirmed nor refuted by it.)"""
+    from wgmma_lsp.analysis import analyze
+    from wgmma_lsp.entry.context import strip_context_note
+    from wgmma_lsp.ide.diagnostics import diagnostics
+    from wgmma_lsp.ide.model import Severity
+
+    path = ops_dir() / m.file
+    analysis = analyze(m.apply(path.read_text()), str(path))
+    ON_SOME_PATHS = " (on some paths)"  # a warning's suffix (ide/diagnostics.py)
+    shown = {(d.span, d.code, strip_context_note(d.message).removesuffix(ON_SOME_PATHS)): d.severity
+             for d in diagnostics(analysis) if d.severity in (Severity.ERROR, Severity.WARNING)}
+    out = {(Reported(f.span.line + 1, f.blame_line + 1 if f.blame_line >= 0 else f.span.line + 1,
+                     f.rule.code, f.message, f.rule.stage,
+                     f.rule.exception == "AssertionError" and f.rule.template.startswith("assert "),
+                     f.data.get("jax_message") if isinstance(f.data, dict) else None),
+            shown[(f.span, f.rule.code, f.message)] == Severity.ERROR)
+           for f in analysis.findings if (f.span, f.rule.code, f.message) in shown}
+    return sorted(out, key=lambda e: (e[0].line, e[0].code))
+
+
 def mutated_source(m: Mutation) -> str:
     return with_harness(m.apply((ops_dir() / m.file).read_text()), m.file)
 

@@ -53,7 +53,7 @@ def config_contexts(interp: Interpreter, func: FuncVal) -> tuple[list[ConfigCont
 
     if func.closure is not interp.module_env:
         return [], 0
-    params = _config_params(interp, func)
+    params = config_params(interp, func)
     if not params:
         return [], 0
     out: list[ConfigContext] = []
@@ -62,16 +62,16 @@ def config_contexts(interp: Interpreter, func: FuncVal) -> tuple[list[ConfigCont
         candidates: list[tuple[str, int, Span, Value]] = []
         for provider in _providers(interp, cls, func):
             line = provider.node.lineno - 1
-            for result in _returned(interp, provider):
+            for result in returned_values(interp, provider):
                 candidates.append((f"{func.name}({param}={provider.name}(...))", line,
-                                   _def_span(interp, provider.node), result))
+                                   def_span(interp, provider.node), result))
         if _all_fields_default(cls):
             from wgmma_lsp.interpret.call import Call
 
             with interp.quiet():
                 result = interp.instantiate(cls, Call(interp, None, [], {}, [], {}, func.closure))
             line = func.node.lineno - 1
-            candidates.append((f"{func.name}({param}={cls.name}())", line, _def_span(interp, func.node),
+            candidates.append((f"{func.name}({param}={cls.name}())", line, def_span(interp, func.node),
                                result))
         for origin, line, span, result in candidates:
             if not (isinstance(result, InstanceVal) and result.cls is cls):
@@ -86,25 +86,25 @@ def config_contexts(interp: Interpreter, func: FuncVal) -> tuple[list[ConfigCont
     return out, len(seen)
 
 
-def _config_params(interp: Interpreter, func: FuncVal) -> list[tuple[str, ClassVal]]:
+def config_params(interp: Interpreter, func: FuncVal) -> list[tuple[str, ClassVal]]:
     """Parameters annotated with one of the user's classes (not an enum or a named tuple)."""
     a = func.node.args
     out = []
     for p in list(a.posonlyargs) + list(a.args) + list(a.kwonlyargs):
         if p.annotation is None or p.arg in ("self", "cls"):
             continue
-        cls = _class_of(interp, p.annotation, func)
+        cls = class_of(interp, p.annotation, func)
         if cls is not None:
             out.append((p.arg, cls))
     return out
 
 
-def _class_of(interp: Interpreter, annotation: ast.expr, func: FuncVal) -> ClassVal | None:
+def class_of(interp: Interpreter, annotation: ast.expr, func: FuncVal) -> ClassVal | None:
     from wgmma_lsp.interpret.values import ClassVal
 
     if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
         # `Config | None`: the class, when the union holds one class only
-        found = [c for c in (_class_of(interp, annotation.left, func), _class_of(interp, annotation.right, func))
+        found = [c for c in (class_of(interp, annotation.left, func), class_of(interp, annotation.right, func))
                  if c is not None]
         return found[0] if len(found) == 1 else None
     if not isinstance(annotation, (ast.Name, ast.Attribute)):
@@ -123,7 +123,7 @@ def providers(interp: Interpreter) -> list[tuple[FuncVal, ClassVal]]:
     for f in interp.defined.values():
         if f.closure is not interp.module_env or isinstance(f.node, ast.Lambda) or f.node.returns is None:
             continue
-        cls = _class_of(interp, f.node.returns, f)
+        cls = class_of(interp, f.node.returns, f)
         if cls is not None:
             out.append((f, cls))
     out.sort(key=lambda fc: fc[0].node.lineno)
@@ -135,7 +135,7 @@ def _providers(interp: Interpreter, cls: ClassVal, func: FuncVal) -> list[FuncVa
     return [f for f, c in providers(interp) if c is cls and f is not func]
 
 
-def _returned(interp: Interpreter, provider: FuncVal) -> list[Value]:
+def returned_values(interp: Interpreter, provider: FuncVal) -> list[Value]:
     """The configs a provider returns: what each of its `return` statements gave in its run with
     nothing known (a heuristic picking by the arguments, `if m >= 1024: return Config(...)`,
     returns one config per branch, which a join of its results would lose). The provider is
@@ -201,7 +201,7 @@ def fingerprint(inst: Value) -> tuple:
     return tuple((k, binding_text(v) or repr(id(v))) for k, v in getattr(inst, "attrs", {}).items())
 
 
-def _def_span(interp: Interpreter, node: ast.AST) -> Span:
+def def_span(interp: Interpreter, node: ast.AST) -> Span:
     line = getattr(node, "lineno", 1) - 1
     text = interp.lines.lines[line] if 0 <= line < len(interp.lines.lines) else ""
     start = len(text) - len(text.lstrip())

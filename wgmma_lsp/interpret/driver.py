@@ -418,6 +418,12 @@ def hover_pass(interp: Interpreter) -> None:
         for f in only_in_contexts:
             with interp.in_context(None):
                 interp.generic_call(f)
+        # Lines still without a hover may sit behind a config field every context shared (an
+        # `else:` of `if config.wg_dimension == N:`): a few of the module's autotuning configs
+        # (entry/tuning_contexts.py).
+        for f in only_in_contexts:
+            if _has_unvisited_names(interp, f.node):
+                _run_tuning_configs(interp, f, entered)
         # Lines still without a hover may sit behind a flag's default (`if transpose_rhs:`):
         # once more with the flags' defaults flipped.
         interp.flip_flags = True
@@ -430,6 +436,32 @@ def hover_pass(interp: Interpreter) -> None:
         interp.hover_only = False
         interp.flip_flags = False
         interp.entered = entered | interp.entered
+
+
+def _run_tuning_configs(interp: Interpreter, f: FuncVal, entered: set[int]) -> None:
+    """`f` with a few of its module's autotuning configs, for hovers only, each with a piece's
+    step budget (one that runs out ends that config's run, not the hover pass). `entered`: the
+    functions the analysis ran (the providers' results are read from that run, not rerun)."""
+    from wgmma_lsp.entry.tuning_contexts import tuning_contexts
+    from wgmma_lsp.interpret.incomplete import piece_steps, set_limit
+
+    in_hover_pass, interp.entered = interp.entered, entered | interp.entered
+    try:
+        already = [c.config for c in config_contexts(interp, f)[0]]
+        contexts = tuning_contexts(interp, f, already)
+    finally:
+        interp.entered = in_hover_pass
+    for c in contexts:
+        if not _has_unvisited_names(interp, f.node):
+            return
+        interp.entered.discard(id(f.node))
+        set_limit(interp, interp.steps + piece_steps())
+        try:
+            _run_with_config(interp, f, c)
+        except Cancelled:
+            raise
+        except Budget:
+            log.info("hover pass: %s with %s stopped by the step budget", f.name, c.context.label())
 
 
 def _spec_model(call: Call) -> Value:
