@@ -47,7 +47,9 @@ RECALL_FLOOR = 0.94  # 83 of the 88 mutants JAX rejects (94%; tokamax 0.0.17, ja
 # Hover coverage of the harnessed kernel files, (as opened, with the harness's entries): measured
 # with `benchmarks/bench_hover_coverage.py` (rounded down); the target is 0.90. Raise them.
 HOVER_FLOORS: dict[str, tuple[float, float]] = {  # measured 2026-12-03 15:00 UTC
-    "gated_linear_unit/pallas_mosaic_gpu_kernel_sm90.py": (0.88, 0.99),
+    # 0.88 -> 0.99 on 2026-12-04: the `wg_dimension == M` branch hovers with one of the
+    # module's autotuning configs (entry/tuning_contexts.py)
+    "gated_linear_unit/pallas_mosaic_gpu_kernel_sm90.py": (0.99, 0.99),
     "gated_linear_unit/pallas_mosaic_gpu_kernel_sm100.py": (0.99, 0.99),
     "ragged_dot/pallas_mosaic_gpu_kernel_sm90.py": (0.98, 0.99),
     "attention/pallas_mosaic_gpu_kernel_sm90.py": (0.85, 0.96),
