@@ -121,3 +121,21 @@ def test_a_second_process_reads_the_facts_from_the_cache(cache: Path) -> None:
                            check=True).stdout.strip() for _ in range(2)]
     assert int(runs[0]) > 10 and runs[1] == "0"
     assert len(list(cache.glob("jax-facts-*.json"))) == 1
+
+
+@needs_jax
+def test_config_flag_defaults_are_the_installed_jaxs() -> None:
+    """interpret/jax_config_flags.py: each flag whose default is a literal, as the installed JAX
+    has it at its default configuration (read in a fresh interpreter without JAX_* variables)."""
+    import subprocess
+    import sys
+
+    facts, _ = jax_facts.extract()
+    defaults = facts.config_defaults or {}
+    assert defaults["jax_enable_x64"] is False and defaults["jax_default_matmul_precision"] is None
+    names = sorted(n for n in defaults if n in ("jax_enable_x64", "jax_default_matmul_precision",
+                                                 "jax_debug_nans", "jax_disable_jit", "jax_log_compiles"))
+    program = "import jax, json\nprint(json.dumps({n: getattr(jax.config, n) for n in %r}))" % (names,)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JAX_")} | {"JAX_PLATFORMS": "cpu"}
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True, env=env)
+    assert json.loads(out.stdout) == {n: defaults[n] for n in names}

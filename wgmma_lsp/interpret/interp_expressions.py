@@ -50,7 +50,8 @@ from wgmma_lsp.interpret.values import (
 from wgmma_lsp.models import containers, jax_api
 from wgmma_lsp.models.arrays import array_binop, array_compare
 from wgmma_lsp.models.python import BUILTINS
-from wgmma_lsp.models.registry import ATTRIBUTE_SITES, ATTRIBUTES, COMPUTED_CONSTANTS, CONSTANTS, GETITEM, SETITEM
+from wgmma_lsp.models.registry import (API_ATTRIBUTES, ATTRIBUTE_SITES, ATTRIBUTES, COMPUTED_CONSTANTS, CONSTANTS,
+                                      GETITEM, SETITEM)
 
 _CMPOPS: dict[type, Callable[[Any, Any], Any]] = {
     ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
@@ -146,6 +147,8 @@ class ExpressionsMixin:
             return obj.attr(attr)
         if isinstance(obj, ApiVal):
             name = resolve.ALIASES.get(f"{obj.name}.{attr}", f"{obj.name}.{attr}")
+            if (computed := API_ATTRIBUTES.get(obj.name)) is not None and (v := computed(self, attr)) is not None:
+                return v
             return CONSTANTS.get(name) or ApiVal(name)
         if isinstance(obj, InstanceVal):
             if obj.shared and attr in self.shared_writes.get(id(obj), ()):

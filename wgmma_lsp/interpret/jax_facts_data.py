@@ -35,6 +35,8 @@ class JaxFacts:
     # "plgpu.kernel" -> {"out_shape": [JAX's deprecation message, alias or None]}: jax_deprecations.py
     deprecated_params: dict[str, dict[str, list]] = field(default_factory=dict)
     barrier_default_num_barriers: list[int] | None = None  # `plgpu.Barrier()`'s barrier array shape
+    # "jax_enable_x64" -> False: the flags whose default is a literal (jax_config_flags.py)
+    config_defaults: dict[str, Any] | None = None
     source: str = "jax"  # "jax" (read from an installed JAX) or "bundled"
 
     def to_json(self) -> dict[str, Any]:
@@ -54,6 +56,7 @@ class JaxFacts:
             "mosaic_lowering_rules": self.mosaic_lowering_rules,
             "deprecated_params": self.deprecated_params,
             "barrier_default_num_barriers": self.barrier_default_num_barriers,
+            "config_defaults": self.config_defaults,
         }
 
     @classmethod
@@ -76,6 +79,7 @@ class JaxFacts:
             deprecated_params={str(api): {str(p): [str(m), _opt(r, str)] for p, (m, r) in ps.items()}
                                for api, ps in data.get("deprecated_params", {}).items()},
             barrier_default_num_barriers=_opt(data.get("barrier_default_num_barriers"), list),
+            config_defaults=_opt(data.get("config_defaults"), dict),
             source=source,
         )
 
