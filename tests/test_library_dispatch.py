@@ -4,9 +4,10 @@
   the default numbers, wraps `group_sizes`, canonicalises `precision`, then calls the base
   class's `bind`, which binds `_fwd`'s signature and applies its defaults): `_fwd` gets what the
   op's `bind` passes on;
-- the GPU it asks about (`jax.extend.backend.get_default_device().compute_capability`): in a
-  test context of a kernel module, the GPU that module is written for (`plgpu.wgmma`: Hopper,
-  9.0; tcgen05: Blackwell, 10.0) — outside one, nothing is known;
+- the GPU it asks about (`jax.extend.backend.get_default_device().compute_capability`,
+  `jax.devices()[0].device_kind`): in a test context of a kernel module, the GPU that module is
+  written for (`plgpu.wgmma`: Hopper, 9.0; tcgen05: Blackwell, 10.0) — outside one, nothing is
+  known;
 - `==` of JAX's plain-data values the op dispatches on (enum members, the ragged-dot dimension
   numbers), and an int field of the config class a parameter is annotated with.
 
@@ -29,7 +30,8 @@ from wgmma_lsp.interpret.values import Const
 
 FIXTURE = Path(__file__).parent / "fixtures" / "lib_tests" / "mylib"
 
-GPU = '''"""What GPU the op runs on, as tokamax's gpu_utils asks."""
+GPU = '''"""What GPU the op runs on, as tokamax's gpu_utils and tests ask."""
+import jax
 from jax.extend import backend
 
 
@@ -43,7 +45,8 @@ def _compute_capability():
 
 def is_sm90() -> bool:
   cc = _compute_capability()
-  return cc is not None and 9.0 <= cc < 10.0
+  kind = jax.devices()[0].device_kind.lower()  # the stand-in's name: "nvidia h100 80gb hbm3"
+  return cc is not None and 9.0 <= cc < 10.0 and "a100" not in kind
 '''
 
 #: The fixture's op base, its `bind` as tokamax's: `_fwd`'s signature bound, defaults applied.
@@ -89,6 +92,28 @@ def test_the_ops_own_bind_and_the_gpu_it_asks_about_lead_to_the_kernel(tmp_path:
     assert y is not None and "float32[64,64]" in y.markdown  # `scale`: what the op's bind gave
 
 
+def test_the_first_of_jax_devices_is_the_stand_in_gpu_of_a_test_context() -> None:
+    """tokamax's ragged-dot test reads `jax.devices()[0].device_kind.lower()` to pick its config:
+    in a test context, the first device is the stand-in GPU; its other items, and any item
+    outside a test context, are not known."""
+    from types import SimpleNamespace
+
+    from wgmma_lsp.interpret.call import Call
+    from wgmma_lsp.models.registry import GETITEM, MODELS
+
+    def first(capability: str | None, index: object = 0) -> str:
+        interp = SimpleNamespace(program_hooks=SimpleNamespace(gpu_capability=capability) if capability else None)
+        devices = MODELS["jax.devices"](Call(interp, None, [], {}, [], {}, None))
+        item = GETITEM["wrapped:" + devices.api](interp, devices, Const(index), None)
+        kind = getattr(item, "kwargs", {}).get("device_kind")
+        return kind.value if isinstance(kind, Const) else item.describe()
+
+    assert first("9.0") == "NVIDIA H100 80GB HBM3"
+    assert first("10.0") == "NVIDIA B200"
+    assert first("9.0", 1) == "unknown"
+    assert first(None) == "unknown"
+
+
 def test_the_gpu_a_kernel_module_is_written_for() -> None:
     hopper = "from jax.experimental.pallas import mosaic_gpu as plgpu\ndef k(a, b, c):\n  plgpu.wgmma(a, b, c)\n"
     blackwell = "from jax.experimental.pallas import mosaic_gpu as plgpu\ndef k(a, b, c, d):\n  plgpu.tcgen05_mma(a, b, c, d)\n"
@@ -100,11 +125,13 @@ def test_the_gpu_a_kernel_module_is_written_for() -> None:
 
 def test_outside_a_test_context_no_device_is_known() -> None:
     source = ("from jax.extend import backend\nimport jax\n"
-              "def f():\n  d = backend.get_default_device()\n  b = jax.default_backend()\n")
+              "def f():\n  d = backend.get_default_device()\n  b = jax.default_backend()\n"
+              "  first = jax.devices()[0]\n")
     analysis = analyze(source, "snippet.py")
     stored = {r.name: r.values for s, r in analysis.records.items() if r.kind == "store"}
     assert [v.describe() for v in stored["d"]] == ["unknown"]
     assert [v.describe() for v in stored["b"]] == ["unknown"]
+    assert [v.describe() for v in stored["first"]] == ["unknown"]
 
 
 def _analyzer(source: str) -> dict[str, object]:
@@ -149,6 +176,20 @@ def probe():
   r_is_algorithm = isinstance(preset, lax.DotAlgorithm)
   r_either = isinstance(preset, (lax.DotAlgorithm, lax.DotAlgorithmPreset))
   r_is_tuple = isinstance(lax.Precision.HIGHEST, (list, tuple))
+  pair = (lax.Precision.DEFAULT, lax.Precision.DEFAULT)  # canonicalize_precision's result
+  r_pair_is_precision = isinstance(pair, lax.Precision)
+  r_pair_is_preset = isinstance(pair, (lax.DotAlgorithm, lax.DotAlgorithmPreset))
+  r_none_is_precision = isinstance(None, lax.Precision)
+  r_str_is_preset = isinstance("BF16_BF16_F32", lax.DotAlgorithmPreset)
+  # JAX's configuration at its defaults (tokamax: `if (p := jax.config.jax_default_matmul_precision) is None`)
+  r_no_default_precision = jax.config.jax_default_matmul_precision is None
+  r_x64 = jax.config.jax_enable_x64
+  # dtypes as set elements: numpy.dtype objects hash as themselves, apart from scalar types
+  supported = frozenset({jnp.dtype(jnp.bfloat16), jnp.dtype(jnp.float16)})
+  r_bf16_supported = jnp.dtype(jnp.ones(2, jnp.bfloat16).dtype) in supported
+  r_f32_unsupported = jnp.dtype(jnp.float32) not in supported
+  r_name_not_element = "bfloat16" in supported
+  r_two_dtypes = len({jnp.dtype("float32"), jnp.ones(1).dtype, jnp.dtype(jnp.float16)}) == 2
   return locals()
 """
 
@@ -165,7 +206,6 @@ def test_the_enums_compared_by_identity_still_are_in_the_installed_jax() -> None
     import enum
 
     from jax import lax
-
     from jax.experimental.pallas import mosaic_gpu as plgpu
 
     modules = {"lax": lax, "plgpu": plgpu}

@@ -47,6 +47,9 @@ def isinstance_of(v: Value, of: Value) -> bool | None:
         return check(v)  # a class of the JAX API the models know the objects of
     if isinstance(of, ApiVal) and (member := jax_value_equality.member(v)) is not None:
         return _member_instance(member[0], of.name)
+    if isinstance(of, ApiVal) and isinstance(v, (Const, TupleVal, DictVal)) and not isinstance(v, NamedTupleVal) \
+            and _jax_class_outside_builtins(of.name):
+        return False  # a Python constant, tuple, list or dict has a builtin type: no JAX class's
     if isinstance(of, ApiVal) and of.name in _BUILTIN_TYPES:
         t = _BUILTIN_TYPES[of.name]
         if isinstance(v, Const) and v.value is not Ellipsis:
@@ -105,6 +108,21 @@ def _member_instance(enum: str, of: str) -> bool | None:
     if public is not None and rest and foreign_classes.is_plain_class(f"{public}.{rest}"):
         return False
     return None
+
+
+def _jax_class_outside_builtins(of: str) -> bool:
+    """Whether a JAX API class is neither a builtin type nor a base of one, nor decides
+    `isinstance` itself: an enum of IDENTITY_ENUMS, or a class whose source proves it plain
+    (`lax.DotAlgorithm`, a NamedTuple: a plain tuple is no instance of it)."""
+    from wgmma_lsp.interpret import foreign_classes
+
+    if of in jax_value_equality.IDENTITY_ENUMS:
+        return True
+    if of in _BUILTIN_TYPES or of in _API_TYPES:
+        return False
+    head, _, rest = of.partition(".")
+    public = _PUBLIC_MODULES.get(head)
+    return public is not None and bool(rest) and foreign_classes.is_plain_class(f"{public}.{rest}")
 
 
 def _plain_metaclass(cls: ClassVal) -> bool:

@@ -20,7 +20,16 @@ from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.dtypes import DType
 from wgmma_lsp.interpret.values import (
-    UNKNOWN, AllocSpec, ApiVal, ArrayVal, RefVal, SymInt, TransformVal, Value, Wrapped, as_shape,
+    UNKNOWN,
+    AllocSpec,
+    ApiVal,
+    ArrayVal,
+    RefVal,
+    SymInt,
+    TransformVal,
+    Value,
+    Wrapped,
+    as_shape,
 )
 from wgmma_lsp.models.registry import model
 
@@ -105,7 +114,10 @@ def _process_count(call: Call) -> Value:
 @model("jax.devices")
 def _devices(call: Call) -> Value:
     """`jax.devices()`: the default backend's devices, `jax.device_count()` of them (`len` is
-    read by `builtins.len`); which devices they are is not modelled."""
+    read by `builtins.len`); which devices they are is not modelled, but for the first in a
+    test context (models/devices.py: the stand-in GPU)."""
+    from wgmma_lsp.models.devices import first_device
+
     if call.args or call.kwargs:
         return UNKNOWN
-    return Wrapped("jax.devices", UNKNOWN, {"len": SymInt(DEVICE_COUNT)})
+    return Wrapped("jax.devices", UNKNOWN, {"len": SymInt(DEVICE_COUNT), "first": first_device(call)})

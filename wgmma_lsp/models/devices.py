@@ -6,15 +6,15 @@ Library code picks its kernel by the GPU it runs on: tokamax's `gpu_utils.is_sm9
 asked: the analysis runs on no machine). In a test context of a kernel module, the context is
 the op run on that module's GPU (entry/op_dispatch.py: `ProgramHooks.gpu_capability`, read from
 the Mosaic GPU API the module uses — `plgpu.wgmma` is Hopper's, `tcgen05` Blackwell's): the
-default device is a GPU of that compute capability, the default backend "gpu".
+default device is a GPU of that compute capability, the default backend "gpu", and the first of
+`jax.devices()` that GPU (how many there are is not known: only item 0 is).
 """
 
 from __future__ import annotations
 
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import UNKNOWN, Const, Value, Wrapped
-from wgmma_lsp.models.registry import attribute, model
-
+from wgmma_lsp.models.registry import GETITEM, attribute, model
 
 #: compute capability -> (device_kind, core_count) of the GPU a test context runs on.
 STAND_INS: dict[str, tuple[str, int]] = {
@@ -39,6 +39,21 @@ def _get_default_device(call: Call) -> Value:
         kind, cores = STAND_INS[cap]
         fields |= {"device_kind": Const(kind), "core_count": Const(cores)}
     return Wrapped("jax.Device", UNKNOWN, fields)
+
+
+def first_device(call: Call) -> Value:
+    """The first of `jax.devices()` (models/collectives.py): the stand-in GPU in a test context."""
+    return _get_default_device(call) if not call.args and not call.kwargs else UNKNOWN
+
+
+def _device_item(interp: object, obj: Value, index: Value, node: object) -> Value:
+    """`jax.devices()[0]`; any other item is not known."""
+    if isinstance(obj, Wrapped) and isinstance(index, Const) and type(index.value) is int and index.value == 0:
+        return obj.kwargs.get("first", UNKNOWN)
+    return UNKNOWN
+
+
+GETITEM["wrapped:jax.devices"] = _device_item
 
 
 @model("jax.default_backend")
