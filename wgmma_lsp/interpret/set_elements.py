@@ -1,12 +1,13 @@
 """What a set holds, as CPython decides it (Objects/setobject.c): each element once.
 
-An element equal (Python `==`) to one already held is not added again — `{1, 1.0, True}` is
-`{1}` — and an element that is not hashable raises TypeError. The interpreter decides both only
-where it knows them: constants of the hashable built-in types, tuples of such, and instances of
-frozen dataclasses without their own `__eq__`/`__hash__` (hashed and compared by their fields).
-Enum members are hashable too (an `IntEnum`'s equal their ints, a plain `Enum`'s only
-themselves). Anything else — an array, a list, an instance it cannot compare, a float NaN (a set
-keeps the same NaN object once but two NaN objects twice: identity the interpreter does not
+An element equal (Python `==`) to one already held is not added again — `{1, 1.0, True}` is `{1}` —
+and an element that is not hashable raises TypeError. The interpreter decides both only where it
+knows them: constants of the hashable built-in types, tuples of such, and instances of frozen
+dataclasses without their own `__eq__`/`__hash__` (hashed and compared by their fields). So are
+`numpy.dtype` objects (`x.dtype`, `jnp.dtype(...)`; not the scalar types `jnp.float16`, which are
+`==` to them but hash apart), and enum members (an `IntEnum`'s equal their ints, a plain `Enum`'s
+only themselves). Anything else — an array, a list, an instance it cannot compare, a float NaN (a
+set keeps the same NaN object once but two NaN objects twice: identity the interpreter does not
 track) — leaves the set's contents unknown, never a guess.
 
 Where every element has an *equality key* (`element_key`: a Python value equal exactly where the
@@ -28,9 +29,11 @@ from typing import Any
 
 from wgmma_lsp.interpret import classes, mutation
 from wgmma_lsp.interpret.call import Call
+from wgmma_lsp.interpret.dtypes import DType
 from wgmma_lsp.interpret.values import (
     UNKNOWN,
     Const,
+    DTypeVal,
     InstanceVal,
     SetVal,
     TupleVal,
@@ -57,6 +60,8 @@ def hashable(v: Value) -> bool:
         return v.frozen and not v.spoiled and all(hashable(i) for i in v.items)
     if isinstance(v, InstanceVal) and _enum_member(v):
         return True
+    if isinstance(v, DTypeVal):  # a numpy.dtype object (a scalar type hashes otherwise)
+        return v.instance and type(v.dtype) is DType
     if isinstance(v, InstanceVal):  # a frozen dataclass: hashed by its fields
         cls = v.cls
         return cls.compares_fields and classes.frozen(cls) and not classes.opaque_bases(cls) and not v.shared \
@@ -91,6 +96,8 @@ def element_key(v: Value) -> Any:
                 return None
             items.append(k)
         return ("t", tuple(items))
+    if isinstance(v, DTypeVal):  # equal to its name as a string too, but hashed apart from it
+        return ("d", v.dtype.name) if hashable(v) else None
     if isinstance(v, InstanceVal) and _enum_member(v):
         if v.cls.kind == "intenum":  # equal to its int (`D.M == 0`)
             value = v.attrs.get("_value_")

@@ -185,8 +185,12 @@ class SetVal(Value):
 
 @dataclass(frozen=True)
 class DTypeVal(Value):
-    """A dtype as a value (`jnp.float16`)."""
+    """A dtype as a value (`jnp.float16`). `instance`: known to be a `numpy.dtype` object
+    (`x.dtype`, `jnp.dtype(...)`), not a scalar type such as `jnp.float16` — the two are `==`
+    but hash apart, so only an instance is a set element the interpreter follows
+    (interpret/set_elements.py). Not part of `==` here."""
     dtype: DType
+    instance: bool = field(default=False, compare=False)
 
     def describe(self) -> str:
         return f"dtype {self.dtype}"

@@ -697,7 +697,7 @@ def _a_shape(obj: ArrayVal) -> Value:
 
 @attribute("array.dtype")
 def _a_dtype(obj: ArrayVal) -> Value:
-    return DTypeVal(strong(obj.dtype)) if obj.dtype is not None else UNKNOWN  # type: ignore[arg-type]
+    return DTypeVal(strong(obj.dtype), instance=True) if obj.dtype is not None else UNKNOWN  # type: ignore[arg-type]
 
 
 @attribute("array.ndim")
@@ -769,7 +769,7 @@ def _multiple_of(call: Call) -> Value:
 @model("jnp.dtype", "np.dtype")
 def _dtype(call: Call) -> Value:
     dt = to_dtype(call.get(0))
-    return DTypeVal(dt) if dt is not None else UNKNOWN
+    return DTypeVal(dt, instance=True) if dt is not None else UNKNOWN
 
 
 # jnp.finfo / jnp.iinfo / jnp.issubdtype: models/dtype_info.py

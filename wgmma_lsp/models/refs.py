@@ -28,7 +28,7 @@ def ref_view(ref: RefVal, index: Value, desc: str) -> RefVal:
 
 
 ATTRIBUTES["ref.shape"] = lambda r: TupleVal(tuple(dim_value(d) for d in r.shape)) if r.shape is not None else UNKNOWN
-ATTRIBUTES["ref.dtype"] = lambda r: DTypeVal(r.dtype) if r.dtype is not None else UNKNOWN
+ATTRIBUTES["ref.dtype"] = lambda r: DTypeVal(r.dtype, instance=True) if r.dtype is not None else UNKNOWN
 ATTRIBUTES["ref.ndim"] = lambda r: Const(len(r.shape)) if r.shape is not None else UNKNOWN
 ATTRIBUTES["ref.at"] = lambda r: Wrapped("ref.at", r, {})
 
