@@ -27,7 +27,8 @@ from wgmma_lsp.models.registry import INSTANCE_CHECKS
 
 _BUILTIN_TYPES = {"builtins.int": int, "builtins.float": float, "builtins.str": str,
                   "builtins.bool": bool, "builtins.tuple": tuple, "builtins.list": list,
-                  "builtins.dict": dict, "builtins.object": object}
+                  "builtins.dict": dict, "builtins.object": object, "builtins.bytes": bytes,
+                  "builtins.complex": complex}
 
 
 # JAX's types an abstract value can be tested against: a ShapeDtypeStruct is exactly one of them.

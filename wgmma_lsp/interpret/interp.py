@@ -42,8 +42,9 @@ from wgmma_lsp.interpret.interp_loops import LoopsMixin, _LoopExits  # noqa: E40
 from wgmma_lsp.interpret.interp_records import RecordsMixin  # noqa: E402
 from wgmma_lsp.interpret.interp_statements import StatementsMixin  # noqa: E402
 from wgmma_lsp.interpret.interp_try import TryMixin, _TryScope  # noqa: E402
+from wgmma_lsp.interpret.interp_match import MatchMixin  # noqa: E402
 
-class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixin, ExpressionsMixin,
+class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixin, MatchMixin, ExpressionsMixin,
                   GeneratorsMixin):
     """Runs a module's code and the kernel bodies it reaches, over abstract values: its state
     is here, its parts are the mixins (records and findings, calls, statements, loops, `try`,

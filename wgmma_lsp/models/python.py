@@ -44,7 +44,8 @@ BUILTINS = {"range", "len", "int", "float", "bool", "min", "max", "tuple", "list
             "enumerate", "abs", "sum", "print", "isinstance", "property", "staticmethod",
             "classmethod", "divmod", "reversed", "sorted", "str", "repr", "all", "any", "dict",
             "getattr", "hasattr", "type", "round", "pow", "slice", "map", "super", "object",
-            "setattr", "next", "iter", "locals", "set", "frozenset"}  # (next, iter: models/iterators.py; set: models/sets.py)
+            "setattr", "next", "iter", "locals", "set", "frozenset", "bytes", "complex"}
+# (next, iter: models/iterators.py; set: models/sets.py; bytes, complex: isinstance and `match` only)
 
 
 def _consts(values: list[Value]) -> list | None:
