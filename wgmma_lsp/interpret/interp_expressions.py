@@ -147,7 +147,8 @@ class ExpressionsMixin:
             return obj.attr(attr)
         if isinstance(obj, ApiVal):
             name = resolve.ALIASES.get(f"{obj.name}.{attr}", f"{obj.name}.{attr}")
-            if (computed := API_ATTRIBUTES.get(obj.name)) is not None and (v := computed(self, attr)) is not None:
+            computed = API_ATTRIBUTES.get(obj.name) or API_ATTRIBUTES.get(obj.name.rpartition(".")[0] + ".*")
+            if computed is not None and (v := computed(self, obj.name, attr)) is not None:
                 return v
             return CONSTANTS.get(name) or ApiVal(name)
         if isinstance(obj, InstanceVal):

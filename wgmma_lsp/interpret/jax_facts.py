@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Callable
 
 from wgmma_lsp import environment
-from wgmma_lsp.interpret import (jax_config_flags, jax_deprecations, jax_facts_cache, jax_lowering_rules,
-                                 jax_reduction_scratch, jax_source_read)
+from wgmma_lsp.interpret import (jax_config_flags, jax_deprecations, jax_dot_presets, jax_facts_cache,
+                                 jax_lowering_rules, jax_reduction_scratch, jax_source_read)
 from wgmma_lsp.interpret.jax_api_types import Export, Signature
 from wgmma_lsp.interpret.jax_facts_data import (  # noqa: F401  (re-exported)
     BUNDLED, FORMAT, JaxFacts, bundled, bundled_version)
@@ -62,6 +62,7 @@ def extract() -> tuple[JaxFacts, list[Path]]:
             deprecated_params=jax_deprecations.read(exports, jax_deprecations.find_function),
             barrier_default_num_barriers=jax_source_read._read_barrier_default_num_barriers(),
             config_defaults=jax_config_flags.read(),
+            preset_accumulation_types=jax_dot_presets.read(),
         )
         return facts, sorted(jax_source_read.files_read())
     finally:

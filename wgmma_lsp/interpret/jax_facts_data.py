@@ -37,6 +37,8 @@ class JaxFacts:
     barrier_default_num_barriers: list[int] | None = None  # `plgpu.Barrier()`'s barrier array shape
     # "jax_enable_x64" -> False: the flags whose default is a literal (jax_config_flags.py)
     config_defaults: dict[str, Any] | None = None
+    # "BF16_BF16_F32" -> "float32": `lax.DotAlgorithmPreset.<m>.accumulation_type` (jax_dot_presets.py)
+    preset_accumulation_types: dict[str, Any] | None = None
     source: str = "jax"  # "jax" (read from an installed JAX) or "bundled"
 
     def to_json(self) -> dict[str, Any]:
@@ -57,6 +59,7 @@ class JaxFacts:
             "deprecated_params": self.deprecated_params,
             "barrier_default_num_barriers": self.barrier_default_num_barriers,
             "config_defaults": self.config_defaults,
+            "preset_accumulation_types": self.preset_accumulation_types,
         }
 
     @classmethod
@@ -80,6 +83,7 @@ class JaxFacts:
                                for api, ps in data.get("deprecated_params", {}).items()},
             barrier_default_num_barriers=_opt(data.get("barrier_default_num_barriers"), list),
             config_defaults=_opt(data.get("config_defaults"), dict),
+            preset_accumulation_types=_opt(data.get("preset_accumulation_types"), dict),
             source=source,
         )
 

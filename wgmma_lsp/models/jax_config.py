@@ -30,7 +30,7 @@ def flag(name: str) -> Value | None:
     return Const(defaults[name]) if name in defaults else None
 
 
-def _config_attribute(interp: Any, attr: str) -> Value | None:
+def _config_attribute(interp: Any, name: str, attr: str) -> Value | None:
     return flag(attr) if attr.startswith("jax_") else None
 
 

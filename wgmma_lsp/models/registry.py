@@ -26,9 +26,10 @@ HAS_ATTRIBUTE: dict[str, Callable[[Any, str], "bool | None"]] = {}
 # canonical name -> fn() giving its value in the analysed environment (`jax.__version_info__`),
 # None when not known there
 COMPUTED_CONSTANTS: dict[str, Callable[[], "Value | None"]] = {}
-# an API object's canonical name ("jax.config") -> fn(interp, attribute) giving `obj.<attribute>`
-# in the analysed environment (None: not known there)
-API_ATTRIBUTES: dict[str, Callable[[Any, str], "Value | None"]] = {}
+# an API object's canonical name ("jax.config"; "lax.DotAlgorithmPreset.*": any of its members) ->
+# fn(interp, the object's name, attribute) giving `obj.<attribute>` in the analysed environment
+# (None: not known there)
+API_ATTRIBUTES: dict[str, Callable[[Any, str, str], "Value | None"]] = {}
 
 
 def model(*names: str) -> Callable[[Callable[..., Value]], Callable[..., Value]]:
