@@ -8,7 +8,14 @@ rejects that wgmma-lsp reports at JAX's line with JAX's message. Target: 80%; an
 JAX accepts the mutant. `symb` marks an error of ours at JAX's line whose message is JAX's with
 sizes left symbolic (not counted as a hit).
 
-    .venv312/bin/python benchmarks/bench_tokamax_mutations.py [ID_SUBSTRING...]
+    .venv312/bin/python benchmarks/bench_tokamax_mutations.py [--opened] [ID_SUBSTRING...]
+
+`--opened` also measures what an author sees with the mutant opened as it is, without the
+harness (the file's own contexts: its package's tests, its configs): the share of the mutants
+JAX rejects (in the harness's configs) that get an error or warning at JAX's line with JAX's
+message (`exact`), or with JAX's message for other sizes (`sizes`: a test's shapes are not the
+harness's), and how many of those are errors. Other errors are listed, not counted as false:
+they may be proven in a config the harness does not run.
 
 tokamax 0.0.17 needs Python >= 3.12 (.venv312).
 """
@@ -35,7 +42,8 @@ def main(argv: list[str]) -> int:
     from tokamax_mutations import recall, report, run_all
 
     start = time.perf_counter()
-    outcomes = run_all(argv)
+    opened = "--opened" in argv
+    outcomes = run_all([a for a in argv if not a.startswith("-")])
     print(report(outcomes))
     by_file = defaultdict(list)
     for o in outcomes:
@@ -51,7 +59,52 @@ def main(argv: list[str]) -> int:
     print(f"{'all':20} {len(outcomes):8d} {rejected:12d} {hit:9d} {rate:7.0%}"
           f"   target {TARGET:.0%}{'' if rate >= TARGET else ': below'}; false errors: {false}"
           f"   ({time.perf_counter() - start:.0f} s)")
+    if opened:
+        as_opened(outcomes)
     return 0
+
+
+def as_opened(outcomes: list) -> None:
+    """The mutants JAX rejects, as an author sees them opened without the harness: reported at
+    JAX's line with JAX's message (`exact`), or with JAX's message for other sizes (`sizes`: the
+    file's own contexts, a test's shapes, are not the harness's config), or not (`miss`)."""
+    import re
+
+    from shipped_harness import first_line
+    from tokamax_mutations import opened_findings
+
+    def shape_free(text: str) -> str:
+        return re.sub(r"\d+", "N", text)
+
+    by_file: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    print("\nas opened (no harness):")
+    for o in outcomes:
+        if not o.rejected:
+            continue
+        seen = opened_findings(o.mutation)
+        exact = [(r, err) for r, err in seen if o._confirmed(r)]
+        sizes = [(r, err) for r, err in seen if not exact and any(
+            j[0] in (r.line, r.blame_line, None) and shape_free(first_line(r.jax_text or r.message)) == shape_free(j[1])
+            for j in o.jax_all)]
+        hits = exact or sizes
+        counts = by_file[o.mutation.id.split(":")[0]]
+        counts[0] += 1
+        counts[1] += bool(exact)
+        counts[2] += bool(sizes)
+        counts[3] += any(err for _, err in hits)
+        kind = "exact" if exact else "sizes" if sizes else "miss"
+        severity = ("error" if any(err for _, err in hits) else "warning") if hits else ""
+        print(f"  {kind:6} {severity:8} {o.mutation.id:44} JAX {o.jax[0]}: {o.jax[1][:60]}")
+        for r, err in seen:
+            if (r, err) not in hits and err:
+                print(f"           other error {r.line}: {r.code} {r.message[:70]}")
+    print(f"\n{'kernel':20} {'JAX rejects':>12} {'exact':>6} {'sizes':>6} {'as errors':>10}")
+    total = [0, 0, 0, 0]
+    for name, counts in by_file.items():
+        print(f"{name:20} {counts[0]:12d} {counts[1]:6d} {counts[2]:6d} {counts[3]:10d}")
+        total = [t + c for t, c in zip(total, counts)]
+    print(f"{'all':20} {total[0]:12d} {total[1]:6d} {total[2]:6d} {total[3]:10d}   "
+          f"(at JAX's line: {(total[1] + total[2]) / max(1, total[0]):.0%}; exact {total[1] / max(1, total[0]):.0%})")
 
 
 if __name__ == "__main__":
