@@ -10,6 +10,7 @@ here applies.
 from __future__ import annotations
 
 import ast
+import functools
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -25,6 +26,13 @@ _BLACKWELL_ONLY = frozenset({"tcgen05_mma", "tcgen05_commit_arrive", "async_load
                              "TMEM", "TMEMLayout", "commit_tmem"})
 
 
+#: The syntax walks below, kept per node (a node is hashed by identity, and the cache holds it
+#: alive, so an entry is never another node's): they run on every call the analysis follows.
+#: Few entries: each holds its node (a whole module's syntax, for `gpu_capability`) alive.
+_WALKS = 256
+
+
+@functools.lru_cache(maxsize=16)
 def gpu_capability(tree: ast.Module) -> str | None:
     """The GPU a kernel module is written for, by the Mosaic GPU API it uses: "9.0" (WGMMA,
     Hopper), "10.0" (tcgen05 and TMEM, Blackwell); None when it uses neither or both."""
@@ -35,6 +43,7 @@ def gpu_capability(tree: ast.Module) -> str | None:
     return "9.0" if hopper else "10.0"
 
 
+@functools.lru_cache(maxsize=_WALKS)
 def _calls_self_method(node: ast.AST, name: str) -> bool:
     for n in ast.walk(node):
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == name \
@@ -43,6 +52,7 @@ def _calls_self_method(node: ast.AST, name: str) -> bool:
     return False
 
 
+@functools.lru_cache(maxsize=_WALKS)
 def is_signature_bind(node: ast.AST) -> bool:
     """The op base class's `bind`: `sig.bind(*args, **kwargs)` then `ba.apply_defaults()`
     (tokamax's `Op.bind`); a subclass's own `bind` normalises its arguments and ends in it."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import math
 
 from wgmma_lsp.interpret import (
@@ -337,9 +338,15 @@ def _locals(call: Call) -> Value:
         parent = parent.parent
     if parent is None or parent.parent is not None:
         return UNKNOWN
-    if any(isinstance(n, ast.Name) and n.id == "super" for n in ast.walk(frame.func.node)):
+    if _names_super(frame.func.node):
         return UNKNOWN
     return DictVal(tuple(env.vars.items()))
+
+
+@functools.lru_cache(maxsize=256)
+def _names_super(node: ast.AST) -> bool:
+    """Whether the function's code names `super` (kept per node: `locals()` runs in loops)."""
+    return any(isinstance(n, ast.Name) and n.id == "super" for n in ast.walk(node))
 
 
 def _truths(call: Call) -> list[bool | None] | None:
