@@ -236,7 +236,7 @@ def _statement(g: _Gen, lines: list[str]) -> None:
     """One top-level statement (or a few) of a random shape."""
     shape = g.choice(["assign", "assign", "if", "for", "while", "mutate", "aug", "unpack", "func",
                       "closure", "varargs", "class", "comprehension", "helpers", "aliasing",
-                      "heuristics", "try", "generators", "sets"])
+                      "heuristics", "try", "generators", "sets", "match"])
     if shape == "assign":
         _assign(g, lines)
     elif shape == "if":
@@ -332,7 +332,7 @@ def _statement(g: _Gen, lines: list[str]) -> None:
         g.names.update({r1: "int", r2: "int", r3: "tuple"})
     elif shape == "class":
         _class(g, lines)
-    elif shape in ("helpers", "aliasing", "heuristics", "try", "generators", "sets"):
+    elif shape in ("helpers", "aliasing", "heuristics", "try", "generators", "sets", "match"):
         _real_code(g, lines, shape)
     elif shape == "comprehension":
         name = g.fresh("list")
@@ -404,6 +404,39 @@ def _real_code(g: _Gen, lines: list[str], shape: str) -> None:
                   f"{r2} = max({found}, key=lambda c: {key}).stages if {found} else -1",
                   f"{r3} = sum(sorted({seen})) + min([{g.int_(0)}, {g.int_(0)}], key=abs)"
                   f" + next(iter({{{g.small()}}}))"]
+    elif shape == "match":  # a preset picked by `match` (tokamax's to_dot_algorithm_preset)
+        prec = f"{p}_Prec"
+        half = g.choice(['"f16"', '"bf16"'])
+        dtype = g.choice(['"f16"', '"bf16"', '"f32"', '"tf32"', '"f8"'])
+        precision = g.choice(["None", f"{prec}.DEFAULT", f"{prec}.HIGH", f"{prec}.HIGHEST"])
+        other = g.choice([g.list_(1), g.tuple_(1), g.dict_(1), g.int_(1), "2.5", "True"])
+        lines += [f"class {prec}(enum.Enum):", "    DEFAULT = 0", "    HIGH = 1", "    HIGHEST = 2",
+                  f"def {p}_preset(dtype, precision, n=0):",
+                  "    match dtype:",
+                  f"        case {half}:",
+                  "            match precision:",
+                  f"                case {prec}.DEFAULT | None:",
+                  "                    return 1",
+                  f"                case {prec}.HIGH if n > 2:",
+                  "                    return 2",
+                  "                case _:",
+                  "                    return 3",
+                  '        case "f32" | "tf32" as name:',
+                  "            return 10 + len(name)",
+                  "        case (a, b, *rest):",
+                  "            return a * 100 + b + len(rest)",
+                  "        case [x]:",
+                  "            return x",
+                  '        case {"bits": bits, **others}:',
+                  "            return bits + len(others)",
+                  "        case int(k) if k > 4:",
+                  "            return -k",
+                  "        case float() | bool():",
+                  "            return -1",
+                  "    return 0",
+                  f"{r1} = {p}_preset({dtype}, {precision}, {g.int_(0)})",
+                  f"{r2} = {p}_preset({other}, None)",
+                  f"{r3} = {p}_preset({{'bits': {g.int_(0)}, 'x': 1}}, None) + {p}_preset([{g.int_(0)}], None)"]
     else:  # try
         lines += ["try:", f"    {r1} = {g.int_(1)} // ({g.small(0, 2)})", "except ZeroDivisionError:",
                   f"    {r1} = -1", f"{r2} = 0", f"for {p}_i in range({g.small(0, 4)}):",
