@@ -402,8 +402,8 @@ def _real_code(g: _Gen, lines: list[str], shape: str) -> None:
                   f"{seen}.discard({g.small(0, 3)})", f"{seen}.update([{g.small(0, 4)}, 1.0], {{{g.small()}}})",
                   f"{r1} = len({found}) * 10 + len({seen}) + ({g.small(0, 4)} in {seen})",
                   f"{r2} = max({found}, key=lambda c: {key}).stages if {found} else -1",
-                  f"{r3} = sum(sorted({seen})) + min([{g.int_(0)}, {g.int_(0)}], key=abs)"
-                  f" + next(iter({{{g.small()}}}))"]
+                  (f"{r3} = sum(sorted({seen})) + min([{g.int_(0)}, {g.int_(0)}], key=abs)"
+                   f" + next(iter({{{g.small()}}}))")]
     elif shape == "match":  # a preset picked by `match` (tokamax's to_dot_algorithm_preset)
         prec = f"{p}_Prec"
         half = g.choice(['"f16"', '"bf16"'])
