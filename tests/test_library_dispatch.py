@@ -190,6 +190,12 @@ def probe():
   r_f32_unsupported = jnp.dtype(jnp.float32) not in supported
   r_name_not_element = "bfloat16" in supported
   r_two_dtypes = len({jnp.dtype("float32"), jnp.ones(1).dtype, jnp.dtype(jnp.float16)}) == 2
+  # jnp.promote_types (tokamax's tests: `x.astype(jnp.promote_types(x.dtype, jnp.float32))`)
+  r_promote_bf16 = jnp.promote_types(jnp.ones(1, jnp.bfloat16).dtype, jnp.float32) == jnp.float32
+  r_promote_halves = jnp.promote_types(jnp.float16, jnp.bfloat16) == jnp.float32
+  r_promote_ints = jnp.promote_types(jnp.uint8, jnp.int8) == jnp.int16
+  r_promote_mixed = jnp.promote_types(jnp.int8, jnp.float16) == jnp.float16
+  r_promote_is_dtype = jnp.promote_types(jnp.int8, jnp.float16) in supported
   return locals()
 """
 

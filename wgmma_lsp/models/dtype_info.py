@@ -141,3 +141,16 @@ for _mod in ("jnp", "np"):
     for _name, _value in (("inf", float("inf")), ("nan", float("nan")), ("pi", math.pi),
                           ("e", math.e), ("euler_gamma", 0.5772156649015329)):
         CONSTANTS[f"{_mod}.{_name}"] = Const(_value)
+
+
+@model("jnp.promote_types")
+def _promote_types(call: Call) -> Value:
+    """`jnp.promote_types(a, b)` of two known dtypes (not Python's scalar types, which JAX
+    treats as weak): JAX's lattice (interpret/dtypes.py), a `numpy.dtype` object."""
+    if len(call.args) != 2 or call.kwargs or not all(isinstance(a, (DTypeVal, Const)) for a in call.args):
+        return UNKNOWN
+    a, b = (to_dtype(x) for x in call.args)
+    if type(a) is not DType or type(b) is not DType:
+        return UNKNOWN
+    out = T.promote_types(a, b)
+    return DTypeVal(out, instance=True) if out is not None else UNKNOWN
