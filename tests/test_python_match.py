@@ -124,13 +124,21 @@ def guarded(n, flag):
             return "guarded"
     return "fell through"
 
+def alternatives(v):
+    match v:
+        case "x" | 1 | _:  # the wildcard matches whatever the undecided alternatives do
+            return "matched"
+    return "no match"
+
 either = pick(unknown)
 known = pick("a")
 maybe = guarded(3, unknown)
+always = alternatives(unknown)
 """
     assert claims(source, "either") is None
     assert claims(source, "maybe") is None
     assert claims(source, "known") == 1
+    assert claims(source, "always") == "matched"
 
 
 def test_a_precision_preset_picked_by_match_and_its_accumulation_type_as_jax_gives_them() -> None:

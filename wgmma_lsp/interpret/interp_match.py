@@ -108,7 +108,8 @@ class MatchMixin:
     def _alternatives(self: Any, patterns: list[ast.pattern], subject: Value, env: Env
                       ) -> tuple[bool | None, Bindings]:
         """`A | B | C`: the first alternative that matches; its bindings (each alternative binds
-        the same names): joined over the alternatives that may be the one."""
+        the same names): joined over the alternatives that may be the one. One that certainly
+        matches makes the whole match, whichever of the undecided ones before it is the one."""
         maybe: list[Bindings] = []
         for alt in patterns:
             verdict, bound = self._pattern(alt, subject, env)
@@ -116,7 +117,7 @@ class MatchMixin:
                 continue
             maybe.append(bound)
             if verdict is True:
-                return (True if len(maybe) == 1 else None), _joined(maybe)
+                return True, _joined(maybe)
         return (None if maybe else False), _joined(maybe)
 
     def _sequence(self: Any, p: ast.MatchSequence, subject: Value, env: Env) -> tuple[bool | None, Bindings]:
