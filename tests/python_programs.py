@@ -403,7 +403,10 @@ def _real_code(g: _Gen, lines: list[str], shape: str) -> None:
                   f"{r1} = len({found}) * 10 + len({seen}) + ({g.small(0, 4)} in {seen})",
                   f"{r2} = max({found}, key=lambda c: {key}).stages if {found} else -1",
                   (f"{r3} = sum(sorted({seen})) + min([{g.int_(0)}, {g.int_(0)}], key=abs)"
-                   f" + next(iter({{{g.small()}}}))")]
+                   f" + next(iter({{{g.small()}}}))"),
+                  f"{p}_ops = sorted(({seen} | {{{g.small()}, {g.small()}}}) - {{{g.small()}}}) + sorted({seen} & {{1, 2}})",
+                  (f"{p}_cmp = len({seen} ^ frozenset({g.list_(1)})) + ({seen} <= ({seen} | {{1}}))"
+                   f" + ({seen} == set({g.list_(1)})) + (frozenset({seen}) != {seen})")]
     elif shape == "match":  # a preset picked by `match` (tokamax's to_dot_algorithm_preset)
         prec = f"{p}_Prec"
         half = g.choice(['"f16"', '"bf16"'])

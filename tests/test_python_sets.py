@@ -192,3 +192,28 @@ configs = autotuning_configs()
 count = len(configs)
 has = (Config(block=256, stages=3, residual=5) in configs, Config(block=64, stages=99) in configs)
 """, "count", "has")
+
+
+def test_set_operators_and_comparisons_as_cpython_computes_them() -> None:
+    """`|`, `&`, `-`, `^` keep the left operand's type and, for equal elements, the left
+    operand's own (`{1} | {1.0}` holds the int); comparisons are of the elements."""
+    agree("""
+a = {1, 2, 3}
+b = frozenset({3, 4, 1.0})
+u = a | b
+i = a & {2, 3, 9}
+d = a - b
+x = a ^ b
+fu = b | a
+kinds = (isinstance(u, frozenset), isinstance(fu, frozenset), isinstance(b - a, frozenset), isinstance(u, set))
+n = (len(u), len(i), len(d), len(x), sorted(u), sorted(i), sorted(d), sorted(x))
+ints = [isinstance(v, float) for v in sorted(u)]
+floats = [isinstance(v, float) for v in sorted(fu)]
+e = (a == {3, 2, 1}, a == b, a != b, {1} <= a, {1} < {1}, a >= {1, 2}, a > a, frozenset(a) == a,
+     set() == frozenset(), a == [1, 2, 3])
+""", "kinds", "n", "ints", "floats", "e")
+
+
+def test_an_intersection_of_equal_elements_of_different_types_is_not_claimed() -> None:
+    """`{1} & {1.0}` holds whichever CPython iterates (the smaller set's): not claimed."""
+    assert claims("amb = {1} & {1.0}\n", "amb") is None

@@ -19,6 +19,7 @@ from wgmma_lsp.interpret.values import (
     FuncVal,
     InstanceVal,
     RefVal,
+    SetVal,
     ShapeDtypeVal,
     TupleVal,
     Value,
@@ -28,7 +29,7 @@ from wgmma_lsp.models.registry import INSTANCE_CHECKS
 _BUILTIN_TYPES = {"builtins.int": int, "builtins.float": float, "builtins.str": str,
                   "builtins.bool": bool, "builtins.tuple": tuple, "builtins.list": list,
                   "builtins.dict": dict, "builtins.object": object, "builtins.bytes": bytes,
-                  "builtins.complex": complex}
+                  "builtins.complex": complex, "builtins.set": set, "builtins.frozenset": frozenset}
 
 
 # JAX's types an abstract value can be tested against: a ShapeDtypeStruct is exactly one of them.
@@ -59,6 +60,8 @@ def isinstance_of(v: Value, of: Value) -> bool | None:
             return issubclass(list if v.is_list else tuple, t)
         if isinstance(v, DictVal):
             return issubclass(dict, t)
+        if isinstance(v, SetVal):
+            return issubclass(frozenset if v.frozen else set, t)
         if isinstance(v, InstanceVal) and not opaque_bases(v.cls) and v.cls.kind == "" \
                 and t is not object:
             return False

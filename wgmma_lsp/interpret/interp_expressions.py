@@ -313,6 +313,10 @@ class ExpressionsMixin:
             return UNKNOWN_INT
         if isinstance(left, TupleVal) and isinstance(right, TupleVal) and isinstance(op, ast.Add):
             return TupleVal(left.items + right.items, left.is_list)
+        if isinstance(left, SetVal) and isinstance(right, SetVal):
+            out = set_elements.operate(self, op, left, right)
+            if out is not None:
+                return out
         if isinstance(left, DictVal) and isinstance(right, DictVal) and isinstance(op, ast.BitOr):
             return DictVal(mutation.dict_items(list(left.items) + list(right.items)))  # `a | b`: a new dict
         if isinstance(left, TupleVal) and isinstance(op, ast.Mult) and isinstance(right, Const) \
@@ -383,6 +387,9 @@ class ExpressionsMixin:
             r = classes.compare(self, op, left, right)  # enum members
             if r is not None:
                 return r
+        if (isinstance(left, SetVal) or isinstance(right, SetVal)) \
+                and (answer := set_elements.compared(self, op, left, right)) is not None:
+            return answer
         if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, SetVal):
             found = set_elements.contains(self, right, left)
             return UNKNOWN if found is None else Const(found if isinstance(op, ast.In) else not found)

@@ -33,6 +33,7 @@ from wgmma_lsp.interpret.dtypes import DType
 from wgmma_lsp.interpret.values import (
     UNKNOWN,
     Const,
+    DictVal,
     DTypeVal,
     InstanceVal,
     SetVal,
@@ -239,3 +240,74 @@ def extreme(call: Call, items: tuple[Value, ...], key: Value | None, largest: bo
     except TypeError:
         return UNKNOWN
     return items[ks.index(best)]
+
+
+def _strict_key(v: Value) -> Any:
+    """`element_key` that also tells apart equal elements of different types (`1`, `1.0`,
+    `True`): where an operation keeps one of two equal elements and which one depends on the
+    sets' sizes (`&`), the result is claimed only when they are the same."""
+    if isinstance(v, Const):
+        return ("c", type(v.value).__name__, v.value) if element_key(v) is not None else None
+    if isinstance(v, TupleVal):
+        items = [_strict_key(i) for i in v.items]
+        return None if any(i is None for i in items) or element_key(v) is None else ("t", tuple(items))
+    return element_key(v)
+
+
+def _keyed(s: SetVal) -> dict[Any, Value] | None:
+    out: dict[Any, Value] = {}
+    for x in s.items:
+        k = element_key(x)
+        if k is None:
+            return None
+        out.setdefault(k, x)
+    return out
+
+
+def operate(interp: Interpreter, op: ast.operator, left: Value, right: Value) -> Value | None:
+    """`a | b`, `a & b`, `a - b`, `a ^ b` of two known sets (None: not such an operation), as
+    CPython computes them: the result is a frozenset when the left operand is one; elements
+    equal across the two come from the left one (for `&`, from whichever CPython iterates:
+    claimed only when they are the same)."""
+    if not (isinstance(left, SetVal) and isinstance(right, SetVal)) \
+            or not isinstance(op, (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor)):
+        return None
+    left, right = mutation.live(interp, left), mutation.live(interp, right)
+    if not (isinstance(left, SetVal) and isinstance(right, SetVal)):
+        return UNKNOWN
+    if isinstance(op, ast.BitOr):
+        items = added(interp, left.items, right.items)
+        return SetVal(items, left.frozen) if items is not None else UNKNOWN
+    a, b = _keyed(left), _keyed(right)
+    if a is None or b is None:
+        return UNKNOWN
+    if isinstance(op, ast.BitAnd):
+        common = [k for k in a if k in b]
+        if any(_strict_key(a[k]) != _strict_key(b[k]) or _strict_key(a[k]) is None for k in common):
+            return UNKNOWN
+        return SetVal(tuple(a[k] for k in common), left.frozen)
+    if isinstance(op, ast.Sub):
+        return SetVal(tuple(x for k, x in a.items() if k not in b), left.frozen)
+    return SetVal(tuple([x for k, x in a.items() if k not in b] + [x for k, x in b.items() if k not in a]),
+                  left.frozen)
+
+
+def compared(interp: Interpreter, op: ast.cmpop, left: Value, right: Value) -> Value | None:
+    """`==`, `!=`, `<=`, `<`, `>=`, `>` between two known sets (equality and subset relations
+    of their elements; a set and a frozenset with the same elements are equal); None: not such
+    a comparison."""
+    if isinstance(op, (ast.Eq, ast.NotEq)) and any(
+            isinstance(x, SetVal) and isinstance(y, (TupleVal, DictVal)) for x, y in ((left, right), (right, left))):
+        return Const(isinstance(op, ast.NotEq))  # a set is never equal to a tuple, list or dict
+    if not (isinstance(left, SetVal) and isinstance(right, SetVal)) \
+            or not isinstance(op, (ast.Eq, ast.NotEq, ast.LtE, ast.Lt, ast.GtE, ast.Gt)):
+        return None
+    left, right = mutation.live(interp, left), mutation.live(interp, right)
+    a = _keyed(left) if isinstance(left, SetVal) else None
+    b = _keyed(right) if isinstance(right, SetVal) else None
+    if a is None or b is None:
+        return UNKNOWN
+    ka, kb = set(a), set(b)
+    answer = {ast.Eq: ka == kb, ast.NotEq: ka != kb, ast.LtE: ka <= kb, ast.Lt: ka < kb,
+              ast.GtE: ka >= kb, ast.Gt: ka > kb}[type(op)]
+    return Const(answer)
