@@ -85,10 +85,12 @@ def reported(path: Path, source: str) -> list[tuple[int, str, Severity, str]]:
                   if d.severity in (Severity.ERROR, Severity.WARNING))
 
 
-def jax_verdicts(tmp_path: Path, source: str) -> dict[str, set[tuple[int | None, str]]]:
-    """What JAX raises, and where, for each config the library picks."""
+def jax_verdicts(tmp_path: Path, source: str, calls: dict[str, str] | None = None
+                 ) -> dict[str, set[tuple[int | None, str]]]:
+    """What JAX raises, and where, for each config the library picks (`calls`: for other
+    calls of the library's, by name)."""
     out = {}
-    for name, call in JAX_CALLS.items():
+    for name, call in (JAX_CALLS if calls is None else calls).items():
         traced = tmp_path / f"traced_{name}.py"
         traced.write_text(source + f"\n# wgmma-lsp: trace {call}\n")
         out[name] = {(v.line, v.message) for v in trace_file(traced) if v.message is not None}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from jax_oracle import trace_file
+from test_config_contexts import jax_verdicts, line_of
 
 from wgmma_lsp.analysis import analyze
 from wgmma_lsp.ide.diagnostics import diagnostics
@@ -86,8 +86,7 @@ LIBRARY = textwrap.dedent('''\
 
 def _line(source: str, text: str) -> int:
     """0-based line of the one line holding `text`."""
-    (line,) = [i for i, t in enumerate(source.splitlines()) if text in t]
-    return line
+    return line_of(source, text) - 1
 
 
 def test_a_branch_no_picked_config_takes_hovers_with_an_autotuning_config(tmp_path: Path) -> None:
@@ -120,10 +119,6 @@ def test_an_autotuning_config_jax_rejects_is_not_reported(tmp_path: Path) -> Non
         "tuning": "(lambda a, b: matmul(a, b, config=Config(tile_m=128, layout=Layout.COLS)))"
                   "(bf16[128,64], bf16[64,64])",
     }
-    verdicts = {}
-    for name, call in calls.items():
-        traced = tmp_path / f"traced_{name}.py"
-        traced.write_text(LIBRARY + f"\n# wgmma-lsp: trace {call}\n")
-        verdicts[name] = [(v.line, v.message) for v in trace_file(traced) if v.message is not None]
-    assert verdicts["picked"] == []
+    verdicts = jax_verdicts(tmp_path, LIBRARY, calls)
+    assert verdicts["picked"] == set()
     assert [ln for ln, _ in verdicts["tuning"]] == [_line(LIBRARY, "acc_ref[...].T") + 1], verdicts

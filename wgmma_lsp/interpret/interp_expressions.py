@@ -494,8 +494,7 @@ class ExpressionsMixin:
             else:
                 v = self.eval(e, env)
                 items = items + [v] if items is not None else None
-        held = set_elements.added(self, (), items) if items is not None else None
-        return SetVal(held) if held is not None else UNKNOWN
+        return set_elements.new_set(self, items)
 
     def eval_Dict(self, n: ast.Dict, env: Env) -> Value:
         items = []
@@ -610,9 +609,7 @@ class ExpressionsMixin:
     eval_GeneratorExp = eval_ListComp  # (a generator: as the list of what it yields)
 
     def eval_SetComp(self, n: ast.SetComp, env: Env) -> Value:
-        out = self._comprehension(n, env, lambda e: self.eval(n.elt, e))
-        held = set_elements.added(self, (), out) if out is not None else None
-        return SetVal(held) if held is not None else UNKNOWN
+        return set_elements.new_set(self, self._comprehension(n, env, lambda e: self.eval(n.elt, e)))
 
     def eval_DictComp(self, n: ast.DictComp, env: Env) -> Value:
         out = self._comprehension(n, env, lambda e: TupleVal((self.eval(n.key, e), self.eval(n.value, e))))

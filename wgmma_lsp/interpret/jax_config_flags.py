@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 
 from wgmma_lsp.interpret import jax_source_read as jax_source
+from wgmma_lsp.interpret.jax_lowering_rules import last_name
 
 _CONFIG_MODULE = "jax._src.config"
 _KINDS = ("bool_state", "int_state", "float_state", "enum_state", "optional_enum_state",
@@ -38,7 +39,7 @@ def read() -> dict[str, Default] | None:
         value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
         if isinstance(node, ast.Expr):
             value = node.value
-        if not isinstance(value, ast.Call) or _callee(value.func) not in _KINDS:
+        if not isinstance(value, ast.Call) or last_name(value.func) not in _KINDS:
             continue
         name = _argument(value, "name", 0)
         default = _argument(value, "default", _default_position(value.func))
@@ -54,17 +55,9 @@ def read() -> dict[str, Default] | None:
     return out
 
 
-def _callee(func: ast.expr) -> str | None:
-    if isinstance(func, ast.Name):
-        return func.id
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    return None
-
-
 def _default_position(func: ast.expr) -> int:
     """Where `default` sits among the positional arguments: after `enum_values` for enums."""
-    return 2 if (_callee(func) or "").endswith(("enum_state", "enum_flag")) else 1
+    return 2 if (last_name(func) or "").endswith(("enum_state", "enum_flag")) else 1
 
 
 def _argument(call: ast.Call, keyword: str, position: int) -> ast.expr | None:

@@ -74,8 +74,8 @@ class _Reader:
                 continue
             if isinstance(node, ast.Call) and self._dotted(node.func) == _REGISTER:
                 self._register_call(node)
-            elif isinstance(node, (ast.Name, ast.Attribute)) and _last(node) == "mosaic_lowering_rules" \
-                    and not (isinstance(node, ast.Attribute) and _last(node.value) == "mosaic_lowering_rules"):
+            elif isinstance(node, (ast.Name, ast.Attribute)) and last_name(node) == "mosaic_lowering_rules" \
+                    and not (isinstance(node, ast.Attribute) and last_name(node.value) == "mosaic_lowering_rules"):
                 self._table_use(node)
 
     # -- register_lowering_rule(prim, *semantics) -----------------------------------------------
@@ -209,11 +209,12 @@ class _Reader:
         return None
 
     def _pair(self, expr: ast.expr) -> list[tuple[str]] | None:
-        name = _last(expr)
+        name = last_name(expr)
         return [(_PAIRS[name],)] if name in _PAIRS else None
 
 
-def _last(expr: ast.AST) -> str | None:
+def last_name(expr: ast.AST) -> str | None:
+    """The name a `Name` or `Attribute` ends in (`pl.kernel` -> "kernel"), else None."""
     if isinstance(expr, ast.Name):
         return expr.id
     if isinstance(expr, ast.Attribute):

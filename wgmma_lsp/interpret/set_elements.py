@@ -180,6 +180,12 @@ def _added_by_key(items: tuple[Value, ...], new: list[Value] | tuple[Value, ...]
     return out
 
 
+def new_set(interp: Interpreter, items: list[Value] | tuple[Value, ...] | None, frozen: bool = False) -> Value:
+    """A set (frozenset) made of `items` in turn, each once; unknown where they are not known."""
+    held = added(interp, (), items) if items is not None else None
+    return SetVal(held, frozen) if held is not None else UNKNOWN
+
+
 def elements(interp: Interpreter, v: Value) -> list[Value] | None:
     """What adding `v`'s elements to a set adds: a set's own elements (their order does not matter
     there, unlike iterating one), else the iterable's items when known."""

@@ -132,14 +132,8 @@ def _bool(call: Call) -> Value:
     if call.kwargs or len(call.args) > 1 or not call.complete:
         return UNKNOWN
     x = mutation.live(call.interp, call.args[0]) if call.args else Const(False)
-    if isinstance(x, Const):
-        try:
-            return Const(bool(x.value))
-        except Exception:
-            return UNKNOWN
-    if isinstance(x, (TupleVal, DictVal, SetVal)) and type(x) in (TupleVal, DictVal, SetVal):
-        return Const(bool(x.items))
-    return UNKNOWN
+    truth = call.interp.truth(x) if isinstance(x, Const) or type(x) in (TupleVal, DictVal, SetVal) else None
+    return Const(truth) if truth is not None else UNKNOWN
 
 
 @model("builtins.len")

@@ -8,10 +8,11 @@ follows their hashes, which the interpreter does not compute, so:
 
 - known: `set()`, `set(xs)`, `frozenset(xs)`, `{a, b}`, `{x for ...}`, `s.add(x)`,
   `s.update(xs, ...)`, `s.discard(x)`, `s.copy()`, `s.union(xs, ...)`, `len(s)`, `bool(s)`,
-  `x in s`; iterating a set of at most one element (`next(iter(s))`); `sorted(s)` of distinct
-  keys; `max`/`min(s, key=f)` with one strict extreme (models/python.py);
+  `x in s`, the operators `|`, `&`, `-`, `^` and comparisons of two sets
+  (interpret/set_elements.py); iterating a set of at most one element (`next(iter(s))`);
+  `sorted(s)` of distinct keys; `max`/`min(s, key=f)` with one strict extreme (models/python.py);
 - not followed (unknown): iterating two or more elements in order (`for x in s`, `list(s)`),
-  `pop()`, set operators, every other method.
+  `pop()`, every other method.
 
 A set changes in place like a list (interpret/mutation.py): a change not followed exactly (an
 uncertain path, an object made before the code running) spoils it, and every later read of it
@@ -19,6 +20,8 @@ is unknown.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from wgmma_lsp.interpret import mutation, set_elements
 from wgmma_lsp.interpret.call import Call
@@ -39,8 +42,8 @@ def _from_iterables(call: Call, start: tuple[Value, ...], iterables: list[Value]
 def _made(call: Call, frozen: bool) -> Value:
     if call.kwargs or len(call.args) > 1 or not call.complete:
         return call.interp.unknown_call(call)
-    items = _from_iterables(call, (), list(call.args))
-    return SetVal(items, frozen) if items is not None else UNKNOWN
+    return set_elements.new_set(call.interp, set_elements.elements(call.interp, call.args[0]) if call.args else [],
+                                frozen)
 
 
 @model("builtins.set")
@@ -55,47 +58,36 @@ def _frozenset(call: Call) -> Value:
     return _made(call, frozen=True)
 
 
-def _mutable(obj: Value) -> SetVal | None:
-    return obj if isinstance(obj, SetVal) and not obj.frozen else None
-
-
-def _change(s: SetVal, call: Call, new: list[Value] | None) -> Value:
-    items = set_elements.added(call.interp, s.items, new) if new is not None and call.complete else None
-    mutation.write(call.interp, s, items)
+def _changed(obj: Value, call: Call, items: Callable[[SetVal], tuple[Value, ...] | None]) -> Value:
+    """A method changing a set in place to `items(s)` (None: not known, so the set is spoiled)."""
+    if not isinstance(obj, SetVal) or obj.frozen:
+        return UNKNOWN
+    mutation.write(call.interp, obj, items(obj) if call.complete and not call.kwargs else None)
     return Const(None)
 
 
 @method("SetVal.add")
 def _add(obj: Value, call: Call) -> Value:
-    s = _mutable(obj)
-    if s is None:
-        return UNKNOWN
-    return _change(s, call, [call.args[0]] if len(call.args) == 1 and not call.kwargs else None)
+    return _changed(obj, call, lambda s: set_elements.added(call.interp, s.items, call.args)
+                    if len(call.args) == 1 else None)
 
 
 @method("SetVal.update")
 def _update(obj: Value, call: Call) -> Value:
-    s = _mutable(obj)
-    if s is None:
-        return UNKNOWN
-    items = _from_iterables(call, s.items, list(call.args)) if not call.kwargs and call.complete else None
-    mutation.write(call.interp, s, items)
-    return Const(None)
+    return _changed(obj, call, lambda s: _from_iterables(call, s.items, list(call.args)))
 
 
 @method("SetVal.discard")
 def _discard(obj: Value, call: Call) -> Value:
-    s = _mutable(obj)
-    if s is None:
-        return UNKNOWN
-    x = call.args[0] if len(call.args) == 1 and not call.kwargs and call.complete else None
-    kept: tuple[Value, ...] | None = None
-    if x is not None and set_elements.hashable(x):
-        answers = [set_elements.contains(call.interp, SetVal((y,)), x) for y in s.items]
-        if None not in answers:
-            kept = tuple(y for y, same in zip(s.items, answers) if not same)
-    mutation.write(call.interp, s, kept)
-    return Const(None)
+    return _changed(obj, call, lambda s: _without(call.interp, s, call.args[0]) if len(call.args) == 1 else None)
+
+
+def _without(interp: object, s: SetVal, x: Value) -> tuple[Value, ...] | None:
+    """`s`'s elements but one equal to `x` (None: equality or hashability not decided)."""
+    if not set_elements.hashable(x):
+        return None
+    answers = [set_elements.contains(interp, SetVal((y,)), x) for y in s.items]
+    return None if None in answers else tuple(y for y, same in zip(s.items, answers) if not same)
 
 
 @method("SetVal.copy")
