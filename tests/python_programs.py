@@ -236,7 +236,7 @@ def _statement(g: _Gen, lines: list[str]) -> None:
     """One top-level statement (or a few) of a random shape."""
     shape = g.choice(["assign", "assign", "if", "for", "while", "mutate", "aug", "unpack", "func",
                       "closure", "varargs", "class", "comprehension", "helpers", "aliasing",
-                      "heuristics", "try", "generators", "sets", "match"])
+                      "heuristics", "try", "generators", "sets", "match", "operators"])
     if shape == "assign":
         _assign(g, lines)
     elif shape == "if":
@@ -332,7 +332,7 @@ def _statement(g: _Gen, lines: list[str]) -> None:
         g.names.update({r1: "int", r2: "int", r3: "tuple"})
     elif shape == "class":
         _class(g, lines)
-    elif shape in ("helpers", "aliasing", "heuristics", "try", "generators", "sets", "match"):
+    elif shape in ("helpers", "aliasing", "heuristics", "try", "generators", "sets", "match", "operators"):
         _real_code(g, lines, shape)
     elif shape == "comprehension":
         name = g.fresh("list")
@@ -440,6 +440,41 @@ def _real_code(g: _Gen, lines: list[str], shape: str) -> None:
                   f"{r1} = {p}_preset({dtype}, {precision}, {g.int_(0)})",
                   f"{r2} = {p}_preset({other}, None)",
                   f"{r3} = {p}_preset({{'bits': {g.int_(0)}, 'x': 1}}, None) + {p}_preset([{g.int_(0)}], None)"]
+    elif shape == "operators":  # masks combined with `&=` (tokamax's attention op), offsets with `+`
+        m, sub = f"{p}_Mask", f"{p}_Window"
+        iand = g.choice([[], ["    def __iand__(self, other):",
+                              f"        if not isinstance(other, {m}) or other.lo is None:",
+                              "            return NotImplemented",
+                              "        return self & other"]])
+        lines += ["@dataclasses.dataclass(frozen=True)", f"class {m}:", "    lo: int | None = None",
+                  "    hi: int | None = None",
+                  "    def __and__(self, other):",
+                  "        if isinstance(other, int):",
+                  f"            other = {m}(hi=other)",
+                  f"        elif not isinstance(other, {m}):",
+                  "            return NotImplemented",
+                  "        pick = lambda f: lambda a, b: b if a is None else a if b is None else f(a, b)",
+                  f"        return {m}(pick(max)(self.lo, other.lo), pick(min)(self.hi, other.hi))",
+                  "    def __rand__(self, other):",
+                  "        return self & other",
+                  "    def __radd__(self, k):",
+                  f"        return {m}(None if self.lo is None else self.lo + k, None if self.hi is None else self.hi + k)",
+                  "    def __neg__(self):",
+                  f"        return {m}(None if self.hi is None else -self.hi, None if self.lo is None else -self.lo)",
+                  "    def __len__(self):",
+                  "        return 0 if self.lo is None or self.hi is None else max(0, self.hi - self.lo)",
+                  *iand,
+                  f"class {sub}({m}):",
+                  "    def __rand__(self, other):",
+                  f"        return {m}(-1, -1)",
+                  f"{p}_a = {m}(lo={g.int_(0)})",
+                  f"{p}_a &= {m}(hi={g.small(1, 9) * 16})",
+                  f"{p}_a &= {g.choice([str(g.small(1, 9) * 8), f'{m}()', f'{m}(lo={g.small(0, 5)})'])}",
+                  f"{p}_b = {g.small(0, 4)} + (-{p}_a)",
+                  f"{p}_c = {m}(1, {g.small(2, 6)}) & {sub}({g.small(0, 3)}, 9)",
+                  f"{r1} = ({p}_a.lo or 0) * 1000 + ({p}_a.hi or 0) + len({p}_a)",
+                  f"{r2} = ({p}_b.hi or 0) - ({p}_b.lo or 0) + (1 if {p}_a else 0) + bool({m}())",
+                  f"{r3} = {p}_c.lo * 10 + {p}_c.hi + len({m}({g.small(0, 3)}, {g.small(2, 5)}))"]
     else:  # try
         lines += ["try:", f"    {r1} = {g.int_(1)} // ({g.small(0, 2)})", "except ZeroDivisionError:",
                   f"    {r1} = -1", f"{r2} = 0", f"for {p}_i in range({g.small(0, 4)}):",

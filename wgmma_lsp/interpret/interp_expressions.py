@@ -7,8 +7,8 @@ import operator
 from typing import Any, Callable
 
 from wgmma_lsp.interpret import (
-    classes, const_fold, dtypes, incomplete, jax_value_equality, loop_steps, mutation, path_equalities, resolve,
-    set_elements,
+    classes, const_fold, dtypes, incomplete, jax_value_equality, loop_steps, mutation, operators, path_equalities,
+    resolve, set_elements,
 )
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret.call import Call
@@ -109,6 +109,8 @@ class ExpressionsMixin:
                 return self.module_attr(mod, name)
         if name in BUILTINS:
             return ApiVal(f"builtins.{name}")
+        if name == "NotImplemented":  # what an operator method returns to decline (operators.py)
+            return Const(NotImplemented)
         return UNKNOWN
 
     def module_attr(self, module: str, attr: str) -> Value:
@@ -200,6 +202,10 @@ class ExpressionsMixin:
         return self.eval(node, env)
 
     def getitem(self, obj: Value, index: Value, node: ast.AST | None) -> Value:
+        if isinstance(obj, InstanceVal):
+            by_method = operators.getitem(self, obj, index, node)  # the class's `__getitem__`
+            if by_method is not None:
+                return by_method
         if isinstance(obj, TupleVal):
             i = index.value if isinstance(index, Const) else None
             if isinstance(i, int) and not isinstance(i, bool) and -len(obj.items) <= i < len(obj.items):
@@ -289,6 +295,10 @@ class ExpressionsMixin:
         return incomplete.eval_binop_chain(self, n, env)  # `a + b + ...`: a loop, not recursion
 
     def binop(self, op: ast.operator, left: Value, right: Value, node: ast.AST) -> Value:
+        if isinstance(left, InstanceVal) or isinstance(right, InstanceVal):
+            by_method = operators.binary(self, op, left, right, node)  # `__and__`, `__radd__`...
+            if by_method is not None:
+                return by_method
         if isinstance(left, Const) and isinstance(right, Const) and type(op) in const_fold.BINOPS:
             try:
                 return Const(const_fold.fold(op, left.value, right.value))
@@ -326,6 +336,10 @@ class ExpressionsMixin:
 
     def eval_UnaryOp(self, n: ast.UnaryOp, env: Env) -> Value:
         v = self.eval(n.operand, env)
+        if isinstance(v, InstanceVal):
+            by_method = operators.unary(self, n.op, v, n)  # `__neg__`, `__invert__`...
+            if by_method is not None:
+                return by_method
         if isinstance(v, Const):
             try:
                 if isinstance(n.op, ast.USub):
@@ -384,6 +398,9 @@ class ExpressionsMixin:
 
     def compare(self, op: ast.cmpop, left: Value, right: Value) -> Value:
         if isinstance(left, InstanceVal) or isinstance(right, InstanceVal):
+            r = operators.compare(self, op, left, right)  # `__eq__`, `__lt__`, `__contains__`...
+            if r is not None:
+                return r
             r = classes.compare(self, op, left, right)  # enum members
             if r is not None:
                 return r

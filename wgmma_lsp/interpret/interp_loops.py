@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wgmma_lsp.entry.context import Context, binding_text
-from wgmma_lsp.interpret import classes, generators, mutation, sweep_reuse
+from wgmma_lsp.interpret import classes, generators, mutation, operators, sweep_reuse
 from wgmma_lsp.interpret.block_exits import _breaks, has_break, has_continue, leaves_loop
 from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.interp_base import MAX_UNROLL, mark_uncertain
@@ -18,6 +18,7 @@ from wgmma_lsp.interpret.values import (
     ClassVal,
     Const,
     DictVal,
+    InstanceVal,
     SetVal,
     TupleVal,
     Value,
@@ -354,6 +355,9 @@ class LoopsMixin:
             return list(v.items)  # (two or more: in an order the interpreter does not know)
         if isinstance(v, ClassVal) and v.kind in classes.ENUMS:
             return list(classes.members(v))  # `for mode in Mode:` its members, in order
+        if isinstance(v, InstanceVal):
+            it = operators.iterated(self, v)  # the class's `__iter__`
+            return self.iter_items(it) if it is not None else None
         return None
 
     def iter_element(self, v: Value, items: list[Value] | None) -> Value:

@@ -7,7 +7,7 @@ from typing import Callable
 
 from wgmma_lsp.analysis_types import ValueRecord
 from wgmma_lsp.interpret import dims as D
-from wgmma_lsp.interpret import classes, generators, incomplete, mutation, path_equalities, resolve
+from wgmma_lsp.interpret import classes, generators, incomplete, mutation, operators, path_equalities, resolve
 from wgmma_lsp.interpret.classes import instance_attr
 from wgmma_lsp.interpret.block_exits import _expects_error, raises_to_skip
 from wgmma_lsp.interpret.call import Call
@@ -166,6 +166,11 @@ class StatementsMixin:
             self.setitem(obj, index, new, s.target, s.value, env, aug=True)
             return
         rhs = self.eval(s.value, env)
+        if isinstance(current, InstanceVal):  # `mask &= other`: `__iand__`, else `__and__`...
+            by_method = operators.binary(self, s.op, current, rhs, s, inplace=True)
+            if by_method is not None:
+                self.assign(s.target, by_method, env, s)
+                return
         if mutation.is_mutable(current) and (isinstance(s.op, (ast.Add, ast.Mult, ast.BitOr))
                                              or isinstance(current, SetVal)):
             # `xs += ys`, `xs *= n`, `d |= e` change the object in place (every name holding it
@@ -311,7 +316,8 @@ class StatementsMixin:
         if isinstance(v, (FuncVal, ClassVal, ModuleVal, RefVal, UserModuleVal)):
             return True
         if isinstance(v, InstanceVal):
-            return classes.truth(v)
+            t = classes.truth(v)
+            return t if t is not None else operators.truth(self, v)  # `__bool__`, `__len__`
         return None
 
     def exec_With(self, s: ast.With, env: Env) -> None:

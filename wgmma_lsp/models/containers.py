@@ -18,6 +18,7 @@ from wgmma_lsp.interpret.values import (
     UNKNOWN_INT,
     Const,
     DictVal,
+    InstanceVal,
     SetVal,
     SliceVal,
     TupleVal,
@@ -42,6 +43,9 @@ def seq_items(interp: Any, v: Value) -> tuple[Value, ...] | None:
     if isinstance(v, Const) and isinstance(v.value, (str, tuple, range, list, bytes)) \
             and len(v.value) <= MAX_ITEMS:
         return tuple(Const(x) for x in v.value)
+    if isinstance(v, InstanceVal):  # an object of a user class: what its `__iter__` gives
+        items = interp.iter_items(v)
+        return tuple(items) if items is not None else None
     return None
 
 

@@ -11,6 +11,7 @@ from wgmma_lsp.interpret import (
     const_fold,  # noqa: E402 - beside the table it serves
     generators,
     mutation,
+    operators,
     set_elements,
 )
 from wgmma_lsp.interpret import dims as D
@@ -132,7 +133,8 @@ def _bool(call: Call) -> Value:
     if call.kwargs or len(call.args) > 1 or not call.complete:
         return UNKNOWN
     x = mutation.live(call.interp, call.args[0]) if call.args else Const(False)
-    truth = call.interp.truth(x) if isinstance(x, Const) or type(x) in (TupleVal, DictVal, SetVal) else None
+    truth = call.interp.truth(x) if isinstance(x, (Const, InstanceVal)) or type(x) in (TupleVal, DictVal, SetVal) \
+        else None
     return Const(truth) if truth is not None else UNKNOWN
 
 
@@ -147,6 +149,10 @@ def _len(call: Call) -> Value:
         return dim_value(v.shape[0])  # a ref's len is its leading dimension (state.types)
     if isinstance(v, Wrapped) and "len" in v.kwargs:
         return v.kwargs["len"]  # `jax.devices()`: a sequence of known (or symbolic) length
+    if isinstance(v, InstanceVal):
+        n = operators.length(call.interp, v)  # the class's `__len__`
+        if n is not None:
+            return Const(n)
     return UNKNOWN_INT  # whatever it is, its length is an int
 
 
