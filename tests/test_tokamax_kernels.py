@@ -52,12 +52,14 @@ HOVER_FLOORS: dict[str, tuple[float, float]] = {  # measured 2026-12-03 15:00 UT
     "gated_linear_unit/pallas_mosaic_gpu_kernel_sm90.py": (0.99, 0.99),
     "gated_linear_unit/pallas_mosaic_gpu_kernel_sm100.py": (0.99, 0.99),
     "ragged_dot/pallas_mosaic_gpu_kernel_sm90.py": (0.98, 0.99),
-    "attention/pallas_mosaic_gpu_kernel_sm90.py": (0.85, 0.96),
+    # 0.85 -> 0.93 on 2026-12-05: `mask &= CausalMask()` runs `Mask.__and__` (the test context
+    # reaches the causal code), and the hover pass runs `test_causal_mask`, which the budget leaves out.
+    "attention/pallas_mosaic_gpu_kernel_sm90.py": (0.93, 0.96),
     # 0.38 before the library's vjp was followed (custom_vjp under jax.vjp, register_dataclass
     # residuals, vmap in_axes prefix trees; 2026-12-04)
     "attention/pallas_mosaic_gpu_vjp_kernel_sm90.py": (0.99, 0.99),
     "ragged_dot/pallas_mosaic_gpu_kernel_sm100.py": (0.94, 0.99),
-    "attention/pallas_mosaic_gpu_kernel_sm100.py": (0.84, 0.98),  # 0.11 before the B200 stand-in
+    "attention/pallas_mosaic_gpu_kernel_sm100.py": (0.95, 0.98),  # 0.11 before the B200 stand-in
     # (core_count), loops that may return, nested wrappers and the deeper call limit (2026-12-03 17:40);
     # 0.86 -> 0.84 on 2026-12-04: with TryClusterCancelResult known, the test context follows the
     # persistent kernel, where its own values differ from the harness's config (Python-int loop
@@ -181,6 +183,30 @@ def test_hover_coverage_holds_its_floor(rel: str, tmp_path: Path) -> None:
         assert cov.total >= 50, "the kernel bodies were found and JAX saw arrays in them"
         missing = [f"{n.line + 1}:{n.name} shows {n.shown or 'nothing'}" for n in cov.names if not n.covered]
         assert cov.share >= floor, f"{cov.covered}/{cov.total}: " + "; ".join(missing[:20])
+
+
+def test_the_hover_pass_runs_the_test_case_that_reaches_the_causal_code() -> None:
+    """Attention sm90 as opened: the editor's budget runs the first test case (not causal); the
+    hover pass then runs the case whose name mentions what guards the lines still without a value
+    (`if is_causal:` ... `test_causal_mask`), for hovers only: the diagnostics stay those of the
+    analysis, and the causal mask's array hovers, labelled with that test."""
+    from wgmma_lsp.analysis import analyze
+    from wgmma_lsp.ide.diagnostics import diagnostics
+    from wgmma_lsp.ide.hover import hover
+
+    path = ops_dir() / "attention" / "pallas_mosaic_gpu_kernel_sm90.py"
+    source = path.read_text()
+    analysis = analyze(source, str(path))
+    before = [(d.code, d.span, d.message) for d in diagnostics(analysis)]
+    assert any("the analysis budget left out the others" in d.message for d in diagnostics(analysis))
+    lines = source.splitlines()
+    found = [i for i, t in enumerate(lines) if t.strip() == "s = jnp.where(mask, s, -jnp.inf)"]
+    assert found, "the kernel's masking line (tokamax changed: update the test)"
+    line = found[0]  # (in `kv_loop`, reached only with a causal mask)
+    shown = hover(analysis, line, lines[line].index("mask"))
+    assert shown is not None and "bool[" in shown.markdown and "test_causal_mask" in shown.markdown, \
+        shown.markdown if shown else None
+    assert [(d.code, d.span, d.message) for d in diagnostics(analysis)] == before
 
 
 @needs_harness

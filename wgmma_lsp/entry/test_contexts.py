@@ -383,8 +383,53 @@ def run_test_contexts(interp: Interpreter, run_piece: Callable[[str, Callable[[]
     if done < len(cases):
         note(f"checked {done} of {len(cases)} test cases of this package that may reach this module; "
              "the analysis budget left out the others")
+        # What the hover pass may run for lines no context reached (interpret/driver.py).
+        interp.unrun_test_cases = [
+            UnrunCase(case.context().origin, case, method.node,
+                      lambda case=case, cls=cls, method=method: run_case(interp, case, cls, method, configs))
+            for case, cls, method in cases[done:]]
     log.info("%s: ran %d test cases of %s", interp.path, done, ", ".join(map(os.path.basename, modules)))
     return done
+
+
+@dataclass
+class UnrunCase:
+    """A test case the budget left out: what the hover pass needs to choose and run it."""
+
+    label: str
+    case: TestCase
+    method: ast.AST  # the test method's definition
+    run: Callable[[], None]
+
+    def words(self) -> set[str]:
+        """The words of the identifiers, keywords and strings the test method and its
+        parameters mention (`test_causal_mask`, `impl_kwargs=dict(is_causal=True)`)."""
+        out = words_of(self.case.method)
+        nodes = [self.method, *self.case.case.args, *(v for _, v in self.case.case.kwargs)]
+        for node in nodes:
+            for n in ast.walk(node):
+                if isinstance(n, ast.Name):
+                    out |= words_of(n.id)
+                elif isinstance(n, ast.Attribute):
+                    out |= words_of(n.attr)
+                elif isinstance(n, ast.keyword) and n.arg:
+                    out |= words_of(n.arg)
+                elif isinstance(n, ast.Constant) and isinstance(n.value, str) and len(n.value) < 80:
+                    out |= words_of(n.value)
+        return out
+
+
+#: Words too common in test and kernel code to tell one test from another.
+_COMMON_WORDS = frozenset({"test", "self", "none", "not", "and", "the", "get", "has", "use", "num",
+                           "len", "shape", "dtype", "size", "config", "args", "kwargs"})
+
+
+def words_of(identifier: str) -> set[str]:
+    """`is_causal` -> {"causal"}; `testCausalMask` -> {"causal", "mask"}."""
+    import re
+
+    parts = re.findall(r"[A-Z]?[a-z]+|[0-9]+", identifier)
+    return {w.lower() for w in parts if len(w) >= 3 and w.lower() not in _COMMON_WORDS}
 
 
 def first_configs(interp: Interpreter) -> list[Value]:

@@ -29,6 +29,8 @@ from wgmma_lsp.entry.declared import parse_entry_points
 
 log = logging.getLogger("wgmma_lsp")
 MAX_GENERIC_ROUNDS = 6
+#: Test cases the budget left out that the hover pass may run for lines still without a value.
+MAX_HOVER_TEST_CASES = 2
 
 
 def run(source: str, path: str | None, resolve_with_jedi: bool = False,
@@ -432,10 +434,83 @@ def hover_pass(interp: Interpreter) -> None:
                 interp.entered.discard(id(f.node))
                 with interp.in_context(None):
                     interp.generic_call(f)
+        interp.flip_flags = False
+        # Lines still without a hover may sit behind a test case the budget left out (tokamax's
+        # attention: the causal mask's code, reached by `test_causal_mask` only).
+        _run_more_test_cases(interp, only_in_contexts)
     finally:
         interp.hover_only = False
         interp.flip_flags = False
         interp.entered = entered | interp.entered
+
+
+def _run_more_test_cases(interp: Interpreter, functions: list[FuncVal]) -> None:
+    """The package's test cases the analysis' budget left out, for hovers only, while a function
+    of `functions` still has a name without a value: one at a time, each time the case whose
+    test method's name (then its code and parameters) mentions the most words of the conditions
+    guarding such names (`if is_causal:`: `test_causal_mask`), at most MAX_HOVER_TEST_CASES,
+    none that mentions none. Each has a piece's step budget (one that runs out ends that case,
+    not the hover pass). Their findings are not reported: the budget left these cases out of
+    the diagnostics (`wgmma-lsp check` runs them all)."""
+    from wgmma_lsp.interpret.incomplete import piece_steps, set_limit
+
+    from wgmma_lsp.entry.test_contexts import words_of
+
+    remaining = list(interp.unrun_test_cases)
+    for _ in range(MAX_HOVER_TEST_CASES):
+        waiting = [f for f in functions if _has_unvisited_names(interp, f.node)]
+        guards = _guard_words(interp, waiting) if remaining and waiting else set()
+        if not guards:
+            return
+        # The test's name says most of what it is for; then what its code and parameters
+        # mention; then the order the cases would have run in.
+        scores = [(len(words_of(c.case.method) & guards), len(c.words() & guards), -i)
+                  for i, c in enumerate(remaining)]
+        best = max(range(len(remaining)), key=scores.__getitem__)
+        if scores[best][:2] == (0, 0):
+            return
+        case = remaining.pop(best)
+        for f in waiting:
+            interp.entered.discard(id(f.node))
+        set_limit(interp, interp.steps + piece_steps())
+        try:
+            case.run()
+        except Cancelled:
+            raise
+        except Budget:
+            log.info("hover pass: %s stopped by the step budget", case.label)
+
+
+def _guard_words(interp: Interpreter, functions: list[FuncVal]) -> set[str]:
+    """The words of the identifiers in the tests of the `if`s, `while`s and conditional
+    expressions that guard a name no analysis gave a value (entry/test_contexts.words_of)."""
+    from wgmma_lsp.entry.test_contexts import words_of
+
+    recorded = interp._records
+    out: set[str] = set()
+    for f in functions:
+        parents: dict[int, ast.AST] = {}
+        for p in ast.walk(f.node):
+            for c in ast.iter_child_nodes(p):
+                parents[id(c)] = p
+        seen: set[int] = set()
+        for n in ast.walk(f.node):
+            if not isinstance(n, ast.Name):
+                continue
+            entry = recorded.get(id(n))
+            if entry is not None and any(_informative(v) for v in entry[3]):
+                continue
+            child, p = n, parents.get(id(n))
+            while p is not None and id(p) not in seen:
+                if isinstance(p, (ast.If, ast.While, ast.IfExp)) and child is not p.test:
+                    seen.add(id(p))
+                    for t in ast.walk(p.test):
+                        if isinstance(t, ast.Name):
+                            out |= words_of(t.id)
+                        elif isinstance(t, ast.Attribute):
+                            out |= words_of(t.attr)
+                child, p = p, parents.get(id(p))
+    return out
 
 
 def _run_tuning_configs(interp: Interpreter, f: FuncVal, entered: set[int]) -> None:

@@ -116,6 +116,9 @@ class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixi
         # hovers of lines no context reached (its findings belong to the contexts).
         self.hover_only = False
         self.flip_flags = False  # hover pass, second round: flags' defaults flipped
+        # The package's test cases the budget left out, for the hover pass (test_contexts.py):
+        # a thunk per case that runs it in its context.
+        self.unrun_test_cases: list[Any] = []
         # The last undecided `a == b` / `a != b` of two sizes: its node and `a - b`
         # (interpret/path_equalities.py); read by the `if` it is the test of.
         self.dim_test: tuple[ast.expr, Any] | None = None
