@@ -4,6 +4,7 @@ interpreter writes these, `analysis.analyze` (the composition root) returns them
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -52,6 +53,9 @@ class Analysis:
     barriers: dict[Span, Any] = field(default_factory=dict)
     # Each configuration sweep run: (0-based line of its loop, combinations checked, in all).
     sweeps: list[tuple[int, int, int]] = field(default_factory=list)
+    # Held while the records are built (the server builds them off its event loop, and two
+    # requests may ask at once).
+    _records_lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
     # What the analysis could not check, and where it stopped (never a silent pass: WG904).
     incomplete: list[Incomplete] = field(default_factory=list)
     # Each kernel launched, and whether it was checked with concrete shapes (kernel_reach.py).
@@ -61,9 +65,15 @@ class Analysis:
     def records(self) -> dict[Span, ValueRecord]:
         """Recorded values by source span; built on first use (hovers), not on every keystroke."""
         if self._records is None:
-            self._records = self.record_source() if self.record_source is not None else {}
-            self.record_source = None
+            with self._records_lock:
+                if self._records is None:
+                    self._records = self.record_source() if self.record_source is not None else {}
+                    self.record_source = None
         return self._records
+
+    @property
+    def records_built(self) -> bool:
+        return self._records is not None
 
     @records.setter
     def records(self, value: dict[Span, ValueRecord]) -> None:

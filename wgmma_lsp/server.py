@@ -185,6 +185,9 @@ class WgmmaLanguageServer(LanguageServer):
         self.editor_settings: dict[str, Any] = {}  # as the client sent them: applied on top of each file's configuration
         self.pool = ThreadPoolExecutor(max_workers=max(1, min(2, os.cpu_count() or 1)),
                                        thread_name_prefix="wgmma-analysis")
+        # Hover records (the hover pass) are built here, off the event loop and beside the
+        # analyses: a hover on the last finished analysis never waits for a running one.
+        self.records_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wgmma-records")
         self._jedi_pool: ProcessPoolExecutor | None = None
         self.entries: dict[str, _Entry] = {}
         self.desynced: set[str] = set()  # documents dropped after a change that could not be read
@@ -227,6 +230,15 @@ class WgmmaLanguageServer(LanguageServer):
         for entry in self.entries.values():
             entry.cancel.set()
         self.pool.shutdown(wait=False, cancel_futures=True)
+        self.records_pool.shutdown(wait=False, cancel_futures=True)
+
+    async def with_records(self, analysis: Analysis | None) -> Analysis | None:
+        """`analysis`, its hover records built (the hover pass runs user code's contexts once more:
+        up to a few hundred milliseconds on a library kernel) in a thread of their own, so that the
+        server goes on reading and answering meanwhile."""
+        if analysis is not None and not analysis.records_built:
+            await asyncio.get_running_loop().run_in_executor(self.records_pool, lambda: analysis.records)
+        return analysis
 
     async def warm_when_idle(self) -> None:
         """Warm up (parso's grammar, JAX's API facts, a frozen heap) once the documents opened
@@ -634,6 +646,7 @@ def create_server() -> WgmmaLanguageServer:
     @_never_fail(None)
     async def hover(ls: WgmmaLanguageServer, params: lsp.HoverParams) -> lsp.Hover | None:
         analysis, stale = await ls.answerable(params.text_document.uri)
+        analysis = await ls.with_records(analysis)
         doc = ls._open_document(params.text_document.uri)
         if analysis is None or doc is None:
             return None
@@ -665,7 +678,8 @@ def create_server() -> WgmmaLanguageServer:
     @_never_fail(None)
     async def signature_help(ls: WgmmaLanguageServer, params: lsp.SignatureHelpParams):
         uri = params.text_document.uri
-        (analysis, stale), doc = await ls.answerable(uri), ls._open_document(uri)
+        analysis, stale = await ls.answerable(uri)
+        analysis, doc = await ls.with_records(analysis), ls._open_document(uri)
         info = doc and ide_signature.signature_help(doc.source, *server_pos(doc, params.position),
                                                     analysis, stale is None, ls.settings_for(uri))
         return to_lsp_signature_help(info) if info else None
@@ -705,7 +719,7 @@ def create_server() -> WgmmaLanguageServer:
     async def inlay_hint(ls: WgmmaLanguageServer, params: lsp.InlayHintParams):
         if not ls.settings.inlay_hints:
             return []
-        analysis = await ls.analysis_for(params.text_document.uri)
+        analysis = await ls.with_records(await ls.analysis_for(params.text_document.uri))
         doc = ls._open_document(params.text_document.uri)
         if analysis is None or doc is None:
             return []

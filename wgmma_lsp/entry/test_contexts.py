@@ -421,7 +421,9 @@ class UnrunCase:
 
 #: Words too common in test and kernel code to tell one test from another.
 _COMMON_WORDS = frozenset({"test", "self", "none", "not", "and", "the", "get", "has", "use", "num",
-                           "len", "shape", "dtype", "size", "config", "args", "kwargs"})
+                           "len", "shape", "dtype", "size", "config", "args", "kwargs", "isinstance",
+                           "jax", "jnp", "lax", "int", "float", "bfloat", "bool", "max", "min", "map",
+                           "array"})
 
 
 def words_of(identifier: str) -> set[str]:

@@ -30,7 +30,7 @@ from wgmma_lsp.entry.declared import parse_entry_points
 log = logging.getLogger("wgmma_lsp")
 MAX_GENERIC_ROUNDS = 6
 #: Test cases the budget left out that the hover pass may run for lines still without a value.
-MAX_HOVER_TEST_CASES = 2
+MAX_HOVER_TEST_CASES = 1
 
 
 def run(source: str, path: str | None, resolve_with_jedi: bool = False,
@@ -250,6 +250,12 @@ def _has_unvisited_names(interp: Interpreter, node: ast.AST) -> bool:
     return False
 
 
+def _has_unreached_names(interp: Interpreter, node: ast.AST) -> bool:
+    """Does the function contain a name no analysis reached (code no context ran)?"""
+    recorded = interp._records
+    return any(isinstance(n, ast.Name) and id(n) not in recorded for n in ast.walk(node))
+
+
 def _has_flags(f: FuncVal) -> bool:
     """Does the function have a parameter whose default is a bool?"""
     defaults = list(f.defaults) + list(f.kw_defaults.values())
@@ -446,7 +452,7 @@ def hover_pass(interp: Interpreter) -> None:
 
 def _run_more_test_cases(interp: Interpreter, functions: list[FuncVal]) -> None:
     """The package's test cases the analysis' budget left out, for hovers only, while a function
-    of `functions` still has a name without a value: one at a time, each time the case whose
+    of `functions` still has code no context reached: one at a time, each time the case whose
     test method's name (then its code and parameters) mentions the most words of the conditions
     guarding such names (`if is_causal:`: `test_causal_mask`), at most MAX_HOVER_TEST_CASES,
     none that mentions none. Each has a piece's step budget (one that runs out ends that case,
@@ -458,16 +464,20 @@ def _run_more_test_cases(interp: Interpreter, functions: list[FuncVal]) -> None:
 
     remaining = list(interp.unrun_test_cases)
     for _ in range(MAX_HOVER_TEST_CASES):
-        waiting = [f for f in functions if _has_unvisited_names(interp, f.node)]
+        waiting = [f for f in functions if _has_unreached_names(interp, f.node)]
         guards = _guard_words(interp, waiting) if remaining and waiting else set()
         if not guards:
             return
-        # The test's name says most of what it is for; then what its code and parameters
-        # mention; then the order the cases would have run in.
-        scores = [(len(words_of(c.case.method) & guards), len(c.words() & guards), -i)
-                  for i, c in enumerate(remaining)]
+        # The test's name says most of what it is for (the more of its words guard, the more it
+        # is about them); then what its code and parameters mention; then the order the cases
+        # would have run in.
+        scores = []
+        for i, c in enumerate(remaining):
+            name = words_of(c.case.method)
+            hits = len(name & guards)
+            scores.append((hits, hits / len(name) if name else 0.0, len(c.words() & guards), -i))
         best = max(range(len(remaining)), key=scores.__getitem__)
-        if scores[best][:2] == (0, 0):
+        if scores[best][0] == 0 and scores[best][2] == 0:
             return
         case = remaining.pop(best)
         for f in waiting:
@@ -483,7 +493,7 @@ def _run_more_test_cases(interp: Interpreter, functions: list[FuncVal]) -> None:
 
 def _guard_words(interp: Interpreter, functions: list[FuncVal]) -> set[str]:
     """The words of the identifiers in the tests of the `if`s, `while`s and conditional
-    expressions that guard a name no analysis gave a value (entry/test_contexts.words_of)."""
+    expressions that guard a name no analysis reached (entry/test_contexts.words_of)."""
     from wgmma_lsp.entry.test_contexts import words_of
 
     recorded = interp._records
@@ -495,10 +505,7 @@ def _guard_words(interp: Interpreter, functions: list[FuncVal]) -> set[str]:
                 parents[id(c)] = p
         seen: set[int] = set()
         for n in ast.walk(f.node):
-            if not isinstance(n, ast.Name):
-                continue
-            entry = recorded.get(id(n))
-            if entry is not None and any(_informative(v) for v in entry[3]):
+            if not isinstance(n, ast.Name) or id(n) in recorded:
                 continue
             child, p = n, parents.get(id(n))
             while p is not None and id(p) not in seen:
