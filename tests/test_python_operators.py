@@ -252,3 +252,35 @@ C = Picky()[0]               # no __getitem__: TypeError
 """)
     for name in "ABC":
         assert not isinstance(got[name], Const), (name, got[name].describe())
+
+
+def test_str_repr_and_f_strings_call_the_class_methods() -> None:
+    agree("""
+class Tile:
+    def __init__(self, m, n):
+        self.m, self.n = m, n
+    def __repr__(self):
+        return f"Tile({self.m}, {self.n})"
+
+class Named(Tile):
+    def __str__(self):
+        return f"{self.m}x{self.n}"
+
+A = (str(Tile(1, 2)), repr(Tile(3, 4)), str(Named(5, 6)), repr(Named(7, 8)))
+B = f"{Named(64, 128)}/{Tile(1, 1)!r}/{Named(2, 2)!r}/{Tile(3, 3)}"
+C = "kernel_" + str(Named(128, 256))
+""", "A", "B", "C")
+    got = interpreted("""
+class Plain:
+    pass
+
+class Formats:
+    def __format__(self, spec):
+        return "f"
+
+A = str(Plain())             # <__program__.Plain object at 0x...>: not known
+B = f"{Formats()}"
+C = f"{Plain():>8}"          # TypeError
+""")
+    for name in "ABC":
+        assert not isinstance(got[name], Const), (name, got[name].describe())

@@ -200,6 +200,15 @@ def next_item(interp: Interpreter, gen: GeneratorVal) -> Value | None:
     return item
 
 
+def given_away(interp: Interpreter, values: Any) -> None:
+    """Generators handed to something that may iterate them at any time (`zip`, `enumerate`,
+    an unknown callable): where each stands is unknown from now on."""
+    for v in values:
+        if isinstance(v, GeneratorVal):
+            mutation.note_write(interp, v.born, None)
+            v.spoiled = True
+
+
 def _advance(interp: Interpreter, gen: GeneratorVal, pos: int) -> None:
     """The generator moves on to `pos`: exactly where that certainly happens once (its own
     context, a certain path), else its position is unknown from now on."""

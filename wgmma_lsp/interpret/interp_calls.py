@@ -94,6 +94,7 @@ class CallsMixin:
         from wgmma_lsp.hazards.log import unfollowed_call
 
         unfollowed_call(self, list(call.args) + list(call.kwargs.values()))
+        generators.given_away(self, list(call.args) + list(call.kwargs.values()))  # it may iterate them
         with self.uncertain():
             for v in list(call.args) + list(call.kwargs.values()):
                 if isinstance(v, FuncVal) and id(v.node) not in self.entered:

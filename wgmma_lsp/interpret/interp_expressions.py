@@ -549,6 +549,12 @@ class ExpressionsMixin:
             if isinstance(v, ast.FormattedValue):
                 x = self.eval(v.value, env)
                 spec = self.eval(v.format_spec, env) if v.format_spec is not None else Const("")
+                if isinstance(x, InstanceVal) and isinstance(spec, Const) and isinstance(spec.value, str):
+                    shown = operators.formatted(self, x, v.conversion, spec.value)  # `__str__`, `__repr__`
+                    if shown is not None:
+                        if parts is not None:
+                            parts.append(shown)
+                        continue
                 if parts is None or not isinstance(x, Const) or not isinstance(spec, Const) \
                         or type(raw(x)) not in (int, float, str, bool, type(None)) \
                         or not isinstance(raw(spec), str) or len(raw(spec)) > 8:

@@ -259,3 +259,30 @@ def iterated(interp: Interpreter, obj: Value) -> Value | None:
         return None
     result = _call(interp, method, [], None)  # type: ignore[arg-type]
     return None if result is obj or isinstance(result, InstanceVal) else result
+
+
+def text(interp: Interpreter, obj: Value, conversion: str = "str") -> str | None:
+    """`str(obj)` ("str") or `repr(obj)` ("repr") for an object of a user class whose class
+    defines `__str__` / `__repr__` returning a string (`object.__str__` is `repr`); None where
+    not known (the default `<... object at 0x...>`, a dataclass's generated `__repr__`)."""
+    if not takes_part(obj):
+        return None
+    names = ("__str__", "__repr__") if conversion == "str" else ("__repr__",)
+    for name in names:
+        method = _method(interp, obj, name)  # type: ignore[arg-type]
+        if method is None:
+            return None
+        if method is not _NO_METHOD:
+            r = _call(interp, method, [], None)  # type: ignore[arg-type]
+            return r.value if isinstance(r, Const) and type(r.value) is str else None
+    return None
+
+
+def formatted(interp: Interpreter, obj: Value, conversion: int, spec: str) -> str | None:
+    """What an f-string's `{obj}` / `{obj!s}` / `{obj!r}` gives for an object of a user class:
+    `format(obj, "")` is `str(obj)` unless the class defines `__format__`; None where not known."""
+    if conversion == ord("r"):
+        return text(interp, obj, "repr")
+    if spec or (conversion != ord("s") and _method(interp, obj, "__format__") is not _NO_METHOD):  # type: ignore[arg-type]
+        return None  # (`object.__format__` with a spec raises TypeError)
+    return text(interp, obj, "str")

@@ -49,6 +49,16 @@ def seq_items(interp: Any, v: Value) -> tuple[Value, ...] | None:
     return None
 
 
+def sequence_items(interp: Any, v: Value) -> tuple[Value, ...] | None:
+    """The items iterating over `v` gives, when known and when iterating it changes nothing
+    else: not an iterator or generator (`zip(gen, short)` leaves the rest of `gen` to whoever
+    holds it)."""
+    v = mutation.live(interp, v)
+    if isinstance(v, generators.GeneratorVal):
+        return None
+    return seq_items(interp, v)
+
+
 def _equal(interp: Any, a: Value, b: Value) -> bool | None:
     r = interp.compare(ast.Eq(), a, b)
     return bool(r.value) if isinstance(r, Const) else None
@@ -163,16 +173,32 @@ def _sort(obj: Value, call: Call) -> Value:
 
 
 def sorted_items(items: tuple[Value, ...], call: Call) -> tuple[Value, ...] | None:
-    """`sorted(items, reverse=...)` of known constants (no `key`), else None."""
+    """`sorted(items, reverse=...)` of known constants, or tuples of them (`sorted(d.items())`),
+    no `key`; else None. The items keep their identity; equal ones their order (a stable sort)."""
     reverse = call.kwargs.get("reverse", Const(False))
-    if set(call.kwargs) - {"reverse"} or not isinstance(reverse, Const) or not call.complete \
-            or not all(isinstance(x, Const) for x in items):
+    if set(call.kwargs) - {"reverse"} or not isinstance(reverse, Const) or not call.complete:
+        return None
+    values = [_plain_value(x) for x in items]
+    if any(v is _NOT_PLAIN for v in values):
         return None
     try:
-        values = sorted((x.value for x in items), reverse=bool(reverse.value))  # type: ignore[attr-defined]
+        order = sorted(range(len(items)), key=values.__getitem__, reverse=bool(reverse.value))
     except TypeError:
         return None
-    return tuple(Const(v) for v in values)
+    return tuple(items[i] if not isinstance(items[i], Const) else Const(items[i].value) for i in order)  # type: ignore[attr-defined]
+
+
+_NOT_PLAIN = object()
+
+
+def _plain_value(v: Value, depth: int = 0) -> Any:
+    """The Python value of a constant or a tuple of constants (to compare as CPython does)."""
+    if isinstance(v, Const):
+        return v.value
+    if isinstance(v, TupleVal) and not v.is_list and depth < 4 and type(v) is TupleVal:
+        out = tuple(_plain_value(x, depth + 1) for x in v.items)
+        return _NOT_PLAIN if any(x is _NOT_PLAIN for x in out) else out
+    return _NOT_PLAIN
 
 
 @method("tuple.copy")

@@ -88,6 +88,23 @@ for _name, _fn in {"abs": abs, "float": float, "divmod": divmod,
 _float_of_constant = MODELS["builtins.float"]
 
 
+def _text_of(conversion: str):
+    of_constant = MODELS[f"builtins.{conversion}"]
+
+    def run(call: Call) -> Value:
+        """`str(obj)` / `repr(obj)`: of constants, evaluated for real; of an object of a user
+        class, its `__str__` / `__repr__` (interpret/operators.py)."""
+        if len(call.args) == 1 and not call.kwargs and isinstance(call.args[0], InstanceVal):
+            shown = operators.text(call.interp, call.args[0], conversion)
+            return Const(shown) if shown is not None else UNKNOWN
+        return of_constant(call)
+    return run
+
+
+model("builtins.str")(_text_of("str"))
+model("builtins.repr")(_text_of("repr"))
+
+
 @model("builtins.float")
 def _float(call: Call) -> Value:
     """`float(x)`: of a constant, its value; of a NumPy scalar whose value is known
@@ -261,11 +278,19 @@ def _sorted(call: Call) -> Value:
 
 @model("builtins.zip")
 def _zip(call: Call) -> Value:
-    seqs = [a for a in call.args]
-    if seqs and all(isinstance(s, TupleVal) for s in seqs):
-        n = min(len(s.items) for s in seqs)  # type: ignore[union-attr]
-        return TupleVal(tuple(TupleVal(tuple(s.items[i] for s in seqs)) for i in range(n)))  # type: ignore[union-attr]
-    return UNKNOWN
+    """`zip(*iterables, strict=...)` of iterables known item by item (not iterators: `zip` would
+    leave the rest of one to whoever holds it): the tuples, up to the shortest."""
+    strict = call.kwargs.get("strict", Const(False))
+    if set(call.kwargs) - {"strict"} or not isinstance(strict, Const) or not call.complete or not call.args:
+        return UNKNOWN
+    seqs = [containers.sequence_items(call.interp, a) for a in call.args]
+    if any(s is None for s in seqs):
+        generators.given_away(call.interp, call.args)  # zip may take from them at any time
+        return UNKNOWN
+    n = min(len(s) for s in seqs)  # type: ignore[arg-type]
+    if strict.value and any(len(s) != n for s in seqs):  # type: ignore[arg-type]
+        return UNKNOWN  # (ValueError)
+    return TupleVal(tuple(TupleVal(tuple(s[i] for s in seqs)) for i in range(n)))  # type: ignore[index]
 
 
 @model("builtins.map")
@@ -285,16 +310,28 @@ def _map(call: Call) -> Value:
 
 @model("builtins.enumerate")
 def _enumerate(call: Call) -> Value:
-    v = call.get(0)
-    if isinstance(v, TupleVal):
-        return TupleVal(tuple(TupleVal((Const(i), x)) for i, x in enumerate(v.items)))
-    return UNKNOWN
+    """`enumerate(iterable, start=0)` of an iterable known item by item (not an iterator)."""
+    start = call.get(1, "start", Const(0))
+    if len(call.args) + len(call.kwargs) > 2 or set(call.kwargs) - {"start"} or not call.complete \
+            or not (isinstance(start, Const) and type(start.value) is int):
+        generators.given_away(call.interp, call.args)
+        return UNKNOWN
+    items = containers.sequence_items(call.interp, call.get(0)) if call.args else None
+    if items is None:
+        generators.given_away(call.interp, call.args)
+        return UNKNOWN
+    return TupleVal(tuple(TupleVal((Const(i), x)) for i, x in enumerate(items, start.value)))
 
 
 @model("builtins.reversed")
 def _reversed(call: Call) -> Value:
-    v = call.get(0)
-    return TupleVal(tuple(reversed(v.items))) if isinstance(v, TupleVal) else UNKNOWN
+    """`reversed(seq)` of a sequence (a tuple, list, string, range, or a dict's keys)."""
+    v = mutation.live(call.interp, call.get(0))
+    if isinstance(v, (TupleVal, DictVal)) or isinstance(v, Const) and isinstance(v.value, (str, tuple, range)):
+        items = containers.sequence_items(call.interp, v)
+        if items is not None:
+            return TupleVal(tuple(reversed(items)))
+    return UNKNOWN
 
 
 @model("builtins.print", "builtins.hasattr")
@@ -392,11 +429,33 @@ def _dict(call: Call) -> Value:
     items: dict = {}
     if call.args:
         given = mutation.live(call.interp, call.args[0])
-        if not isinstance(given, DictVal):
-            return call.interp.unknown_call(call)
-        items.update(given.items)
+        if isinstance(given, DictVal):
+            items.update(given.items)
+        else:  # an iterable of key-value pairs (`dict(zip(names, values))`)
+            pairs = _pairs(call.interp, given)
+            if pairs is None:
+                return call.interp.unknown_call(call)
+            items.update(pairs)
     items.update(call.kwargs)
     return DictVal(tuple(items.items()))
+
+
+def _pairs(interp, given: Value) -> list[tuple[object, Value]] | None:
+    """The (hashable constant key, value) pairs an iterable of two-item sequences gives."""
+    seq = containers.sequence_items(interp, given) if not isinstance(given, InstanceVal) else None
+    if seq is None:
+        return None
+    out = []
+    for pair in seq:
+        kv = containers.sequence_items(interp, pair) if isinstance(pair, TupleVal) else None
+        if kv is None or len(kv) != 2 or not isinstance(kv[0], Const):
+            return None
+        try:
+            hash(kv[0].value)
+        except TypeError:
+            return None
+        out.append((kv[0].value, kv[1]))
+    return out
 
 
 @model("builtins.getattr")
