@@ -236,7 +236,7 @@ def _statement(g: _Gen, lines: list[str]) -> None:
     """One top-level statement (or a few) of a random shape."""
     shape = g.choice(["assign", "assign", "if", "for", "while", "mutate", "aug", "unpack", "func",
                       "closure", "varargs", "class", "comprehension", "helpers", "aliasing",
-                      "heuristics", "try", "generators", "sets", "match", "operators"])
+                      "heuristics", "try", "generators", "sets", "match", "operators", "builtins"])
     if shape == "assign":
         _assign(g, lines)
     elif shape == "if":
@@ -332,7 +332,8 @@ def _statement(g: _Gen, lines: list[str]) -> None:
         g.names.update({r1: "int", r2: "int", r3: "tuple"})
     elif shape == "class":
         _class(g, lines)
-    elif shape in ("helpers", "aliasing", "heuristics", "try", "generators", "sets", "match", "operators"):
+    elif shape in ("helpers", "aliasing", "heuristics", "try", "generators", "sets", "match", "operators",
+                   "builtins"):
         _real_code(g, lines, shape)
     elif shape == "comprehension":
         name = g.fresh("list")
@@ -475,6 +476,20 @@ def _real_code(g: _Gen, lines: list[str], shape: str) -> None:
                   f"{r1} = ({p}_a.lo or 0) * 1000 + ({p}_a.hi or 0) + len({p}_a)",
                   f"{r2} = ({p}_b.hi or 0) - ({p}_b.lo or 0) + (1 if {p}_a else 0) + bool({m}())",
                   f"{r3} = {p}_c.lo * 10 + {p}_c.hi + len({m}({g.small(0, 3)}, {g.small(2, 5)}))"]
+    elif shape == "builtins":  # a config dict zipped from names, enumerated stages, sorted items
+        names, cfg, tag = f"{p}_names", f"{p}_cfg", f"{p}_Tag"
+        keys = g.choice([("'m'", "'n'", "'k'"), ("'a'", "'b'"), ("'x'",)])
+        lines += [f"class {tag}:",
+                  "    def __init__(self, n):", "        self.n = n",
+                  "    def __repr__(self):", f"        return 'T' + str(self.n)",
+                  *(["    def __str__(self):", "        return '#' + str(self.n)"] if g.choice([0, 1]) else []),
+                  f"{names} = ({', '.join(keys)},)",
+                  f"{cfg} = dict(zip({names}, [{g.int_(0)}, {g.small(0, 9)}, {g.small(0, 9)}]{g.choice(['', ', strict=False'])}))",
+                  f"{p}_st = [i * 10 + v for i, v in enumerate(sorted({cfg}.values()), {g.small(0, 3)})]",
+                  f"{p}_it = sorted({cfg}.items(), reverse={g.choice(['True', 'False'])})",
+                  f"{r1} = len({cfg}) * 100 + sum({p}_st) + len(list(reversed({p}_it)))",
+                  f"{r2} = len(f'{{{tag}({g.small(0, 99)})}}{{{tag}(3)!r}}') + len(str({tag}({g.int_(0)})))",
+                  f"{r3} = dict([(k, v) for k, v in {p}_it]).get({keys[0]}, -1)"]
     else:  # try
         lines += ["try:", f"    {r1} = {g.int_(1)} // ({g.small(0, 2)})", "except ZeroDivisionError:",
                   f"    {r1} = -1", f"{r2} = 0", f"for {p}_i in range({g.small(0, 4)}):",
