@@ -8,14 +8,16 @@ rejects that wgmma-lsp reports at JAX's line with JAX's message. Target: 80%; an
 JAX accepts the mutant. `symb` marks an error of ours at JAX's line whose message is JAX's with
 sizes left symbolic (not counted as a hit).
 
-    .venv312/bin/python benchmarks/bench_tokamax_mutations.py [--opened] [ID_SUBSTRING...]
+    .venv312/bin/python benchmarks/bench_tokamax_mutations.py [--opened [--sweeps-all]] [ID_SUBSTRING...]
 
 `--opened` also measures what an author sees with the mutant opened as it is, without the
 harness (the file's own contexts: its package's tests, its configs): the share of the mutants
 JAX rejects (in the harness's configs) that get an error or warning at JAX's line with JAX's
 message (`exact`), or with JAX's message for other sizes (`sizes`: a test's shapes are not the
 harness's), and how many of those are errors. Other errors are listed, not counted as false:
-they may be proven in a config the harness does not run.
+they may be proven in a config the harness does not run. `--sweeps-all` analyses the opened
+mutants as `wgmma-lsp check` does (every test case and sweep combination), not within the
+editor's typing budget.
 
 tokamax 0.0.17 needs Python >= 3.12 (.venv312).
 """
@@ -60,7 +62,11 @@ def main(argv: list[str]) -> int:
           f"   target {TARGET:.0%}{'' if rate >= TARGET else ': below'}; false errors: {false}"
           f"   ({time.perf_counter() - start:.0f} s)")
     if opened:
-        as_opened(outcomes)
+        from wgmma_lsp.interpret.sweep_budget import sweep_mode
+
+        # `--sweeps all`: as `wgmma-lsp check` (and the server once a file is saved) analyses it
+        with sweep_mode("all" if "--sweeps-all" in argv else None):
+            as_opened(outcomes)
     return 0
 
 
