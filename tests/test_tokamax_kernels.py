@@ -285,3 +285,23 @@ def test_the_kernel_modules_get_no_error_and_no_warning_over_lsp_cold_and_warm()
                                                  for d in ds if d.get("severity") in (1, 2)]
                 for uri, ds in published.items()}
         assert {k: v for k, v in loud.items() if v} == {}, label
+
+
+def test_over_lsp_the_causal_mask_hovers_from_the_hover_pass_test_case() -> None:
+    """The same through the real server: the hover records (and their hover pass, which runs
+    `test_causal_mask` here) are built in a thread of their own; the hover answers with them."""
+    from raw_lsp import RawClient
+
+    path = ops_dir() / "attention" / "pallas_mosaic_gpu_kernel_sm90.py"
+    source = path.read_text()
+    lines = source.splitlines()
+    found = [i for i, t in enumerate(lines) if t.strip() == "s = jnp.where(mask, s, -jnp.inf)"]
+    assert found, "the kernel's masking line (tokamax changed: update the test)"
+    client = RawClient()
+    try:
+        client.initialize({"python": sys.executable})
+        client.open(path.as_uri(), source)
+        shown = client.hover(path.as_uri(), found[0], lines[found[0]].index("mask"), timeout=300)
+    finally:
+        client.kill()
+    assert shown is not None and "bool[" in shown and "test_causal_mask" in shown, shown

@@ -797,16 +797,18 @@ def serve_stdio() -> None:
     logging.getLogger("pygls").setLevel(logging.WARNING)
     server = create_server()
     server.start_io()
-    _exit_promptly(server.pool, server.exit_code)
+    _exit_promptly([server.pool, server.records_pool], server.exit_code)
 
 
-def _exit_promptly(pool: ThreadPoolExecutor, code: int, grace: float = 0.5) -> None:
+def _exit_promptly(pools: list[ThreadPoolExecutor], code: int, grace: float = 0.5) -> None:
     """End the process: an analysis thread that has not reached a checkpoint within `grace`
-    seconds is not waited for (Python would join it at exit: seconds on a big file)."""
-    for thread in list(getattr(pool, "_threads", ())):
+    seconds (or a hover pass still building records) is not waited for (Python would join it at
+    exit: seconds on a big file)."""
+    threads = [t for pool in pools for t in list(getattr(pool, "_threads", ()))]
+    for thread in threads:
         thread.join(grace)
         grace = 0.05
-    if any(t.is_alive() for t in getattr(pool, "_threads", ())):
+    if any(t.is_alive() for t in threads):
         log.info("exiting without waiting for an analysis still running")
         logging.shutdown()
         if not sys.stdout.closed:  # pygls may have closed it at the end of input
