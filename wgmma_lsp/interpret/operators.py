@@ -67,6 +67,18 @@ def _method(interp: Interpreter, obj: InstanceVal, name: str) -> object:
     return None
 
 
+def _call_own(interp: Interpreter, obj: Value, name: str, args: list[Value],
+              node: ast.AST | None = None) -> Value | None:
+    """`type(obj).<name>(obj, *args)` for an object of a user class whose class defines it;
+    None where it does not (or where that is not known)."""
+    if not takes_part(obj):
+        return None
+    method = _method(interp, obj, name)  # type: ignore[arg-type]
+    if method is None or method is _NO_METHOD:
+        return None
+    return _call(interp, method, args, node)  # type: ignore[arg-type]
+
+
 def _plain(v: Value) -> bool:
     return (isinstance(v, Const) and type(v.value) in _PLAIN) or isinstance(v, TupleVal)
 
@@ -106,15 +118,33 @@ def binary(interp: Interpreter, op: ast.operator, left: Value, right: Value,
             result = _call(interp, own, [right], node)  # type: ignore[arg-type]
             if not _declined(result):
                 return result
+    # (of two objects of the same class, only its own method: no reflected call)
+    taken = _first_taken(interp, _ordered(interp, left, right, f"__{name}__", f"__r{name}__", False), node)
+    # None: no method took the operands: CPython raises TypeError, or goes on with a builtin's
+    # own behaviour (`[1] * obj` with an `__index__`, `"%s" % obj`): not claimed either way.
+    return UNKNOWN if taken is None else taken
+
+
+def _ordered(interp: Interpreter, left: Value, right: Value, own: str, reflected: str,
+             same_class_reflects: bool) -> list[tuple[object, Value]]:
+    """The methods CPython tries, in its order, each with the other operand: `left`'s own, then
+    `right`'s reflected one — first when `right`'s class is a proper subclass of `left`'s that
+    overrides it."""
     tries: list[tuple[object, Value]] = []
-    if isinstance(left, InstanceVal):
-        tries.append((_method(interp, left, f"__{name}__"), right))
-    if isinstance(right, InstanceVal) and not (isinstance(left, InstanceVal) and left.cls is right.cls):
-        reflected = (_method(interp, right, f"__r{name}__"), left)
-        if isinstance(left, InstanceVal) and _overrides(interp, right.cls, left.cls, f"__r{name}__"):
-            tries.insert(0, reflected)
+    if takes_part(left):
+        tries.append((_method(interp, left, own), right))  # type: ignore[arg-type]
+    if takes_part(right) and (same_class_reflects or not (takes_part(left) and left.cls is right.cls)):  # type: ignore[attr-defined]
+        entry = (_method(interp, right, reflected), left)  # type: ignore[arg-type]
+        if takes_part(left) and _overrides(interp, right.cls, left.cls, reflected):  # type: ignore[attr-defined]
+            tries.insert(0, entry)
         else:
-            tries.append(reflected)
+            tries.append(entry)
+    return tries
+
+
+def _first_taken(interp: Interpreter, tries: list[tuple[object, Value]], node: ast.AST | None) -> Value | None:
+    """The result of the first method that does not return NotImplemented; UNKNOWN at a method
+    not known; None when every one declined or none is defined."""
     for method, other in tries:
         if method is None:
             return UNKNOWN
@@ -123,9 +153,7 @@ def binary(interp: Interpreter, op: ast.operator, left: Value, right: Value,
         result = _call(interp, method, [other], node)  # type: ignore[arg-type]
         if not _declined(result):
             return result
-    # No method took the operands: CPython raises TypeError, or goes on with a builtin's own
-    # behaviour (`[1] * obj` with an `__index__`, `"%s" % obj`): not claimed either way.
-    return UNKNOWN
+    return None
 
 
 def unary(interp: Interpreter, op: ast.unaryop, operand: Value, node: ast.AST | None) -> Value | None:
@@ -133,10 +161,8 @@ def unary(interp: Interpreter, op: ast.unaryop, operand: Value, node: ast.AST | 
     name = UNARY.get(type(op))
     if name is None or not takes_part(operand):
         return None
-    method = _method(interp, operand, f"__{name}__")  # type: ignore[arg-type]
-    if method is None or method is _NO_METHOD:
-        return UNKNOWN
-    return _call(interp, method, [], node)  # type: ignore[arg-type]
+    result = _call_own(interp, operand, f"__{name}__", [], node)
+    return UNKNOWN if result is None else result
 
 
 def truth(interp: Interpreter, obj: Value) -> bool | None:
@@ -159,12 +185,7 @@ def truth(interp: Interpreter, obj: Value) -> bool | None:
 def length(interp: Interpreter, obj: Value) -> int | None:
     """`len(obj)` for an object of a user class with a `__len__` returning an int >= 0 (CPython
     raises for anything else); None where not known."""
-    if not takes_part(obj):
-        return None
-    method = _method(interp, obj, "__len__")  # type: ignore[arg-type]
-    if method is None or method is _NO_METHOD:
-        return None
-    r = _call(interp, method, [], None)  # type: ignore[arg-type]
+    r = _call_own(interp, obj, "__len__", [])
     if isinstance(r, Const) and type(r.value) in (int, bool) and r.value >= 0:
         return int(r.value)
     return None
@@ -198,16 +219,8 @@ def compare(interp: Interpreter, op: ast.cmpop, left: Value, right: Value) -> Va
     own, reflected = names
     if not (takes_part(left) or _plain(left)):
         return None  # an array's or a library object's own comparison runs first
-    tries: list[tuple[object, Value]] = []
-    if takes_part(left):
-        tries.append((_method(interp, left, own), right))  # type: ignore[arg-type]
-    if takes_part(right):
-        entry = (_method(interp, right, reflected), left)  # type: ignore[arg-type]
-        if takes_part(left) and _overrides(interp, right.cls, left.cls, reflected):  # type: ignore[attr-defined]
-            tries.insert(0, entry)
-        else:
-            tries.append(entry)
-    elif not _plain(right):
+    tries = _ordered(interp, left, right, own, reflected, True)  # (rich comparisons reflect always)
+    if not takes_part(right) and not _plain(right):
         tries.append((None, left))  # an array's, a library object's reflected method: not known
     if all(m is _NO_METHOD or m is None for m, _ in tries):
         if isinstance(op, ast.NotEq) and any(m is _NO_METHOD for m, _ in tries):
@@ -217,14 +230,9 @@ def compare(interp: Interpreter, op: ast.cmpop, left: Value, right: Value) -> Va
                 t = interp.truth(eq) if not _declined(eq) else None
                 return Const(not t) if t is not None else UNKNOWN
         return None
-    for method, other in tries:
-        if method is None:
-            return UNKNOWN
-        if method is _NO_METHOD:
-            continue
-        result = _call(interp, method, [other], None)  # type: ignore[arg-type]
-        if not _declined(result):
-            return result
+    taken = _first_taken(interp, tries, None)
+    if taken is not None:
+        return taken
     if isinstance(op, (ast.Eq, ast.NotEq)):  # declined both ways: identity (`object.__eq__`)
         same = _identical(interp, left, right)
         return UNKNOWN if same is None else Const(same == isinstance(op, ast.Eq))
@@ -243,22 +251,15 @@ def getitem(interp: Interpreter, obj: Value, index: Value, node: ast.AST | None)
     """`obj[index]` through `type(obj).__getitem__`; None where `obj` takes no part here."""
     if not takes_part(obj):
         return None
-    method = _method(interp, obj, "__getitem__")  # type: ignore[arg-type]
-    if method is None or method is _NO_METHOD:
-        return UNKNOWN
-    return _call(interp, method, [index], node)  # type: ignore[arg-type]
+    result = _call_own(interp, obj, "__getitem__", [index], node)
+    return UNKNOWN if result is None else result
 
 
 def iterated(interp: Interpreter, obj: Value) -> Value | None:
     """What `iter(obj)` gives through `type(obj).__iter__` (a generator, a list's iterator...);
     None where not known (or where it is the object itself: an iterator of its own class)."""
-    if not takes_part(obj):
-        return None
-    method = _method(interp, obj, "__iter__")  # type: ignore[arg-type]
-    if method is None or method is _NO_METHOD:
-        return None
-    result = _call(interp, method, [], None)  # type: ignore[arg-type]
-    return None if result is obj or isinstance(result, InstanceVal) else result
+    result = _call_own(interp, obj, "__iter__", [])
+    return None if result is None or result is obj or isinstance(result, InstanceVal) else result
 
 
 def text(interp: Interpreter, obj: Value, conversion: str = "str") -> str | None:
