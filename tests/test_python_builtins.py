@@ -65,3 +65,25 @@ B = next(h, -1)
 """)
     assert not isinstance(got["A"], Const), got["A"].describe()
     assert not isinstance(got["B"], Const), got["B"].describe()
+
+
+def test_text_of_shapes_and_dtype_objects_as_cpython_and_jax() -> None:
+    agree("""
+import jax.numpy as jnp
+
+x = jnp.zeros((2, 3), jnp.bfloat16)
+y = jnp.ones((4,), jnp.float32)
+A = (str(x.dtype), f"{y.dtype}", str(jnp.dtype("float16")))
+B = (f"{x.shape}", str(y.shape), repr(x.shape), f"{[1, (2, 'a')]!r}")
+C = f"attention_{x.dtype}_{x.shape[0]}x{x.shape[1]}"
+""", "A", "B", "C")
+    got = interpreted("""
+import jax.numpy as jnp
+
+x = jnp.zeros((2, 3), jnp.bfloat16)
+A = repr(x.dtype)            # dtype(bfloat16): ml_dtypes' repr, not followed
+B = f"{x.dtype:>10}"         # a format spec: TypeError
+C = str(jnp.float32)         # the scalar type, not a dtype object
+""")
+    for name in "ABC":
+        assert not isinstance(got[name], Const), (name, got[name].describe())

@@ -549,8 +549,9 @@ class ExpressionsMixin:
             if isinstance(v, ast.FormattedValue):
                 x = self.eval(v.value, env)
                 spec = self.eval(v.format_spec, env) if v.format_spec is not None else Const("")
-                if isinstance(x, InstanceVal) and isinstance(spec, Const) and isinstance(spec.value, str):
-                    shown = operators.formatted(self, x, v.conversion, spec.value)  # `__str__`, `__repr__`
+                if isinstance(x, (InstanceVal, DTypeVal, TupleVal)) and isinstance(spec, Const) \
+                        and isinstance(spec.value, str):
+                    shown = operators.formatted(self, x, v.conversion, spec.value)  # a shape, `__str__`...
                     if shown is not None:
                         if parts is not None:
                             parts.append(shown)

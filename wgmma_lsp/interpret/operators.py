@@ -23,10 +23,12 @@ from typing import Any
 
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.classes import ENUMS, bind, decorated, lookup, mro, opaque_bases
+from wgmma_lsp.interpret.dtypes import DType
 from wgmma_lsp.interpret.values import (
     UNKNOWN,
     ClassVal,
     Const,
+    DTypeVal,
     FuncVal,
     InstanceVal,
     TupleVal,
@@ -263,9 +265,16 @@ def iterated(interp: Interpreter, obj: Value) -> Value | None:
 
 
 def text(interp: Interpreter, obj: Value, conversion: str = "str") -> str | None:
-    """`str(obj)` ("str") or `repr(obj)` ("repr") for an object of a user class whose class
-    defines `__str__` / `__repr__` returning a string (`object.__str__` is `repr`); None where
-    not known (the default `<... object at 0x...>`, a dataclass's generated `__repr__`)."""
+    """`str(obj)` ("str") or `repr(obj)` ("repr"): of a tuple or list of constants (a shape), as
+    CPython prints it; of a NumPy dtype object (`x.dtype`), its name; of an object of a user
+    class whose class defines `__str__` / `__repr__` returning a string (`object.__str__` is
+    `repr`), what it returns. None where not known (the default `<... object at 0x...>`, a
+    dataclass's generated `__repr__`, a dtype's repr)."""
+    if isinstance(obj, DTypeVal):
+        return obj.dtype.name if conversion == "str" and obj.instance and type(obj.dtype) is DType else None
+    if isinstance(obj, TupleVal):
+        value = _constants(obj)
+        return None if value is None else str(value) if conversion == "str" else repr(value)
     if not takes_part(obj):
         return None
     names = ("__str__", "__repr__") if conversion == "str" else ("__repr__",)
@@ -280,10 +289,28 @@ def text(interp: Interpreter, obj: Value, conversion: str = "str") -> str | None
 
 
 def formatted(interp: Interpreter, obj: Value, conversion: int, spec: str) -> str | None:
-    """What an f-string's `{obj}` / `{obj!s}` / `{obj!r}` gives for an object of a user class:
-    `format(obj, "")` is `str(obj)` unless the class defines `__format__`; None where not known."""
+    """What an f-string's `{obj}` / `{obj!s}` / `{obj!r}` gives for a value `text` knows:
+    `format(obj, "")` is `str(obj)` unless a user class defines `__format__`; None where not
+    known (with a format spec: `object.__format__` raises TypeError, a dtype's too)."""
     if conversion == ord("r"):
         return text(interp, obj, "repr")
-    if spec or (conversion != ord("s") and _method(interp, obj, "__format__") is not _NO_METHOD):  # type: ignore[arg-type]
-        return None  # (`object.__format__` with a spec raises TypeError)
+    if spec or (conversion != ord("s") and takes_part(obj)
+                and _method(interp, obj, "__format__") is not _NO_METHOD):  # type: ignore[arg-type]
+        return None
     return text(interp, obj, "str")
+
+
+def _constants(v: TupleVal, depth: int = 0) -> tuple | list | None:
+    """The Python tuple or list of a TupleVal made of constants only (not a sweep's values: the
+    text would read them unobserved; not a NamedTuple, whose repr names its fields)."""
+    if type(v) is not TupleVal or depth > 4:
+        return None
+    out = []
+    for x in v.items:
+        if type(x) is Const:
+            out.append(x.value)
+        elif isinstance(x, TupleVal) and (inner := _constants(x, depth + 1)) is not None:
+            out.append(inner)
+        else:
+            return None
+    return out if v.is_list else tuple(out)

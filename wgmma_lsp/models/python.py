@@ -24,6 +24,7 @@ from wgmma_lsp.interpret.values import (
     ClassVal,
     Const,
     DictVal,
+    DTypeVal,
     InstanceVal,
     Opaque,
     OpaqueReplaced,
@@ -92,10 +93,10 @@ def _text_of(conversion: str):
     of_constant = MODELS[f"builtins.{conversion}"]
 
     def run(call: Call) -> Value:
-        """`str(obj)` / `repr(obj)`: of constants, evaluated for real; of an object of a user
-        class, its `__str__` / `__repr__` (interpret/operators.py)."""
-        if len(call.args) == 1 and not call.kwargs and isinstance(call.args[0], InstanceVal):
-            shown = operators.text(call.interp, call.args[0], conversion)
+        """`str(obj)` / `repr(obj)`: of constants, evaluated for real; of a shape, a dtype
+        object, an object of a user class with `__str__` / `__repr__`: interpret/operators.text."""
+        if len(call.args) == 1 and not call.kwargs and isinstance(call.args[0], (InstanceVal, DTypeVal, TupleVal)):
+            shown = operators.text(call.interp, mutation.live(call.interp, call.args[0]), conversion)
             return Const(shown) if shown is not None else UNKNOWN
         return of_constant(call)
     return run
