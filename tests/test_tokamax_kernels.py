@@ -305,3 +305,37 @@ def test_over_lsp_the_causal_mask_hovers_from_the_hover_pass_test_case() -> None
     finally:
         client.kill()
     assert shown is not None and "bool[" in shown and "test_causal_mask" in shown, shown
+
+
+def test_the_hover_pass_test_case_keeps_no_interpreter_alive(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the hover pass keeps of the left-out test cases holds no reference to the interpreter
+    (a lambda over it made a cycle: each dropped analysis of a library kernel waited for the
+    collector, interpreter, trees and values)."""
+    import gc
+    import weakref
+
+    from wgmma_lsp.analysis import analyze
+    from wgmma_lsp.interpret import interp as interp_module
+
+    made: list[weakref.ref] = []
+    real_init = interp_module.Interpreter.__init__
+
+    def init(self, *a, **k):  # type: ignore[no-untyped-def]
+        made.append(weakref.ref(self))
+        real_init(self, *a, **k)
+
+    monkeypatch.setattr(interp_module.Interpreter, "__init__", init)
+    path = ops_dir() / "attention" / "pallas_mosaic_gpu_kernel_sm90.py"
+    source = path.read_text()
+    for hovered in (False, True):
+        made.clear()
+        gc.collect()
+        gc.disable()
+        try:
+            analysis = analyze(source, str(path))
+            if hovered:
+                assert analysis.records
+            del analysis
+            assert made and all(r() is None for r in made), hovered
+        finally:
+            gc.enable()

@@ -384,28 +384,31 @@ def run_test_contexts(interp: Interpreter, run_piece: Callable[[str, Callable[[]
         note(f"checked {done} of {len(cases)} test cases of this package that may reach this module; "
              "the analysis budget left out the others")
         # What the hover pass may run for lines no context reached (interpret/driver.py).
-        interp.unrun_test_cases = [
-            UnrunCase(case.context().origin, case, method.node,
-                      lambda case=case, cls=cls, method=method: run_case(interp, case, cls, method, configs))
-            for case, cls, method in cases[done:]]
+        interp.unrun_test_cases = [UnrunCase(case.context().origin, case, cls, method, configs)
+                                   for case, cls, method in cases[done:]]
     log.info("%s: ran %d test cases of %s", interp.path, done, ", ".join(map(os.path.basename, modules)))
     return done
 
 
 @dataclass
 class UnrunCase:
-    """A test case the budget left out: what the hover pass needs to choose and run it."""
+    """A test case the budget left out: what the hover pass needs to choose and run it (no
+    reference to the interpreter: an analysis stays free of cycles through it)."""
 
     label: str
     case: TestCase
-    method: ast.AST  # the test method's definition
-    run: Callable[[], None]
+    cls: ClassVal
+    method: FuncVal
+    configs: list[Value]
+
+    def run(self, interp: Interpreter) -> None:
+        run_case(interp, self.case, self.cls, self.method, self.configs)
 
     def words(self) -> set[str]:
         """The words of the identifiers, keywords and strings the test method and its
         parameters mention (`test_causal_mask`, `impl_kwargs=dict(is_causal=True)`)."""
         out = words_of(self.case.method)
-        nodes = [self.method, *self.case.case.args, *(v for _, v in self.case.case.kwargs)]
+        nodes = [self.method.node, *self.case.case.args, *(v for _, v in self.case.case.kwargs)]
         for node in nodes:
             for n in ast.walk(node):
                 if isinstance(n, ast.Name):

@@ -458,11 +458,10 @@ def _run_more_test_cases(interp: Interpreter, functions: list[FuncVal]) -> None:
     none that mentions none. Each has a piece's step budget (one that runs out ends that case,
     not the hover pass). Their findings are not reported: the budget left these cases out of
     the diagnostics (`wgmma-lsp check` runs them all)."""
+    from wgmma_lsp.entry.test_contexts import words_of
     from wgmma_lsp.interpret.incomplete import piece_steps, set_limit
 
-    from wgmma_lsp.entry.test_contexts import words_of
-
-    remaining = list(interp.unrun_test_cases)
+    remaining, interp.unrun_test_cases = list(interp.unrun_test_cases), []
     for _ in range(MAX_HOVER_TEST_CASES):
         waiting = [f for f in functions if _has_unreached_names(interp, f.node)]
         guards = _guard_words(interp, waiting) if remaining and waiting else set()
@@ -484,7 +483,7 @@ def _run_more_test_cases(interp: Interpreter, functions: list[FuncVal]) -> None:
             interp.entered.discard(id(f.node))
         set_limit(interp, interp.steps + piece_steps())
         try:
-            case.run()
+            case.run(interp)
         except Cancelled:
             raise
         except Budget:
