@@ -10,7 +10,7 @@ the interpreter claims nothing.
 
 from __future__ import annotations
 
-from test_python_calls import agree, interpreted
+from test_python_calls import agree, interpreted, run_cpython
 
 from wgmma_lsp.interpret.values import Const
 
@@ -284,3 +284,31 @@ C = f"{Plain():>8}"          # TypeError
 """)
     for name in "ABC":
         assert not isinstance(got[name], Const), (name, got[name].describe())
+
+
+def test_containers_take_the_same_object_as_equal_without_asking_eq() -> None:
+    # CPython's identity shortcut: `x in (x,)`, `[x] == [x]`, `xs.index(x)` are true for the very
+    # same object whatever its `__eq__` says; `x == x` asks it. Where the same abstract value may
+    # stand for two objects (a memo replay's), the shortcut is not claimed, and never its opposite.
+    source = """
+class Never:
+    def __eq__(self, other):
+        return False
+    __hash__ = None
+
+x = Never()
+A = x == x
+B = x in (x,)
+C = [x] == [x]
+D = [x].index(x)
+E = x in (Never(),)
+"""
+    namespace = run_cpython(source)
+    assert (namespace["A"], namespace["B"], namespace["C"], namespace["D"], namespace["E"]) \
+        == (False, True, True, 0, False)
+    got = interpreted(source)
+    assert isinstance(got["A"], Const) and got["A"].value is False
+    assert isinstance(got["E"], Const) and got["E"].value is False
+    for name in "BCD":  # True in CPython: claimed only as True
+        v = got[name]
+        assert not isinstance(v, Const) or v.value == namespace[name], (name, v.describe())

@@ -314,3 +314,13 @@ def _constants(v: TupleVal, depth: int = 0) -> tuple | list | None:
         else:
             return None
     return out if v.is_list else tuple(out)
+
+
+def item_equal(interp: Interpreter, a: Value, b: Value) -> Value:
+    """`a == b` as containers compare items (`x in xs`, `xs.index(x)`, `xs == ys`, sets): the same
+    object is equal without asking its `__eq__` (CPython's identity shortcut), else `==`. For an
+    object of a user class that defines `__eq__`, the same value stands for the same object only
+    where no memo replay can have copied it (as `classes._dataclass_eq`): else not known."""
+    if a is b and takes_part(a) and _method(interp, a, "__eq__") is not _NO_METHOD:  # type: ignore[arg-type]
+        return Const(True) if not interp.memo_enabled else UNKNOWN
+    return interp.compare(ast.Eq(), a, b)

@@ -27,7 +27,7 @@ import math
 from collections import OrderedDict
 from typing import Any
 
-from wgmma_lsp.interpret import classes, mutation
+from wgmma_lsp.interpret import classes, mutation, operators
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.dtypes import DType
 from wgmma_lsp.interpret.values import (
@@ -111,7 +111,7 @@ def element_key(v: Value) -> Any:
 
 
 def _equal(interp: Interpreter, a: Value, b: Value) -> bool | None:
-    out = interp.compare(ast.Eq(), a, b)
+    out = operators.item_equal(interp, a, b)
     return out.value if isinstance(out, Const) and isinstance(out.value, bool) else None
 
 

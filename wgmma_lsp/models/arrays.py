@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret import dtypes as T
+from wgmma_lsp.interpret import operators
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.dims import Dim
 from wgmma_lsp.interpret.dtypes import DType
@@ -158,7 +159,7 @@ def array_compare(interp, op: ast.cmpop, left: Value, right: Value) -> Value:
         same: bool | None = len(left.items) == len(right.items) and left.is_list == right.is_list
         if same:
             for a, b in zip(left.items, right.items):
-                eq = interp.compare(ast.Eq(), a, b)
+                eq = operators.item_equal(interp, a, b)
                 if not isinstance(eq, Const):
                     same = None
                 elif not eq.value:
@@ -171,7 +172,7 @@ def array_compare(interp, op: ast.cmpop, left: Value, right: Value) -> Value:
         # `x in (a, b)`: decided when every item compares to x for sure.
         found: bool | None = False
         for item in right.items:
-            eq = interp.compare(ast.Eq(), left, item)
+            eq = operators.item_equal(interp, left, item)
             if not isinstance(eq, Const):
                 found = None
             elif eq.value:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from wgmma_lsp.interpret import generators, mutation, set_elements
+from wgmma_lsp.interpret import generators, mutation, operators, set_elements
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import (
     UNKNOWN,
@@ -60,7 +60,7 @@ def sequence_items(interp: Any, v: Value) -> tuple[Value, ...] | None:
 
 
 def _equal(interp: Any, a: Value, b: Value) -> bool | None:
-    r = interp.compare(ast.Eq(), a, b)
+    r = operators.item_equal(interp, a, b)
     return bool(r.value) if isinstance(r, Const) else None
 
 
