@@ -17,8 +17,9 @@ from wgmma_lsp.interpret import interp as interp_module
 SEED = Path(__file__).resolve().parent.parent / "examples" / "seed_errors.py"
 
 
-def _garbage_after(source: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int, bool]:
-    """(objects only the collector could free, whether the interpreter outlived the analysis)."""
+def track_interpreters(monkeypatch: pytest.MonkeyPatch) -> list[weakref.ref]:
+    """From now on, a weak reference to every interpreter made (to see whether one outlives its
+    analysis)."""
     made: list[weakref.ref] = []
     real_init = interp_module.Interpreter.__init__
 
@@ -27,6 +28,12 @@ def _garbage_after(source: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int, b
         real_init(self, *a, **k)
 
     monkeypatch.setattr(interp_module.Interpreter, "__init__", init)
+    return made
+
+
+def _garbage_after(source: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int, bool]:
+    """(objects only the collector could free, whether the interpreter outlived the analysis)."""
+    made = track_interpreters(monkeypatch)
     gc.collect()
     enabled = gc.isenabled()
     gc.disable()

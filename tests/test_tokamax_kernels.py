@@ -312,19 +312,12 @@ def test_the_hover_pass_test_case_keeps_no_interpreter_alive(monkeypatch: pytest
     (a lambda over it made a cycle: each dropped analysis of a library kernel waited for the
     collector, interpreter, trees and values)."""
     import gc
-    import weakref
+
+    from test_analysis_garbage import track_interpreters
 
     from wgmma_lsp.analysis import analyze
-    from wgmma_lsp.interpret import interp as interp_module
 
-    made: list[weakref.ref] = []
-    real_init = interp_module.Interpreter.__init__
-
-    def init(self, *a, **k):  # type: ignore[no-untyped-def]
-        made.append(weakref.ref(self))
-        real_init(self, *a, **k)
-
-    monkeypatch.setattr(interp_module.Interpreter, "__init__", init)
+    made = track_interpreters(monkeypatch)
     path = ops_dir() / "attention" / "pallas_mosaic_gpu_kernel_sm90.py"
     source = path.read_text()
     for hovered in (False, True):

@@ -43,6 +43,7 @@ import ast
 import itertools
 import logging
 import os
+import re
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
@@ -429,11 +430,12 @@ _COMMON_WORDS = frozenset({"test", "self", "none", "not", "and", "the", "get", "
                            "array"})
 
 
+_WORD_RE = re.compile(r"[A-Z]?[a-z]+|[0-9]+")
+
+
 def words_of(identifier: str) -> set[str]:
     """`is_causal` -> {"causal"}; `testCausalMask` -> {"causal", "mask"}."""
-    import re
-
-    parts = re.findall(r"[A-Z]?[a-z]+|[0-9]+", identifier)
+    parts = _WORD_RE.findall(identifier)
     return {w.lower() for w in parts if len(w) >= 3 and w.lower() not in _COMMON_WORDS}
 
 

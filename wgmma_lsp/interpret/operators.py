@@ -112,14 +112,10 @@ def binary(interp: Interpreter, op: ast.operator, left: Value, right: Value,
             return UNKNOWN  # an array, a library object, an unknown: its own operators may run
     if isinstance(op, ast.Mod) and isinstance(left, Const) and isinstance(left.value, (str, bytes)):
         return UNKNOWN  # `"%s" % obj` formats: str's own operator takes any object first
-    if inplace and isinstance(left, InstanceVal):
-        own = _method(interp, left, f"__i{name}__")
-        if own is None:
-            return UNKNOWN
-        if own is not _NO_METHOD:
-            result = _call(interp, own, [right], node)  # type: ignore[arg-type]
-            if not _declined(result):
-                return result
+    if inplace and takes_part(left):
+        taken = _first_taken(interp, [(_method(interp, left, f"__i{name}__"), right)], node)  # type: ignore[arg-type]
+        if taken is not None:
+            return taken
     # (of two objects of the same class, only its own method: no reflected call)
     taken = _first_taken(interp, _ordered(interp, left, right, f"__{name}__", f"__r{name}__", False), node)
     # None: no method took the operands: CPython raises TypeError, or goes on with a builtin's
@@ -172,25 +168,29 @@ def truth(interp: Interpreter, obj: Value) -> bool | None:
     through `__len__`, else True; None where not known."""
     if not takes_part(obj):
         return None
-    method = _method(interp, obj, "__bool__")  # type: ignore[arg-type]
-    if method is None:
-        return None
-    if method is not _NO_METHOD:
-        r = _call(interp, method, [], None)  # type: ignore[arg-type]
-        return r.value if isinstance(r, Const) and type(r.value) is bool else None  # (else TypeError)
-    n = length(interp, obj)
-    if n is None:
-        return None if _method(interp, obj, "__len__") is not _NO_METHOD else True  # type: ignore[arg-type]
-    return n != 0
+    for name in ("__bool__", "__len__"):
+        method = _method(interp, obj, name)  # type: ignore[arg-type]
+        if method is None:
+            return None
+        if method is not _NO_METHOD:
+            r = _call(interp, method, [], None)  # type: ignore[arg-type]
+            if name == "__bool__":
+                return r.value if isinstance(r, Const) and type(r.value) is bool else None  # (else TypeError)
+            n = _length_of(r)
+            return None if n is None else n != 0
+    return True
 
 
 def length(interp: Interpreter, obj: Value) -> int | None:
     """`len(obj)` for an object of a user class with a `__len__` returning an int >= 0 (CPython
     raises for anything else); None where not known."""
     r = _call_own(interp, obj, "__len__", [])
-    if isinstance(r, Const) and type(r.value) in (int, bool) and r.value >= 0:
-        return int(r.value)
-    return None
+    return _length_of(r) if r is not None else None
+
+
+def _length_of(r: Value) -> int | None:
+    """What `len()` makes of a `__len__` result: an int >= 0 (CPython raises for anything else)."""
+    return int(r.value) if isinstance(r, Const) and type(r.value) in (int, bool) and r.value >= 0 else None
 
 
 #: `a op b` tries `type(a).<method>` first, then `type(b).<reflected>` (the data model,
@@ -273,8 +273,8 @@ def text(interp: Interpreter, obj: Value, conversion: str = "str") -> str | None
     if isinstance(obj, DTypeVal):
         return obj.dtype.name if conversion == "str" and obj.instance and type(obj.dtype) is DType else None
     if isinstance(obj, TupleVal):
-        value = _constants(obj)
-        return None if value is None else str(value) if conversion == "str" else repr(value)
+        value = python_value(obj)
+        return None if value is NOT_PLAIN else str(value) if conversion == "str" else repr(value)
     if not takes_part(obj):
         return None
     names = ("__str__", "__repr__") if conversion == "str" else ("__repr__",)
@@ -300,19 +300,20 @@ def formatted(interp: Interpreter, obj: Value, conversion: int, spec: str) -> st
     return text(interp, obj, "str")
 
 
-def _constants(v: TupleVal, depth: int = 0) -> tuple | list | None:
-    """The Python tuple or list of a TupleVal made of constants only (not a sweep's values: the
-    text would read them unobserved; not a NamedTuple, whose repr names its fields)."""
+NOT_PLAIN = object()  # what `python_value` gives for a value that is not one
+
+
+def python_value(v: Value, exact: bool = True, depth: int = 0) -> Any:
+    """The Python value of a constant, or of a tuple or list (not a NamedTuple, whose repr names
+    its fields) made of them, nested; NOT_PLAIN for anything else. `exact`: constants only, not a
+    sweep's values (`observe.Swept`: a text made of them would read them unobserved)."""
+    if isinstance(v, Const) and (type(v) is Const or not exact):
+        return v.value
     if type(v) is not TupleVal or depth > 4:
-        return None
-    out = []
-    for x in v.items:
-        if type(x) is Const:
-            out.append(x.value)
-        elif isinstance(x, TupleVal) and (inner := _constants(x, depth + 1)) is not None:
-            out.append(inner)
-        else:
-            return None
+        return NOT_PLAIN
+    out = [python_value(x, exact, depth + 1) for x in v.items]
+    if any(x is NOT_PLAIN for x in out):
+        return NOT_PLAIN
     return out if v.is_list else tuple(out)
 
 

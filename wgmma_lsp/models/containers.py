@@ -178,27 +178,14 @@ def sorted_items(items: tuple[Value, ...], call: Call) -> tuple[Value, ...] | No
     reverse = call.kwargs.get("reverse", Const(False))
     if set(call.kwargs) - {"reverse"} or not isinstance(reverse, Const) or not call.complete:
         return None
-    values = [_plain_value(x) for x in items]
-    if any(v is _NOT_PLAIN for v in values):
+    values = [operators.python_value(x, exact=False) for x in items]
+    if any(v is operators.NOT_PLAIN for v in values):
         return None
     try:
         order = sorted(range(len(items)), key=values.__getitem__, reverse=bool(reverse.value))
     except TypeError:
         return None
     return tuple(items[i] if not isinstance(items[i], Const) else Const(items[i].value) for i in order)  # type: ignore[attr-defined]
-
-
-_NOT_PLAIN = object()
-
-
-def _plain_value(v: Value, depth: int = 0) -> Any:
-    """The Python value of a constant or a tuple of constants (to compare as CPython does)."""
-    if isinstance(v, Const):
-        return v.value
-    if isinstance(v, TupleVal) and not v.is_list and depth < 4 and type(v) is TupleVal:
-        out = tuple(_plain_value(x, depth + 1) for x in v.items)
-        return _NOT_PLAIN if any(x is _NOT_PLAIN for x in out) else out
-    return _NOT_PLAIN
 
 
 @method("tuple.copy")
