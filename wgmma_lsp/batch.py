@@ -17,9 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from wgmma_lsp import observed, results_cache
 from wgmma_lsp.discovery import Found
 from wgmma_lsp.ide.model import Diagnostic, Severity
 from wgmma_lsp.prefilter import Prefilter
+from wgmma_lsp.results_cache import API
 from wgmma_lsp.rules.tool_codes import SYNTAX_ERROR, UNREADABLE_FILE
 from wgmma_lsp.settings import Settings
 from wgmma_lsp.spans import Span
@@ -173,20 +175,27 @@ def _may_be_api(path: str, module: str, name: str) -> bool:
     global _prefilter
     if _prefilter is None:
         _prefilter = Prefilter()
-    return _prefilter.may_export(os.path.abspath(path), module, name)
+    answer = _prefilter.may_export(os.path.abspath(path), module, name)
+    observed.note(API, f"{path}\0{module}\0{name}", answer)  # the result cache asks again
+    return answer
 
 
-def _check_job(path: str, source: str, settings: Settings,
-               trace: bool) -> tuple[list[Diagnostic], str | None, int, tuple[int, int, int]]:
+def _check_job(path: str, source: str, settings: Settings, trace: bool,
+               cache: bool = False) -> tuple[list[Diagnostic], str | None, int, tuple[int, int, int]]:
     """check_source, with a crash of the analysis returned (not raised): the other files are
-    still checked, and the run reports it. Last: the places the analysis stopped short at."""
+    still checked, and the run reports it. Last: the places the analysis stopped short at.
+    `cache`: keep the result in the result cache (results_cache.py)."""
     try:
         stops: list = []
         kernels: list = []
         found = check_source(path, source, settings, trace, stops, kernels)
         cut = sum(k is None for k in kernels)
         kernels = [k for k in kernels if k is not None]
-        return found, None, len(stops), (len(kernels), sum(not k.concrete for k in kernels), cut)
+        counts = (len(kernels), sum(not k.concrete for k in kernels), cut)
+        if cache and not trace:
+            results_cache.store(path, source, settings,
+                                results_cache.Cached(found, len(stops), *counts))
+        return found, None, len(stops), counts
     except Exception:  # a bug in wgmma-lsp, not in the user's file
         import traceback
 
@@ -267,10 +276,19 @@ def default_jobs() -> int:
 
 def check_files(found: Sequence[Found], settings_for: Callable[[Path], Settings], *,
                 trace: bool = False, jobs: int | None = None,
-                progress: bool | None = None, prefilter: bool = True) -> list[FileResult]:
+                progress: bool | None = None, prefilter: bool = True,
+                cache: bool = False) -> list[FileResult]:
     """Check every file; results in the order given. `prefilter=False` analyses every file
-    (what the pre-filter skips must make no difference: tests compare the two)."""
+    (what the pre-filter skips must make no difference: tests compare the two). `cache`: use
+    and fill the result cache (results_cache.py; never with `trace`): the process records what
+    it observes from here on (observed.py), for good; results are only written when it did from
+    its start (`observed.start`; `wgmma-lsp check` starts it first thing)."""
     global _prefilter
+    cache = cache and not trace
+    keep = False
+    if cache:
+        keep = observed.start()
+        results_cache.new_run()
     results = [FileResult(f.path) for f in found]
     # One prefilter for the run: the import questions of each analysis (`_may_be_api`, also in
     # forked workers) reuse the files it read and the module graph it solved.
@@ -293,6 +311,8 @@ def check_files(found: Sequence[Found], settings_for: Callable[[Path], Settings]
             if found[i].explicit and os.path.abspath(found[i].path) not in relevant:
                 results[i].diagnostics += syntax_only(str(found[i].path), results[i].source or "", settings)
         todo = [(i, s) for i, s in todo if os.path.abspath(found[i].path) in relevant]
+    if cache:
+        todo = [(i, s) for i, s in todo if not _from_cache(results[i], s)]
     jobs = jobs or default_jobs()
     bar = Progress(len(todo), sys.stderr.isatty() if progress is None else progress)
     try:
@@ -300,19 +320,33 @@ def check_files(found: Sequence[Found], settings_for: Callable[[Path], Settings]
             for i, settings in todo:
                 r = results[i]
                 found_diags, r.crash, r.incomplete, (r.kernels, r.without_shapes, r.budget_cut) = _check_job(
-                    str(r.path), r.source or "", settings, trace)
+                    str(r.path), r.source or "", settings, trace, keep)
                 r.diagnostics += found_diags
                 r.analysed = True
                 bar.step(r.path)
         else:
-            _run_pool(results, todo, jobs, trace, bar)
+            _run_pool(results, todo, jobs, trace, bar, keep)
     finally:
         bar.close()
+    if keep and todo:  # entries were (re)written: logs nobody refers to any more go
+        results_cache.collect_garbage()
     return results
 
 
+def _from_cache(r: FileResult, settings: Settings) -> bool:
+    """Fill `r` from the result cache when its entry still holds."""
+    hit = results_cache.load(str(r.path), r.source or "", settings, _may_be_api)
+    if hit is None:
+        return False
+    r.diagnostics += hit.diagnostics
+    r.incomplete, r.kernels, r.without_shapes, r.budget_cut = (
+        hit.incomplete, hit.kernels, hit.without_shapes, hit.budget_cut)
+    r.analysed = True
+    return True
+
+
 def _run_pool(results: list[FileResult], todo: list[tuple[int, Settings]], jobs: int,
-              trace: bool, bar: Progress) -> None:
+              trace: bool, bar: Progress, cache: bool) -> None:
     # Imported here: a one-file run never starts a pool (multiprocessing costs ~10 ms to import).
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -331,7 +365,7 @@ def _run_pool(results: list[FileResult], todo: list[tuple[int, Settings]], jobs:
         # Largest files first: the pool is not left waiting on one big file at the end.
         order = sorted(todo, key=lambda t: -len(results[t[0]].source or ""))
         pending: dict[Future, int] = {
-            pool.submit(_check_job, str(results[i].path), results[i].source or "", s, trace): i
+            pool.submit(_check_job, str(results[i].path), results[i].source or "", s, trace, cache): i
             for i, s in order}
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)

@@ -36,6 +36,10 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     global ends_without_teardown
     ends_without_teardown = True
+    if not args.no_cache and not args.trace:  # before anything is looked up (results_cache.py)
+        from wgmma_lsp import observed
+
+        observed.start()
     try:
         env = _activate_environment(args)
         if args.show_settings:
@@ -141,7 +145,7 @@ def _check(args: argparse.Namespace) -> int:
     found = list(python_files(args.paths, excludes=excludes, respect_gitignore=gitignore))
     configure_gc()
     results = check_files(found, settings_for, trace=args.trace, jobs=args.jobs,
-                          progress=False if args.no_progress else None)
+                          progress=False if args.no_progress else None, cache=not args.no_cache)
     if args.fix or args.diff:  # apply_fixes.py: the preferred fixes, then the files checked again
         from wgmma_lsp import apply_fixes
 
@@ -149,7 +153,7 @@ def _check(args: argparse.Namespace) -> int:
         results, fixed = apply_fixes.run(
             results, settings_for, lambda paths: check_files(
                 [by_path[p] for p in paths], settings_for, trace=args.trace, jobs=args.jobs,
-                progress=False), diff_only=args.diff,
+                progress=False, cache=not args.no_cache), diff_only=args.diff,
             machine=args.format in ("json", "sarif", "github"))
         if args.diff:
             return 1 if fixed else 0
@@ -276,6 +280,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--no-respect-gitignore", action="store_true", help="walk what .gitignore ignores too")
     check.add_argument("--jobs", "-j", type=int, default=None, help="parallel processes (default: all cores)")
     check.add_argument("--no-progress", action="store_true", help="no progress line on a terminal")
+    check.add_argument("--no-cache", action="store_true",
+                       help="analyse every file again: neither read nor write the result cache "
+                            "(kept in the user cache directory; see `results_cache.py`)")
     check.add_argument("--sweeps", choices=["all", "budget"], default=None,
                        help="tuning loops: check every combination (default) or, as the server "
                             "does, only what the typing-speed budget allows (the rest gets a note)")

@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from wgmma_lsp import observed
 from wgmma_lsp import toml_cache
 
 ENTRY_RE = re.compile(r"^\s*#\s*wgmma-lsp:\s*trace\s+(?P<call>.+?)\s*$")
@@ -104,7 +105,7 @@ def find_pyproject(path: str | os.PathLike[str]) -> Path | None:
     here = Path(path).resolve().parent
     for folder in (here, *here.parents):
         candidate = folder / "pyproject.toml"
-        if candidate.is_file():
+        if observed.isfile(candidate):
             return candidate
     return None
 
@@ -119,7 +120,7 @@ def pyproject_entry_points(path: str | os.PathLike[str],
     if pyproject is None:
         return []
     try:
-        raw = pyproject.read_bytes()
+        raw = observed.read_bytes(pyproject)
         text = raw.decode("utf-8")
         table = toml_cache.pyproject_table(raw)
     except (OSError, UnicodeDecodeError, ValueError):

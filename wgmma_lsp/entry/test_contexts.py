@@ -48,6 +48,7 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
+from wgmma_lsp import observed
 from wgmma_lsp.bounded import put_newest
 from wgmma_lsp.entry.context import Context
 from wgmma_lsp.entry.discover import EntrySite, ParamSet, _test_site
@@ -85,10 +86,9 @@ def _module_name(path: str) -> str:
 
 def _parse(path: str) -> ast.Module | None:
     try:
-        if os.path.getsize(path) > MAX_SIBLING_CHARS:
+        if observed.stat(path).st_size > MAX_SIBLING_CHARS:
             return None
-        with open(path, encoding="utf-8") as fh:
-            return ast.parse(fh.read())
+        return ast.parse(observed.read_text(path))
     except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
         return None
 
@@ -104,7 +104,7 @@ def _imported_names(path: str) -> frozenset[str]:
     """The last parts of the module names a file imports (`from pkg import a as x` gives `a`
     and `pkg`), read from its syntax and kept while the file is unchanged."""
     try:
-        st = os.stat(path)
+        st = observed.stat(path)
     except OSError:
         return frozenset()
     key = (path, st.st_size, st.st_mtime_ns)
@@ -133,7 +133,7 @@ def test_modules(path: str) -> list[str]:
     directory = os.path.dirname(os.path.abspath(path))
     me = _module_name(path)
     try:
-        names = sorted(n for n in os.listdir(directory) if n.endswith(".py"))
+        names = sorted(n for n in observed.listdir(directory) if n.endswith(".py"))
     except OSError:
         return []
     tests = [os.path.join(directory, n) for n in names if n.endswith("_test.py")]

@@ -27,6 +27,8 @@ import functools
 import logging
 import os
 
+from wgmma_lsp import observed
+
 log = logging.getLogger("wgmma_lsp")
 
 MAX_DEPTH = 8  # re-exports and bases followed
@@ -138,7 +140,7 @@ def _module_path(parts: list[str], roots: tuple[str, ...]) -> str | None:
     for root in roots:
         base = os.path.join(root, *parts)
         for candidate in (base + ".py", os.path.join(base, "__init__.py")):
-            if os.path.isfile(candidate):
+            if observed.isfile(candidate):
                 return candidate
     return None
 
@@ -159,7 +161,7 @@ def _module_of(path: str, roots: tuple[str, ...]) -> str | None:
 @functools.lru_cache(maxsize=256)
 def _parse_cached(path: str, mtime_ns: int, size: int) -> tuple[ast.Module, dict[str, str], dict[str, ast.AST]] | None:
     try:
-        with open(path, "rb") as f:
+        with open(path, "rb") as f:  # observed: _parse stamped it (observed.stat)
             source = f.read(MAX_FILE_BYTES + 1)
     except OSError as e:
         log.info("wgmma-lsp: could not read %s: %s", path, e)
@@ -219,7 +221,7 @@ def _parse_cached(path: str, mtime_ns: int, size: int) -> tuple[ast.Module, dict
 
 def _parse(path: str) -> tuple[ast.Module, dict[str, str], dict[str, ast.AST]] | None:
     try:
-        st = os.stat(path)
+        st = observed.stat(path)
     except OSError:
         return None
     return _parse_cached(path, st.st_mtime_ns, st.st_size)
@@ -230,7 +232,7 @@ def _package_of(path: str) -> list[str]:
     out: list[str] = []
     d = os.path.dirname(path)
     for _ in range(MAX_DEPTH * 2):
-        if not os.path.isfile(os.path.join(d, "__init__.py")):
+        if not observed.isfile(os.path.join(d, "__init__.py")):
             break
         out.insert(0, os.path.basename(d))
         d = os.path.dirname(d)

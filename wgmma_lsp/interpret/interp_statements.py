@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Callable
 
+from wgmma_lsp import observed
 from wgmma_lsp.analysis_types import ValueRecord
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret import classes, generators, incomplete, mutation, operators, path_equalities, resolve
@@ -525,12 +526,14 @@ class StatementsMixin:
 
         key = J.ImportKey(self.path or "", "." * s.level + (s.module or ""), alias.name)
         found, canonical = J.cached(key)
+        line = self.lines.lines[s.lineno - 1] if s.lineno - 1 < len(self.lines.lines) else ""
+        col = line.find(alias.name, line.find("import"))
         if not found:
-            line = self.lines.lines[s.lineno - 1] if s.lineno - 1 < len(self.lines.lines) else ""
-            col = line.find(alias.name, line.find("import"))
             if col >= 0 and s.lineno == getattr(s, "end_lineno", s.lineno):
                 self.unresolved.append(J.Pending(key, s.lineno, col))
             return ForeignName(f"{s.module}.{alias.name}") if s.module and not s.level else UNKNOWN
+        # What jedi said, for `check`'s result cache (it asks jedi again to validate an entry).
+        observed.note(J.OBSERVATION, J.observation_key(J.Pending(key, s.lineno, col)), canonical)
         if canonical is None:
             return UNKNOWN
         if resolve.is_module_name(canonical) or canonical in resolve.SUBMODULES.values():

@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from wgmma_lsp import observed
 from wgmma_lsp import user_cache
 from wgmma_lsp.digest import blake2b
 from wgmma_lsp.interpret.jax_facts_data import FORMAT, JaxFacts
@@ -54,7 +55,7 @@ def entry_path(jax_root: Path, version: str | None) -> Path:
 
 def _stamp(path: Path) -> list[Any] | None:
     try:
-        st = path.stat()
+        st = observed.stat(path)
     except OSError:
         return None
     return [str(path), st.st_mtime_ns, st.st_size]

@@ -23,6 +23,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from wgmma_lsp import observed
+
 #: The keys of the table, as "lowering/primitive" semantics.
 KEYS = ("lane/warpgroup", "lane/warp", "warpgroup/warpgroup", "warpgroup/warp")
 UNKNOWN = "*"
@@ -38,10 +40,10 @@ def read(root: Path) -> dict[str, list[str]] | None:
     from wgmma_lsp.interpret import jax_source_read as jax_source
 
     package = root.joinpath(*_PACKAGE.split(".")[1:])
-    if not (package / "lowering.py").exists():
+    if not observed.exists(package / "lowering.py"):
         return None
     table: dict[str, set[str]] = {k: set() for k in KEYS}
-    for path in sorted(package.glob("*.py")):
+    for path in observed.glob(package, "*.py"):
         text = jax_source.read_source(str(path.relative_to(root)))
         if text is None or ("register_lowering_rule" not in text and "mosaic_lowering_rules" not in text):
             continue

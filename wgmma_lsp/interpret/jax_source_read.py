@@ -11,6 +11,7 @@ import functools
 import re
 from pathlib import Path
 
+from wgmma_lsp import observed
 from wgmma_lsp import environment
 
 from wgmma_lsp.interpret.jax_api_types import Export, Param, Signature
@@ -60,7 +61,7 @@ def read_source(dotted_or_relpath: str) -> str | None:
         return None
     _files_read.add(path)
     try:
-        return path.read_text(encoding="utf-8")
+        return observed.read_text(path)
     except OSError:
         return None
 
@@ -71,7 +72,7 @@ def _module_file(root: Path, dotted: str) -> Path | None:
         return None
     base = root.joinpath(*parts[1:])
     for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-        if candidate.exists():
+        if observed.exists(candidate):
             return candidate
     return None
 
@@ -80,7 +81,7 @@ def _module_file(root: Path, dotted: str) -> Path | None:
 def _parse(path: Path) -> ast.Module | None:
     _files_read.add(path)
     try:
-        return ast.parse(path.read_text(encoding="utf-8"), str(path))
+        return ast.parse(observed.read_text(path), str(path))
     except (OSError, SyntaxError, ValueError):
         return None
 

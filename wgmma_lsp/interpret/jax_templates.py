@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from wgmma_lsp import observed
+
 #: Where the Mosaic GPU errors live, relative to the `jax` package.
 SEARCH_DIRS = ("_src/pallas", "_src/state", "experimental/mosaic/gpu", "_src/lax/control_flow")
 EXTRA_FILES = ("_src/core.py", "_src/deprecations.py")
@@ -92,15 +94,15 @@ def _strings(tree: ast.Module) -> list[tuple[int, str, bool]]:
 @functools.lru_cache(maxsize=None)
 def _file_strings(path: Path) -> tuple[tuple[int, str, bool], ...]:
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = ast.parse(observed.read_text(path))
     except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
         return ()
     return tuple(_strings(tree))
 
 
 def source_files(root: Path) -> list[Path]:
-    files = [f for d in SEARCH_DIRS for f in sorted((root / d).rglob("*.py"))]
-    return files + [root / f for f in EXTRA_FILES if (root / f).exists()]
+    files = [f for d in SEARCH_DIRS for f in observed.rglob(root / d, "*.py")]
+    return files + [root / f for f in EXTRA_FILES if observed.exists(root / f)]
 
 
 def _matches(parts: list[str], text: str) -> bool:
@@ -149,7 +151,7 @@ def statement(code: str, root: Path | None = None, files: list[str] | None = Non
 @functools.lru_cache(maxsize=None)
 def _statements(path: Path) -> tuple[tuple[int, str], ...]:
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = ast.parse(observed.read_text(path))
     except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
         return ()
     return tuple((n.lineno, ast.dump(n)) for n in ast.walk(tree) if isinstance(n, (ast.Assert, ast.Raise)))

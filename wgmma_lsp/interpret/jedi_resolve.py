@@ -42,6 +42,27 @@ _imports: dict[ImportKey, str | None] = {}  # key -> canonical name (None: not a
 _docs: dict[str, str | None] = {}
 
 
+#: The kind of observation (observed.py) an analysis notes when it uses what jedi found.
+OBSERVATION = "jedi"
+
+
+def observation_key(p: Pending) -> str:
+    return "\0".join([p.key.path, p.key.module, p.key.name, str(p.line), str(p.col)])
+
+
+def still_found(where: str, canonical: str | None) -> bool:
+    """Does jedi still say what an earlier analysis used (`observation_key`, its answer)? The
+    importing file is read as it is now."""
+    path, module, name, line, col = where.split("\0")
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            source = f.read()
+    except OSError:
+        return False
+    p = Pending(ImportKey(path, module, name), int(line), int(col))
+    return compute_imports(source, path, [p])[p.key] == canonical
+
+
 def cached(key: ImportKey) -> tuple[bool, str | None]:
     with _lock:
         if key in _imports:

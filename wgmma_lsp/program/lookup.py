@@ -23,7 +23,8 @@ import os
 import site
 import sys
 import sysconfig
-from pathlib import Path
+
+from wgmma_lsp import observed
 
 
 def _is_environment_dir(d: str) -> bool:
@@ -54,12 +55,12 @@ def environment_roots(site_dirs: tuple[str, ...] = ()) -> tuple[str, ...]:
     directory) is read with `ast.literal_eval`."""
     roots: list[str] = []
     for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep):
-        if entry and os.path.isdir(entry):
+        if entry and observed.isdir(entry):
             roots.append(os.path.abspath(entry))
     own = list(getattr(site, "getsitepackages", lambda: [])()) + [p for p in sys.path if p.endswith("-packages")]
     for sp in dict.fromkeys(list(site_dirs) + own):
         try:
-            names = sorted(os.listdir(sp))
+            names = sorted(observed.listdir(sp))
         except OSError:
             continue
         for n in names:
@@ -72,7 +73,7 @@ def environment_roots(site_dirs: tuple[str, ...] = ()) -> tuple[str, ...]:
 
 def _pth_dirs(sp: str, name: str) -> list[str]:
     try:
-        text = Path(sp, name).read_text(encoding="utf-8", errors="replace")
+        text = observed.read_text(os.path.join(sp, name), errors="replace")
     except OSError:
         return []
     out = []
@@ -81,7 +82,7 @@ def _pth_dirs(sp: str, name: str) -> list[str]:
         if not line or line.startswith(("#", "import ", "import\t")):
             continue
         p = line if os.path.isabs(line) else os.path.join(sp, line)
-        if os.path.isdir(p) and not _is_environment_dir(os.path.normpath(p)):
+        if observed.isdir(p) and not _is_environment_dir(os.path.normpath(p)):
             out.append(os.path.abspath(p))
     return out
 
@@ -91,7 +92,7 @@ def _finder_roots(finder: str) -> list[str]:
     import ast
 
     try:
-        tree = ast.parse(Path(finder).read_text(encoding="utf-8", errors="replace"))
+        tree = ast.parse(observed.read_text(finder, errors="replace"))
     except (OSError, SyntaxError, ValueError):
         return []
     out = []
@@ -115,16 +116,14 @@ def _finder_roots(finder: str) -> list[str]:
 def project_site_dirs(workspace_roots: tuple[str, ...]) -> tuple[str, ...]:
     """site-packages of the project's virtualenvs: `.venv`, `venv`, `env` in a workspace root
     (those with a `pyvenv.cfg`), and `$VIRTUAL_ENV`/`$CONDA_PREFIX` (the editor's environment)."""
-    import glob
-
     envs = [os.path.join(w, d) for w in workspace_roots for d in (".venv", "venv", "env", ".env")]
     envs += [os.environ[v] for v in ("VIRTUAL_ENV", "CONDA_PREFIX") if os.environ.get(v)]
     out: list[str] = []
     for env in envs:
-        if not os.path.isfile(os.path.join(env, "pyvenv.cfg")) and not os.path.isdir(os.path.join(env, "conda-meta")):
+        if not observed.isfile(os.path.join(env, "pyvenv.cfg")) and not observed.isdir(os.path.join(env, "conda-meta")):
             continue
-        out += sorted(glob.glob(os.path.join(env, "lib", "python3*", "site-packages")))
-        out += [p for p in [os.path.join(env, "Lib", "site-packages")] if os.path.isdir(p)]
+        out += [str(p) for p in observed.glob(env, "lib/python3*/site-packages")]
+        out += [p for p in [os.path.join(env, "Lib", "site-packages")] if observed.isdir(p)]
     return tuple(dict.fromkeys(out))
 
 
@@ -136,14 +135,14 @@ def search_roots(from_path: str | None, workspace_roots: tuple[str, ...]) -> tup
     if from_path and own_package(from_path) is None:
         d = os.path.dirname(os.path.abspath(from_path))
         top = d
-        while os.path.isfile(os.path.join(top, "__init__.py")) and os.path.dirname(top) != top:
+        while observed.isfile(os.path.join(top, "__init__.py")) and os.path.dirname(top) != top:
             top = os.path.dirname(top)
         roots += [top, d]
     for w in workspace_roots:
         roots += [w, os.path.join(w, "src")]
     roots += environment_roots(project_site_dirs(tuple(workspace_roots)))
     return tuple(r for r in dict.fromkeys(os.path.normpath(r) for r in roots)
-                 if not _is_environment_dir(r) and os.path.isdir(r))
+                 if not _is_environment_dir(r) and observed.isdir(r))
 
 
 #: How far above an importing file its own package's top is looked for (package nesting depth).
@@ -180,10 +179,10 @@ def module_file(directory: str, parts: list[str]) -> str | None:
     """`directory/a/b.py` or `directory/a/b/__init__.py` for parts [a, b]."""
     base = os.path.join(directory, *parts)
     f = base + ".py"
-    if os.path.isfile(f):
+    if observed.isfile(f):
         return f
     init = os.path.join(base, "__init__.py")
-    if os.path.isfile(init):
+    if observed.isfile(init):
         return init
     return None
 
@@ -198,7 +197,7 @@ def installed_jax_parent() -> str | None:
     if pkg is None:
         return None
     pkg_dir = os.path.abspath(str(pkg))
-    if not os.path.isfile(os.path.join(pkg_dir, "__init__.py")):
+    if not observed.isfile(os.path.join(pkg_dir, "__init__.py")):
         return None
     return os.path.dirname(pkg_dir)
 
@@ -255,7 +254,7 @@ def find_relative(from_path: str | None, level: int, module: str | None) -> str 
         return None
     if not module:
         init = os.path.join(base, "__init__.py")
-        return init if os.path.isfile(init) else None
+        return init if observed.isfile(init) else None
     parts = module.split(".")
     return module_file(base, parts)
 

@@ -35,6 +35,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
+from wgmma_lsp import observed
 from wgmma_lsp.bounded import put_newest, trim
 from wgmma_lsp.digest import blake2b
 from wgmma_lsp.interpret.origin import ModuleOrigin, active_importer, set_active_importer
@@ -102,7 +103,7 @@ class Program:
             if open_text is not None:
                 return Text(open_text, digest_of(open_text))
         try:
-            st = os.stat(path)
+            st = observed.stat(path)
         except OSError:
             return None
         key = (st.st_mtime_ns, st.st_size)
@@ -113,7 +114,7 @@ class Program:
         if st.st_size > MAX_MODULE_CHARS * 4:
             return Text("", "too-large:" + str(st.st_size))
         try:
-            with open(path, encoding="utf-8", errors="replace") as f:
+            with open(path, encoding="utf-8", errors="replace") as f:  # observed: stamped above
                 text = f.read()
         except OSError:
             return None
@@ -220,7 +221,7 @@ class Session:
             return self._name_of(target, module, name) if target is not None else None
         # `from . import x`: a name of the package's __init__, else its submodule x.
         init = os.path.join(base, "__init__.py")
-        if os.path.isfile(init):
+        if observed.isfile(init):
             return self._name_of(init, os.path.basename(base), name)
         sub = lookup.module_file(base, [name])
         return self.module_value(sub, name) if sub is not None else None
