@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 from wgmma_lsp import observed, results_cache
 from wgmma_lsp.discovery import Found
 from wgmma_lsp.ide.model import Diagnostic, Severity
-from wgmma_lsp.prefilter import Prefilter
 from wgmma_lsp.results_cache import API
 from wgmma_lsp.rules.tool_codes import SYNTAX_ERROR, UNREADABLE_FILE
 from wgmma_lsp.settings import Settings
@@ -28,6 +27,8 @@ from wgmma_lsp.spans import Span
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
+
+    from wgmma_lsp.prefilter import Prefilter
 
 
 @dataclass
@@ -170,11 +171,17 @@ def configure_gc() -> None:
     _gc_tuned = True
 
 
+def _new_prefilter() -> Prefilter:
+    from wgmma_lsp.prefilter import Prefilter  # not needed by a run the cache serves
+
+    return Prefilter()
+
+
 def _may_be_api(path: str, module: str, name: str) -> bool:
     """Can `from module import name` in `path` bring in a JAX API object (prefilter.py)?"""
     global _prefilter
-    if _prefilter is None:
-        _prefilter = Prefilter()
+    if _prefilter is None:  # it reads from disk what it was not given: the same answers
+        _prefilter = _new_prefilter()
     answer = _prefilter.may_export(os.path.abspath(path), module, name)
     observed.note(API, f"{path}\0{module}\0{name}", answer)  # the result cache asks again
     return answer
@@ -290,29 +297,35 @@ def check_files(found: Sequence[Found], settings_for: Callable[[Path], Settings]
         keep = observed.start()
         results_cache.new_run()
     results = [FileResult(f.path) for f in found]
-    # One prefilter for the run: the import questions of each analysis (`_may_be_api`, also in
-    # forked workers) reuse the files it read and the module graph it solved.
-    cheap = _prefilter = Prefilter()
+    _prefilter = None  # built when first asked (a run served from the cache may never ask)
     todo: list[tuple[int, Settings]] = []
+    datas: list[tuple[Path, bytes]] = []
     for i, f in enumerate(found):
         settings = settings_for(f.path)
         data, text, problems = read(f.path, settings)
         results[i].source = text
         results[i].diagnostics = problems
         if data is not None:
-            cheap.add(f.path, data)
+            datas.append((f.path, data))
         if text is not None:
             todo.append((i, settings))
+    if cache:  # before the pre-filter: what it skips makes no difference (see prefilter.py)
+        todo = [(i, s) for i, s in todo if not _from_cache(results[i], s)]
+    # One prefilter for the run: the import questions of each analysis (`_may_be_api`, also in
+    # forked workers) reuse the files it read and the module graph it solved.
+    if todo:
+        _prefilter = _prefilter or _new_prefilter()
+        for path, data in datas:
+            _prefilter.add(path, data)
     # Files named on the command line are always analysed (a syntax error in them is reported);
     # in walked folders only those that can use Pallas (see prefilter.py).
-    if prefilter:
+    if prefilter and todo:
+        cheap = _prefilter or _new_prefilter()
         relevant = cheap.relevant(found[i].path for i, _ in todo)
         for i, settings in todo:  # named files that cannot use Pallas: still checked to parse
             if found[i].explicit and os.path.abspath(found[i].path) not in relevant:
                 results[i].diagnostics += syntax_only(str(found[i].path), results[i].source or "", settings)
         todo = [(i, s) for i, s in todo if os.path.abspath(found[i].path) in relevant]
-    if cache:
-        todo = [(i, s) for i, s in todo if not _from_cache(results[i], s)]
     jobs = jobs or default_jobs()
     bar = Progress(len(todo), sys.stderr.isatty() if progress is None else progress)
     try:
