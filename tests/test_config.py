@@ -3,6 +3,7 @@ and by the server (with the editor's settings on top)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -149,6 +150,9 @@ def test_show_settings(repo: Path, capsys) -> None:
     assert "lowering-semantics: lane" in out
     assert "sweeps: budget" in out
     assert "trace entries: kern/k.py:f(bf16[64,64])" in out
+    assert f"result cache: {os.environ['WGMMA_LSP_CACHE_DIR']}/results" in out.splitlines()
+    assert main(["check", "--no-cache", "--show-settings", "kern/k.py"]) == 0
+    assert "/results (off: --no-cache)" in capsys.readouterr().out
 
 
 def test_server_settings_editor_on_top(repo: Path) -> None:

@@ -108,6 +108,7 @@ def _file_settings(args: argparse.Namespace):
 def _show_settings(args: argparse.Namespace) -> int:
     from wgmma_lsp import config
 
+    from wgmma_lsp import results_cache
     from wgmma_lsp.environment import active
 
     settings_for = _file_settings(args)
@@ -117,6 +118,7 @@ def _show_settings(args: argparse.Namespace) -> int:
             print()
         print(config.describe(path, settings_for(path), config.find(path)))
         print(f"jax: {active().describe()}")
+        print(f"result cache: {results_cache.folder()}" + (" (off: --no-cache)" if args.no_cache else ""))
     return 0
 
 
