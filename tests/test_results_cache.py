@@ -289,3 +289,21 @@ def test_the_analysis_reads_the_disk_only_through_observed() -> None:
             if DISK.search(code) and "observed." not in code and "# observed:" not in line:
                 offenders.append(f"{rel}:{n}: {line.strip()}")
     assert offenders == []
+
+
+def test_garbage_collection_bounds_entries_and_drops_orphan_logs(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("WGMMA_LSP_CACHE_DIR", str(tmp_path))
+    results, logs = tmp_path / "results", tmp_path / "results" / "logs"
+    logs.mkdir(parents=True)
+    for i in range(5):
+        (results / f"{i:032x}.json").write_text(json.dumps({"log": f"log-{i}"}))
+        os.utime(results / f"{i:032x}.json", (1000 + i, 1000 + i))
+        (logs / f"log-{i}.jsonl").write_text("")
+    (logs / "young-orphan.jsonl").write_text("")  # a run may still be writing it
+    old = (1000, 1000)
+    for i in range(5):
+        os.utime(logs / f"log-{i}.jsonl", old)
+    assert results_cache.collect_garbage(max_entries=3) == 2  # log-0 and log-1: their entries went
+    assert sorted(p.name for p in results.glob("*.json")) == [f"{i:032x}.json" for i in (2, 3, 4)]
+    assert sorted(p.name for p in logs.iterdir()) == ["log-2.jsonl", "log-3.jsonl", "log-4.jsonl",
+                                                      "young-orphan.jsonl"]

@@ -14,7 +14,7 @@ written atomically (a temporary file renamed over it). An entry holds:
   the pre-filter's answers to "can this import bring in a JAX API?" (batch.py) and what jedi
   said an import is, where an analysis used it. Kept as a length of its process' log (`logs/`,
   one line per observation, appended: the entries of one process share it; a log no entry
-  refers to is deleted after an hour);
+  refers to is deleted after an hour; at most MAX_ENTRIES entries are kept);
 - the result: diagnostics (with their fixes and related places), the places the analysis
   stopped short, the kernels it saw.
 
@@ -61,6 +61,8 @@ _logs: dict[str, list | None] = {}  # observation logs read this run (None: unre
 _writing: tuple[int, str, int] | None = None  # this process's log: (pid, id, items written)
 #: A log no entry refers to is deleted once it is this old (a run still writing it is younger).
 STALE_LOG_SECONDS = 3600
+#: Entries kept (the least recently written deleted first, after a run that wrote some).
+MAX_ENTRIES = 20_000
 
 
 @dataclass
@@ -268,28 +270,39 @@ def store(path: str, text: str, settings: Settings, result: Cached) -> bool:
         return False
 
 
-def collect_garbage() -> int:
-    """Delete the logs no entry refers to (older than STALE_LOG_SECONDS: a concurrent run may
-    still be writing a younger one); returns how many."""
+def collect_garbage(max_entries: int = MAX_ENTRIES) -> int:
+    """Delete the entries beyond `max_entries` (the least recently written first), then the logs
+    no entry refers to (older than STALE_LOG_SECONDS: a concurrent run may still be writing a
+    younger one); returns how many logs went."""
     import time
 
     logs = folder() / "logs"
     try:
         names = os.listdir(logs)
+        entries = [n for n in os.listdir(folder()) if n.endswith(".json")]
     except OSError:
         return 0
-    used = set()
-    try:
-        entries = os.listdir(folder())
-    except OSError:
-        return 0
-    for name in entries:
-        if name.endswith(".json"):
+    if len(entries) > max_entries:
+        dated = []
+        for name in entries:
             try:
-                with open(folder() / name, encoding="utf-8") as f:
-                    used.add(str(json.load(f).get("log")))
-            except (OSError, ValueError, AttributeError):
+                dated.append((os.stat(folder() / name).st_mtime, name))
+            except OSError:
                 continue
+        dated.sort()
+        for _, name in dated[:len(dated) - max_entries]:
+            try:
+                os.unlink(folder() / name)
+            except OSError:
+                continue
+        entries = [name for _, name in dated[len(dated) - max_entries:]]
+    used = set()
+    for name in entries:
+        try:
+            with open(folder() / name, encoding="utf-8") as f:
+                used.add(str(json.load(f).get("log")))
+        except (OSError, ValueError, AttributeError):
+            continue
     removed = 0
     now = time.time()
     for name in names:
