@@ -112,6 +112,25 @@ def test_a_changed_import_is_analysed_again(tmp_path: Path, facts_cache: Path) -
     assert check(tmp_path, facts_cache, "kern.py") == (0, "All checks passed!\n")
 
 
+def test_a_dependency_touched_but_unchanged_still_serves(tmp_path: Path, facts_cache: Path) -> None:
+    """As after a fresh checkout: new stamps, the same bytes (the log keeps their digest)."""
+    project(tmp_path, "bfloat16")
+    first = check(tmp_path, facts_cache, "kern.py")
+    entry = entry_of(facts_cache, tmp_path / "kern.py")
+    data = json.loads(entry.read_text())
+    data["result"]["diagnostics"][0]["message"] = "from the cache"
+    entry.write_text(json.dumps(data))
+    os.utime(tmp_path / "cfg.py", ns=(10**18, 10**18))
+    rc, out = check(tmp_path, facts_cache, "kern.py")
+    assert rc == 1 and "WG001 from the cache" in out
+    # The same size, other bytes, a new stamp: analysed again.
+    same_size = CFG.format("float16").replace("= ", "=  ")
+    assert len(same_size) == len(CFG.format("bfloat16"))
+    (tmp_path / "cfg.py").write_text(same_size)
+    rc, out = check(tmp_path, facts_cache, "kern.py")
+    assert rc == 1 and "from the cache" not in out and "value dtype float16" in out, out
+
+
 def test_a_module_that_appears_is_read(tmp_path: Path, facts_cache: Path) -> None:
     project(tmp_path, None)  # `from cfg import STORE_DTYPE`: not found, nothing known
     assert check(tmp_path, facts_cache, "kern.py") == (0, "All checks passed!\n")
@@ -214,10 +233,17 @@ def test_a_folder_rerun_equals_an_analysis(tmp_path: Path, facts_cache: Path) ->
     assert "kern.py:12:20: WG001" in again[1]
 
 
-def test_a_changed_checker_never_reads_old_results(monkeypatch) -> None:
+def test_a_changed_checker_never_reads_old_results(monkeypatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("WGMMA_LSP_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(results_cache, "_tool", None)
     digest = results_cache.tool_digest()
+    memos = list((tmp_path / "results").glob("tool-*.txt"))
+    assert [m.read_text() for m in memos] == [digest]  # kept by the stamps of the files
     monkeypatch.setattr(results_cache, "_tool", None)
     assert results_cache.tool_digest() == digest  # stable while nothing changes
+    memos[0].unlink()  # as after installing the same checker again: other stamps, same bytes
+    monkeypatch.setattr(results_cache, "_tool", None)
+    assert results_cache.tool_digest() == digest
     monkeypatch.setattr(results_cache, "_tool", None)
     monkeypatch.setattr(results_cache, "_files", lambda root: [str(ROOT / "pyproject.toml")])
     assert results_cache.tool_digest() != digest

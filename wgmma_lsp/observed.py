@@ -6,7 +6,8 @@ listing, JAX's source) goes through the functions here. They act as `os`/`pathli
 recording is on (`check` with its cache), note what they saw:
 
 - `("f", path)`: the file's (mtime_ns, size), or None when it is not a regular file (what was
-  read, or stat-ed);
+  read, or stat-ed); the result cache adds the digest of its bytes, so that a file whose
+  stamp changed but not its content (a fresh checkout, `touch`) still holds;
 - `("e", path)`: whether it is a regular file (a lookup's probe: its content is not read);
 - `("d", path)`: whether it is a folder;
 - `("l", path)`: a digest of the sorted names in the folder, or None when it cannot be listed;
@@ -71,6 +72,24 @@ def _stamp(path: str) -> tuple[int, int] | None:
     except (OSError, ValueError):
         return None
     return (st.st_mtime_ns, st.st_size) if _stat_kind.S_ISREG(st.st_mode) else None
+
+
+def file_stamp(path: str) -> tuple[int, int] | None:
+    """A regular file's (mtime_ns, size), not noted (None: not a regular file)."""
+    return _stamp(path)
+
+
+def content_digest(path: str, stamp: tuple[int, int]) -> str | None:
+    """The digest of a file's bytes while it still has `stamp` (None otherwise, or unreadable):
+    kept with a stamp, so that a file touched but not changed (a fresh checkout) still holds."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    if _stamp(path) != stamp:
+        return None
+    return blake2b(data, digest_size=16).hexdigest()
 
 
 def _names_digest(names: list[str] | None) -> str | None:
@@ -160,6 +179,12 @@ def still_true(kind: str, path: str, seen: object) -> bool:
     """Does the observation hold now?"""
     if kind == "f":
         now: object = _stamp(path)
+        if isinstance(seen, (list, tuple)) and len(seen) == 3:  # (mtime, size, content digest)
+            if now == tuple(seen[:2]):
+                return True
+            if now is None or now[1] != seen[1] or seen[2] is None:  # type: ignore[index]
+                return False
+            return content_digest(path, now) == seen[2]  # type: ignore[arg-type]
         if isinstance(seen, list):  # read back from JSON
             seen = tuple(seen)
     elif kind == "e":

@@ -56,6 +56,7 @@ JEDI = "jedi"  # jedi_resolve.OBSERVATION (a test checks they agree)
 
 _PACKAGE = Path(__file__).resolve().parent
 _tool: str | None = None
+_held_names: set[str] = set()  # this process' tool digest memo (never collected while used)
 _held: dict[tuple[str, str], bool] = {}  # observations checked this run
 _logs: dict[str, list | None] = {}  # observation logs read this run (None: unreadable)
 _writing: tuple[int, str, int] | None = None  # this process's log: (pid, id, items written)
@@ -86,21 +87,51 @@ def folder() -> Path:
 
 
 def tool_digest() -> str:
-    """wgmma-lsp's own files (code, rule docs, bundled data, the catalog): a changed checker
-    never reads an old result."""
+    """The content of wgmma-lsp's own files (code, rule docs, bundled data, the catalog): a
+    changed checker never reads an old result, and the same checker installed again (a CI job
+    restoring its cache folder) reads its results. Their stamps are cheap to read, their bytes
+    are not: the digest of the bytes is kept by the digest of the stamps (`tool-*.txt`)."""
     global _tool
     if _tool is None:
-        h = blake2b(digest_size=16)
-        roots = [_PACKAGE, _PACKAGE.parent / "docs" / "mosaic-gpu-errors.tsv"]
-        for root in roots:
-            for path in sorted(_files(root)):
+        files = [p for root in (_PACKAGE, _PACKAGE.parent / "docs" / "mosaic-gpu-errors.tsv")
+                 for p in sorted(_files(root))]
+        stamps = blake2b(digest_size=16)
+        for path in files:
+            stamp = observed.file_stamp(path)
+            stamps.update(f"{path}\0{stamp}\n".encode("utf-8", "surrogatepass"))
+        memo = folder() / f"tool-{stamps.hexdigest()}.txt"
+        _held_names.add(memo.name)
+        try:
+            _tool = memo.read_text(encoding="ascii").strip() or None
+        except (OSError, ValueError):
+            _tool = None
+        if _tool is None or len(_tool) != 32:
+            content = blake2b(digest_size=16)
+            for path in files:
                 try:
-                    st = os.stat(path)
+                    with open(path, "rb") as f:
+                        data = f.read()
                 except OSError:
-                    continue
-                h.update(f"{path}\0{st.st_mtime_ns}\0{st.st_size}\n".encode("utf-8", "surrogatepass"))
-        _tool = h.hexdigest()
+                    data = b"\0unreadable"
+                rel = os.path.relpath(path, _PACKAGE.parent)
+                content.update(f"{rel}\0{len(data)}\0".encode("utf-8", "surrogatepass") + data)
+            _tool = content.hexdigest()
+            _write_atomically(memo, _tool)
     return _tool
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as e:
+        log.info("result cache %s cannot be written (%s): only the speed is lost", path, e)
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
 
 
 def _files(root: Path) -> list[str]:
@@ -124,7 +155,7 @@ def run_key(settings: Settings) -> str:
     from wgmma_lsp.environment import active
 
     env = active()
-    key = {"format": FORMAT, "tool": tool_digest(), "python": sys.version, "executable": sys.executable,
+    key = {"format": FORMAT, "tool": tool_digest(), "package": str(_PACKAGE), "python": sys.version, "executable": sys.executable,
            "sys_path": sys.path, "env": {v: os.environ.get(v) for v in ENV_VARS}, "cwd": os.getcwd(),
            "jax": [str(env.prefix), str(env.jax_root), env.jax_version],
            "settings": _settings_key(settings)}
@@ -241,8 +272,7 @@ def store(path: str, text: str, settings: Settings, result: Cached) -> bool:
     try:
         log_path(log_id).parent.mkdir(parents=True, exist_ok=True)
         with open(log_path(log_id), "a", encoding="utf-8") as f:
-            f.writelines(json.dumps([k, p, list(v) if isinstance(v, tuple) else v]) + "\n"
-                         for k, p, v in seen[written:])
+            f.writelines(json.dumps([k, p, _fact(k, p, v)]) + "\n" for k, p, v in seen[written:])
     except OSError as e:
         log.info("result cache log %s cannot be written (%s): only the speed is lost", log_path(log_id), e)
         _writing = None
@@ -268,6 +298,13 @@ def store(path: str, text: str, settings: Settings, result: Cached) -> bool:
         except OSError:
             pass
         return False
+
+
+def _fact(kind: str, path: str, seen: object) -> object:
+    """An observation as the log keeps it: a file's stamp with the digest of its bytes."""
+    if kind == "f" and isinstance(seen, tuple):
+        return [*seen, observed.content_digest(path, seen)]
+    return list(seen) if isinstance(seen, tuple) else seen
 
 
 def collect_garbage(max_entries: int = MAX_ENTRIES) -> int:
@@ -305,6 +342,16 @@ def collect_garbage(max_entries: int = MAX_ENTRIES) -> int:
             continue
     removed = 0
     now = time.time()
+    try:
+        memos = [n for n in os.listdir(folder()) if n.startswith("tool-") and n not in _held_names]
+    except OSError:
+        memos = []
+    for name in memos:  # the digests of other installs (or edits) of wgmma-lsp
+        try:
+            if now - os.stat(folder() / name).st_mtime > STALE_LOG_SECONDS:
+                os.unlink(folder() / name)
+        except OSError:
+            continue
     for name in names:
         p = logs / name
         if name.endswith(".jsonl") and name[:-6] not in used:
