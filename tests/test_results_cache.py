@@ -333,3 +333,60 @@ def test_garbage_collection_bounds_entries_and_drops_orphan_logs(tmp_path: Path,
     assert sorted(p.name for p in results.glob("*.json")) == [f"{i:032x}.json" for i in (2, 3, 4)]
     assert sorted(p.name for p in logs.iterdir()) == ["log-2.jsonl", "log-3.jsonl", "log-4.jsonl",
                                                       "young-orphan.jsonl"]
+
+
+#: Edits of the `accpkg` fixture package that change what its kernels report (each applies to
+#: the file's current text, or does nothing when its text is not there).
+PACKAGE_EDITS = [
+    ("accpkg/configs.py", "tile_n: int = 128", "tile_n: int = 256"),
+    ("accpkg/configs.py", "tile_n: int = 256", "tile_n: int = 128"),
+    ("accpkg/allocs.py", "jnp.float32)\n\n\ndef smem", "jnp.bfloat16)\n\n\ndef smem"),
+    ("accpkg/allocs.py", "jnp.bfloat16)\n\n\ndef smem", "jnp.float32)\n\n\ndef smem"),
+    ("accpkg/stores.py", "acc_ref[...] * 2", "acc_ref[...].astype(jnp.bfloat16)"),
+    ("accpkg/stores.py", "acc_ref[...].astype(jnp.bfloat16)\n\n\ndef store_same",
+     "acc_ref[...] * 2\n\n\ndef store_same"),
+    ("accpkg/stores.py", "acc_ref[...] = acc_ref[...] * 2", "acc_ref[...] = acc_ref[...] * 3"),
+    ("accpkg/cycle_b.py", "TILE = 64", "TILE = 128"),
+    ("accpkg/__init__.py", '__all__ = ["acc_for", "TileConfig"]', '__all__ = ["acc_for"]'),
+]
+
+
+def test_edits_to_a_package_served_as_analysed(tmp_path: Path, facts_cache: Path) -> None:
+    """A differential test of the cache: a package of kernels and helper modules, edited step
+    by step (helpers changed, a module removed and put back, files touched); after each step
+    the run with the cache prints exactly what a run without it prints."""
+    outputs = set()
+    for step, served, analysed in edited_package_runs(tmp_path, facts_cache, seed=17, steps=8):
+        assert served == analysed, f"step {step}"
+        outputs.add(served)
+    assert len(outputs) >= 3  # the edits changed what is reported
+
+
+def edited_package_runs(tmp: Path, cache: Path, seed: int, steps: int):
+    """(step, output with the cache, output without) after each random edit of a copy of the
+    `accpkg` fixture in `tmp` (also run by benchmarks/bench_cache_differential.py)."""
+    import random
+    import shutil
+
+    root = tmp / "accpkg"
+    shutil.copytree(ROOT / "tests" / "fixtures" / "packages" / "accpkg", root)
+    rng = random.Random(seed)
+    for step in range(steps):
+        if step:
+            kind = rng.choice(["edit", "edit", "edit", "remove", "touch"])
+            if kind == "edit":
+                rel, old, new = rng.choice(PACKAGE_EDITS)
+                f = root / rel
+                if f.exists():  # (stores.py may be away)
+                    f.write_text(f.read_text().replace(old, new))
+            elif kind == "remove":  # a helper module goes, or comes back
+                f, kept = root / "accpkg" / "stores.py", tmp / "stores.py.kept"
+                if f.exists():
+                    shutil.move(f, kept)
+                else:
+                    shutil.move(kept, f)
+            else:
+                for f in root.rglob("*.py"):
+                    os.utime(f)
+        served = check(tmp, cache, "accpkg")
+        yield step, served, check(tmp, cache, "--no-cache", "accpkg")
