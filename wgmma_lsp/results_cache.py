@@ -120,18 +120,22 @@ def tool_digest() -> str:
     return _tool
 
 
-def _write_atomically(path: Path, text: str) -> None:
+def _write_atomically(path: Path, text: str) -> bool:
+    """Write `text` to a temporary file renamed over `path` (readers see the old or the new
+    whole); False, with a log line, when the folder cannot be written."""
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path)
+        return True
     except OSError as e:
         log.info("result cache %s cannot be written (%s): only the speed is lost", path, e)
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        return False
 
 
 def _files(root: Path) -> list[str]:
@@ -283,21 +287,7 @@ def store(path: str, text: str, settings: Settings, result: Cached) -> bool:
             "result": {"diagnostics": [_diagnostic_json(d) for d in result.diagnostics],
                        "incomplete": result.incomplete, "kernels": result.kernels,
                        "without_shapes": result.without_shapes, "budget_cut": result.budget_cut}}
-    entry = entry_path(path)
-    tmp = entry.with_name(f"{entry.name}.{os.getpid()}.tmp")
-    try:
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(data, f, separators=(",", ":"))
-        os.replace(tmp, entry)
-        return True
-    except OSError as e:
-        log.info("result cache %s cannot be written (%s): only the speed is lost", entry, e)
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        return False
+    return _write_atomically(entry_path(path), json.dumps(data, separators=(",", ":")))
 
 
 def _fact(kind: str, path: str, seen: object) -> object:
