@@ -25,6 +25,10 @@ result it can affect; what jedi found for an import (its own reads are not obser
 again. Not cached: a crash, `--trace` (it runs the user's code). An entry that cannot be read or parsed is
 ignored with a log line and rewritten; a folder that cannot be written costs only the speed.
 `check --no-cache` neither reads nor writes entries.
+
+A limit it shares with ruff's and mypy's caches: a dependency rewritten at the same size within
+one tick of the file system's clock, after the analysis read it, keeps its stamp and is taken
+as unchanged (the checked file itself is compared by content, always).
 """
 
 from __future__ import annotations
