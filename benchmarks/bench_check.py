@@ -3,7 +3,8 @@
 Targets: the installed jax package (600+ files) in under 10 s on this 2-core machine (issue 16),
 tokamax (600+ files, installed with its dependencies in the Python 3.12 venv; its files are only
 read) in under 20 s (issue 17: its files are programs now, their tests and config providers run
-as contexts), scipy in under 3 s (issue #10). Each package is checked in a fresh process, as a user runs the command (the import
+as contexts; issue 16 asks 10 s of it, printed as a second verdict), scipy in under 3 s (issue
+#10). Each package is checked in a fresh process, as a user runs the command (the import
 of wgmma-lsp included); CPU time counts that process and its worker processes. On a shared
 machine the wall time depends on the load: the CPU time divided by the cores is what an idle
 machine would take, at best. The 1-minute load average is printed with every row (before and
@@ -36,6 +37,8 @@ import time
 from pathlib import Path
 
 TARGETS = {"jax": 10.0, "tokamax": 20.0, "scipy": 3.0}
+#: Issue 16 asks the same of tokamax within 10 s: printed as a second verdict.
+SECOND_TARGETS = {"tokamax": 10.0}
 
 _COUNT = (
     "import json, sys\n"
@@ -118,6 +121,9 @@ def main() -> int:
         verdict = "" if target is None else (
             f"< {target:.0f} s  [{'PASS' if r['wall_s'] < target else 'MISS'}]"
             + ("" if r["wall_s"] < target else f" (CPU/cores {'<' if ideal < target else '>='} target)"))
+        second = SECOND_TARGETS.get(r["name"])
+        if second is not None:
+            verdict += f"; < {second:.0f} s (issue 16)  [{'PASS' if r['wall_s'] < second else 'MISS'}]"
         print(f"{r['name']:10} {r['run']:>8} {r['files']:6d} {r['analysed']:9d} {r['wall_s']:7.2f} {r['cpu_s']:7.2f} "
               f"{ideal:9.2f} {r['load_before']:5.1f}-{r['load_after']:<5.1f}  {verdict}")
         print(f"{'':10} {'':8} exit {r['exit']}: {r['summary'][:150]}")
