@@ -320,7 +320,7 @@ def check_files(found: Sequence[Found], settings_for: Callable[[Path], Settings]
     # Files named on the command line are always analysed (a syntax error in them is reported);
     # in walked folders only those that can use Pallas (see prefilter.py).
     if prefilter and todo:
-        cheap = _prefilter or _new_prefilter()
+        cheap = _prefilter
         relevant = cheap.relevant(found[i].path for i, _ in todo)
         for i, settings in todo:  # named files that cannot use Pallas: still checked to parse
             if found[i].explicit and os.path.abspath(found[i].path) not in relevant:

@@ -63,7 +63,13 @@ def note(kind: str, path: str, seen: object) -> None:
         _log[(kind, path)] = seen
 
 
-_note = note
+def _noting() -> bool:
+    """Whether a look is recorded (the server never records: it pays for no stamp or digest)."""
+    global _looked
+    if _log is None:
+        _looked = True
+        return False
+    return True
 
 
 def _stamp(path: str) -> tuple[int, int] | None:
@@ -71,6 +77,10 @@ def _stamp(path: str) -> tuple[int, int] | None:
         st = os.stat(path)
     except (OSError, ValueError):
         return None
+    return _stamp_of(st)
+
+
+def _stamp_of(st: os.stat_result) -> tuple[int, int] | None:
     return (st.st_mtime_ns, st.st_size) if _stat_kind.S_ISREG(st.st_mode) else None
 
 
@@ -111,23 +121,23 @@ def stat(path: str | os.PathLike) -> os.stat_result:
     try:
         st = os.stat(p)
     except (OSError, ValueError):
-        _note("f", p, None)
+        note("f", p, None)
         raise
-    _note("f", p, _stamp(p))
+    note("f", p, _stamp_of(st))
     return st
 
 
 def isfile(path: str | os.PathLike) -> bool:
     p = os.fspath(path)
     found = os.path.isfile(p)
-    _note("e", p, found)
+    note("e", p, found)
     return found
 
 
 def isdir(path: str | os.PathLike) -> bool:
     p = os.fspath(path)
     found = os.path.isdir(p)
-    _note("d", p, found)
+    note("d", p, found)
     return found
 
 
@@ -140,7 +150,8 @@ def listdir(path: str | os.PathLike) -> list[str]:
     """os.listdir, noted (raises as os.listdir does)."""
     p = os.fspath(path)
     names = _listing(p)
-    _note("l", p, _names_digest(names))
+    if _noting():
+        note("l", p, _names_digest(names))
     if names is None:
         return os.listdir(p)  # raises the error the listing met (or, if it appeared since, lists)
     return names
@@ -149,28 +160,32 @@ def listdir(path: str | os.PathLike) -> list[str]:
 def glob(folder: str | os.PathLike, pattern: str) -> list[Path]:
     """sorted(Path(folder).glob(pattern)), noted."""
     found = sorted(Path(folder).glob(pattern))
-    _note("g", f"{os.fspath(folder)}\0{pattern}", _names_digest([str(f) for f in found]))
+    if _noting():
+        note("g", f"{os.fspath(folder)}\0{pattern}", _names_digest([str(f) for f in found]))
     return found
 
 
 def rglob(folder: str | os.PathLike, pattern: str) -> list[Path]:
     """sorted(Path(folder).rglob(pattern)), noted."""
     found = sorted(Path(folder).rglob(pattern))
-    _note("r", f"{os.fspath(folder)}\0{pattern}", _names_digest([str(f) for f in found]))
+    if _noting():
+        note("r", f"{os.fspath(folder)}\0{pattern}", _names_digest([str(f) for f in found]))
     return found
 
 
 def read_text(path: str | os.PathLike, errors: str = "strict") -> str:
     """The file's text (UTF-8), noted by its stamp."""
     p = os.fspath(path)
-    _note("f", p, _stamp(p))
+    if _noting():
+        note("f", p, _stamp(p))
     with open(p, encoding="utf-8", errors=errors) as f:
         return f.read()
 
 
 def read_bytes(path: str | os.PathLike) -> bytes:
     p = os.fspath(path)
-    _note("f", p, _stamp(p))
+    if _noting():
+        note("f", p, _stamp(p))
     with open(p, "rb") as f:
         return f.read()
 
