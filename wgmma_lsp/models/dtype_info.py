@@ -1,5 +1,6 @@
 """`jnp.finfo` / `jnp.iinfo` and `jnp.issubdtype`: facts of a known dtype, as NumPy and
-ml_dtypes state them (numpy/_core/getlimits.py, ml_dtypes/_finfo.py, _iinfo.py).
+ml_dtypes state them (numpy/_core/getlimits.py, ml_dtypes/_finfo.py, _iinfo.py); and
+`jnp.promote_types` / `jnp.result_type`, JAX's promotion of known dtypes.
 
 `bits` is a Python int; `iinfo(...).min`/`.max` are Python ints; `finfo(...).min`/`max`/`eps`/
 `tiny` are NumPy scalars of the dtype itself, so as JAX operands they are strongly typed
@@ -16,7 +17,7 @@ from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.dtypes import DType
 from wgmma_lsp.interpret.values import UNKNOWN, ApiVal, ArrayVal, Const, DTypeVal, Value
-from wgmma_lsp.models.arrays import to_dtype
+from wgmma_lsp.models.arrays import dtype_of, to_dtype
 from wgmma_lsp.models.registry import ATTRIBUTES, CONSTANTS, model
 
 
@@ -154,3 +155,50 @@ def _promote_types(call: Call) -> Value:
         return UNKNOWN
     out = T.promote_types(a, b)
     return DTypeVal(out, instance=True) if out is not None else UNKNOWN
+
+
+#: `jnp.result_type` of a weakly typed result: the default type of its kind
+#: (jax/_src/dtypes.py `result_type`: `default_types['f' if custom float else dtype.kind]`).
+_WEAK_DEFAULT = {"f": "float32", "i": "int32", "u": "int32", "c": "complex64", "b": "bool"}
+
+
+def _kind(d: DType) -> str:
+    if T.is_bool(d):
+        return "b"
+    if T.is_floating(d):
+        return "f"  # bfloat16 and the float8s too: JAX's custom floats default to float
+    if T.is_complex(d):
+        return "c"
+    return "u" if T.is_unsigned_integer(d) else "i"
+
+
+def _operand_dtype(v: Value) -> DType | None:
+    """An argument of `jnp.result_type` as JAX types it: an array's dtype, a dtype (strong), a
+    Python scalar (weak), `None` (the default float dtype); anything else is not known."""
+    if isinstance(v, Const) and v.value is None:
+        return DType("float32")
+    if isinstance(v, ArrayVal) or (isinstance(v, Const) and isinstance(v.value, (bool, int, float, complex))):
+        return dtype_of(v)
+    if isinstance(v, DTypeVal) or (isinstance(v, Const) and isinstance(v.value, str)):
+        dt = to_dtype(v)
+        return dt if dt is None or dt.symbolic else DType(dt.name)
+    return None
+
+
+@model("jnp.result_type")
+def _result_type(call: Call) -> Value:
+    """`jnp.result_type(*arrays_or_dtypes)`: JAX's promotion of the operands' dtypes (the lattice
+    of interpret/dtypes.py), a weakly typed result given as its kind's default type, as a
+    `numpy.dtype` object. An operand whose dtype is not known, or promotion JAX refuses (the
+    lattice has no bound), gives no value."""
+    if not call.args or call.kwargs:
+        return UNKNOWN
+    operands = [_operand_dtype(a) for a in call.args]
+    if any(d is None for d in operands):
+        return UNKNOWN
+    out = T.result_type(*operands)  # type: ignore[arg-type]
+    if out is None:
+        return UNKNOWN
+    if not out.symbolic and out.weak:
+        out = DType(_WEAK_DEFAULT[_kind(out)])
+    return DTypeVal(out if out.symbolic else T.canonicalize(DType(out.name)), instance=True)
