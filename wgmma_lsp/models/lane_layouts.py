@@ -15,7 +15,9 @@ Mirrors jax/_src/pallas/mosaic_gpu/lowering.py `_get_lowering_rule` / `_swap_low
 
 Only allocations (not `.at[...]` views, not pipeline blocks), whole-ref `[...]` accesses, 2-D
 refs of known shape and dtype, kernels lowered with Lane semantics, on the JAX versions the
-fixtures check. Warpgroup semantics fails in layout inference instead, and is not claimed.
+fixtures check. A load written as the first argument of `plgpu.layout_cast(...)` is not checked:
+the lowering gives a load the layout of a cast that immediately follows it (`out_layout_hint`,
+lowering.py `lower_jaxpr_to_mosaic_gpu`), and an Ampere `MMA_RHS` cast of a 32-row tile is fine. Warpgroup semantics fails in layout inference instead, and is not claimed.
 """
 
 from __future__ import annotations
@@ -74,6 +76,8 @@ def _access(interp: Any, ref: Value, index: Value, node: Any, load: bool) -> boo
     if alloc is None:
         return False
     shape, dtype, transforms = alloc
+    if _cast_right_after(interp, node):
+        return False
     if _tiling_only(transforms):
         interp.report(tiling_without_swizzle.RULE, "Tiling without swizzle is not supported.",
                       interp.span(node), node.lineno - 1)
@@ -85,6 +89,20 @@ def _access(interp: Any, ref: Value, index: Value, node: Any, load: bool) -> boo
             return False
         return True
     return False
+
+
+def _cast_right_after(interp: Any, node: Any) -> bool:
+    """Is the access written as the first argument of a `layout_cast(` call (on its line, or at
+    the start of its line after a line ending in `layout_cast(`)? Its lowering then takes the cast's
+    layout as a hint; the text is read where the node is (the document, or another module)."""
+    index = interp.where.lines if interp.where is not None else interp.lines
+    line = getattr(node, "lineno", 0) - 1
+    if not 0 <= line < len(index.lines):
+        return False
+    before = index.lines[line].encode("utf-8")[:node.col_offset].decode("utf-8", errors="replace").rstrip()
+    if not before and line > 0:
+        before = index.lines[line - 1].rstrip()
+    return before.endswith("layout_cast(")
 
 
 def _wrap_refs() -> None:
