@@ -13,7 +13,15 @@ not modelled: nothing is reported here.
 from __future__ import annotations
 
 from wgmma_lsp.interpret.call import Call
-from wgmma_lsp.interpret.values import UNKNOWN, ArrayVal, Const, ShapeDtypeVal, TupleVal, Value, Wrapped
+from wgmma_lsp.interpret.values import (
+    UNKNOWN,
+    ArrayVal,
+    Const,
+    ShapeDtypeVal,
+    TupleVal,
+    Value,
+    Wrapped,
+)
 from wgmma_lsp.models.registry import model
 
 DECORATOR = "plgpu.inline_mgpu_decorator"
