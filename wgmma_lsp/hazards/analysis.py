@@ -84,6 +84,10 @@ class _Pass:
         self.before = before  # barrier-arrival knowledge from the previous pass
         self.arrivals: dict[int, list[tuple[int, frozenset[int]]]] = {}
         self.hazards: list[Hazard] = []
+        # (barrier, slot of a wait) -> [arrivals of this pass taken in, their knowledge joined with
+        # that of the previous pass's matching arrivals, `known` holds it all]: a wait takes in only
+        # the arrivals made since the last wait at that slot (the join grows; `known` only grows).
+        self._joined: dict[tuple[int, object], list] = {}
 
     def _waits_before(self, i: int, thread: int | None) -> bool:
         """Does the thread wait on anything before event i (in its own program)?"""
@@ -129,9 +133,7 @@ class _Pass:
                 if ev.barrier is None:
                     known.update(all_loads)
                 else:
-                    for key, got in self.arrivals.get(id(ev.barrier), []) + self.before.get(id(ev.barrier), []):
-                        if self.events[key].barrier is ev.barrier and may_overlap(self.events[key].slot, ev.slot):
-                            known.update(got)
+                    self._take_arrivals(ev, known)
             elif k in ("read", "write"):
                 uncommitted.append(i)
             elif k == "commit":
@@ -153,6 +155,28 @@ class _Pass:
         left = [s for s in stores if self.events[s].certain]
         if self.ends_kernel and left:
             self.hazards.append(Hazard("WG203", left[-1], left[-1], newer=len(left)))
+
+    def _take_arrivals(self, ev: Event, known: set[int]) -> None:
+        """`known` joined with what every arrival on the wait's barrier, at a slot that may be its
+        own, carries: this pass's arrivals so far and the previous pass's (see `_joined`)."""
+        barrier = id(ev.barrier)
+        entry = self._joined.get((barrier, ev.slot))
+        if entry is None:
+            joined: set[int] = set()
+            for key, got in self.before.get(barrier, []):
+                if self.events[key].barrier is ev.barrier and may_overlap(self.events[key].slot, ev.slot):
+                    joined |= got
+            entry = self._joined[(barrier, ev.slot)] = [0, joined, False]
+        arrivals = self.arrivals.get(barrier, [])
+        for key, got in arrivals[entry[0]:]:
+            if self.events[key].barrier is ev.barrier and may_overlap(self.events[key].slot, ev.slot) \
+                    and not got <= entry[1]:
+                entry[1] |= got
+                entry[2] = False
+        entry[0] = len(arrivals)
+        if not entry[2]:  # (`known` took in this join before, and neither has shrunk since)
+            known.update(entry[1])
+            entry[2] = True
 
     def _arrive(self, i: int, ev: Event, knowledge: frozenset[int]) -> None:
         if ev.barrier is not None:

@@ -48,13 +48,17 @@ def expand(log: Any, start: int, loop: int, n: int, max_events: int) -> bool:
             e.steps = e.per_step = None
         return False
     out = []
+    # Which of each operation's sources change with the step (the others are the same at every step)
+    moving = {id(e): [loop_steps.mentions(x, loop) for x in e.per_step]
+              for e in body if e.per_step is not None}
     for t in range(n):
         for e in body:
             if e.steps is not None and not e.steps[t]:
                 continue
             c = dataclasses.replace(e, data=dict(e.data), steps=None, per_step=None)
             if e.per_step is not None:
-                ref, index, barrier, gmem = (loop_steps.at_step(x, loop, t) for x in e.per_step)
+                ref, index, barrier, gmem = (loop_steps.at_step(x, loop, t) if m else x
+                                             for x, m in zip(e.per_step, moving[id(e)]))
                 if isinstance(ref, RefVal) and c.buffer is not None:
                     c.box = box_of(ref, index)
                 if isinstance(barrier, RefVal) and c.barrier is not None:

@@ -120,9 +120,18 @@ def mentions(v: Any, loop: int, depth: int = 0) -> bool:
     if isinstance(v, tuple):
         return any(mentions(x, loop, depth + 1) for x in v)
     if isinstance(v, Value) and dataclasses.is_dataclass(v):
-        return any(mentions(getattr(v, f.name), loop, depth + 1) for f in dataclasses.fields(v)
-                   if f.compare)
+        return any(mentions(getattr(v, name), loop, depth + 1) for name in _compared(v))
     return False
+
+
+_COMPARED: dict[type, tuple[str, ...]] = {}  # a value class -> its fields that take part in ==
+
+
+def _compared(v: Any) -> tuple[str, ...]:
+    names = _COMPARED.get(type(v))
+    if names is None:
+        names = _COMPARED[type(v)] = tuple(f.name for f in dataclasses.fields(v) if f.compare)
+    return names
 
 
 def at_step(v: Any, loop: int, t: int, depth: int = 0) -> Any:
@@ -136,13 +145,11 @@ def at_step(v: Any, loop: int, t: int, depth: int = 0) -> Any:
         return items if any(a is not b for a, b in zip(items, v)) else v
     if isinstance(v, Value) and dataclasses.is_dataclass(v):
         changes = {}
-        for f in dataclasses.fields(v):
-            if not f.compare:
-                continue
-            x = getattr(v, f.name)
+        for name in _compared(v):
+            x = getattr(v, name)
             y = at_step(x, loop, t, depth + 1)
             if y is not x:
-                changes[f.name] = y
+                changes[name] = y
         return dataclasses.replace(v, **changes) if changes else v
     return v
 
