@@ -52,12 +52,13 @@ def expand(log: Any, start: int, loop: int, n: int, max_events: int) -> bool:
     moving = {id(e): [loop_steps.mentions(x, loop) for x in e.per_step]
               for e in body if e.per_step is not None}
     for t in range(n):
+        memo: dict = {}  # (at_step's answers at this step)
         for e in body:
             if e.steps is not None and not e.steps[t]:
                 continue
             c = dataclasses.replace(e, data=dict(e.data), steps=None, per_step=None)
             if e.per_step is not None:
-                ref, index, barrier, gmem = (loop_steps.at_step(x, loop, t) if m else x
+                ref, index, barrier, gmem = (loop_steps.at_step(x, loop, t, memo=memo) if m else x
                                              for x, m in zip(e.per_step, moving[id(e)]))
                 if isinstance(ref, RefVal) and c.buffer is not None:
                     c.box = box_of(ref, index)

@@ -323,12 +323,41 @@ def _named_by_others(funcs: list[FuncVal], names_in: dict[int, frozenset[str]]) 
     return out
 
 
+def _function_names(tree: ast.AST) -> dict[int, frozenset[str]]:
+    """For every function (and lambda) in `tree`, by node id: the names its subtree uses
+    (`ast.walk(f)`'s `Name`s), collected in one walk of the tree: each name goes to the functions
+    around it (walking each function apart walked a nested one again for each function around it)."""
+    sets: dict[int, set[str]] = {}
+    stack: list[tuple[Any, tuple[set[str], ...]]] = [(tree, ())]
+    while stack:
+        node, around = stack.pop()
+        if isinstance(node, ast.Name):
+            for names in around:
+                names.add(node.id)
+        elif isinstance(node, _FUNCTIONS):
+            own: set[str] = set()
+            sets[id(node)] = own
+            around = (*around, own)
+        for field in node._fields:
+            v = getattr(node, field, None)
+            if isinstance(v, list):
+                stack.extend((x, around) for x in v if isinstance(x, ast.AST))
+            elif isinstance(v, ast.AST):
+                stack.append((v, around))
+    return {k: frozenset(v) for k, v in sets.items()}
+
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
 def run_unreached(interp: Interpreter, pieces: Pieces) -> None:
     names_in: dict[int, frozenset[str]] = {}
     for _ in range(MAX_GENERIC_ROUNDS):
         pending = [f for key, f in interp.defined.items() if key not in interp.entered]
         if not pending:
             return
+        if not names_in:  # (another tree's function is walked apart, in _named_by_others)
+            names_in.update(_function_names(interp.tree))
         # Callers first: a function another pending one names (a kernel body its entry point
         # hands to `plgpu.kernel`) is analysed from there, with what the caller knows, before it
         # would be run with nothing known.

@@ -134,20 +134,32 @@ def _compared(v: Any) -> tuple[str, ...]:
     return names
 
 
-def at_step(v: Any, loop: int, t: int, depth: int = 0) -> Any:
-    """The value with this loop's `StepInt`s replaced by their value at step t (Python ints)."""
+def at_step(v: Any, loop: int, t: int, depth: int = 0, memo: dict | None = None) -> Any:
+    """The value with this loop's `StepInt`s replaced by their value at step t (Python ints).
+    `memo` (one per step, while the values it is given stay alive): the answers so far, by the
+    value's id and depth — the operations of a loop body share their refs and indices."""
     if isinstance(v, StepInt):
         return Const(v.at[t]) if v.loop == loop else v
     if depth > 12:
         return v
+    if memo is not None:
+        key = (id(v), depth)
+        known = memo.get(key)
+        if known is None:
+            known = memo[key] = _at_step(v, loop, t, depth, memo)
+        return known
+    return _at_step(v, loop, t, depth, memo)
+
+
+def _at_step(v: Any, loop: int, t: int, depth: int, memo: dict | None) -> Any:
     if isinstance(v, tuple) and not dataclasses.is_dataclass(v):
-        items = tuple(at_step(x, loop, t, depth + 1) for x in v)
+        items = tuple(at_step(x, loop, t, depth + 1, memo) for x in v)
         return items if any(a is not b for a, b in zip(items, v)) else v
     if isinstance(v, Value) and dataclasses.is_dataclass(v):
         changes = {}
         for name in _compared(v):
             x = getattr(v, name)
-            y = at_step(x, loop, t, depth + 1)
+            y = at_step(x, loop, t, depth + 1, memo)
             if y is not x:
                 changes[name] = y
         return dataclasses.replace(v, **changes) if changes else v

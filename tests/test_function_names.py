@@ -1,0 +1,42 @@
+"""The names each function's subtree uses, collected in one walk of a module (interpret/driver.py
+`_function_names`, which orders the functions no context reached): the same sets as walking each
+function apart with `ast.walk`, on real code — this repository's modules and fixtures, and the
+installed jax's Pallas kernels (deeply nested functions)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from wgmma_lsp.interpret.driver import _function_names
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _files() -> list[Path]:
+    files = sorted((ROOT / "wgmma_lsp").rglob("*.py")) + sorted((ROOT / "tests" / "fixtures").rglob("*.py"))
+    try:
+        import jax
+
+        files += sorted((Path(jax.__file__).parent / "experimental" / "pallas" / "ops").rglob("*.py"))
+    except ImportError:
+        pass
+    return files
+
+
+def test_one_walk_gives_each_functions_names() -> None:
+    checked = 0
+    for path in _files():
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except SyntaxError:
+            continue  # a fixture of broken code
+        got = _function_names(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                expected = frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
+                assert got[id(node)] == expected, (path, node.lineno)
+                checked += 1
+        assert len(got) == sum(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+                               for n in ast.walk(tree)), path
+    assert checked > 1000
