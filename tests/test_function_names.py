@@ -1,5 +1,5 @@
-"""The names each function's subtree uses, collected in one walk of a module (interpret/driver.py
-`_function_names`, which orders the functions no context reached): the same sets as walking each
+"""The names each function's subtree uses, each function walked once (interpret/driver.py
+`function_names`, which orders the functions no context reached): the same sets as walking each
 function apart with `ast.walk`, on real code — this repository's modules and fixtures, and the
 installed jax's Pallas kernels (deeply nested functions)."""
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from wgmma_lsp.interpret.driver import _function_names
+from wgmma_lsp.interpret.driver import function_names
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -31,12 +31,11 @@ def test_one_walk_gives_each_functions_names() -> None:
             tree = ast.parse(path.read_text(encoding="utf-8"))
         except SyntaxError:
             continue  # a fixture of broken code
-        got = _function_names(tree)
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-                expected = frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
-                assert got[id(node)] == expected, (path, node.lineno)
-                checked += 1
-        assert len(got) == sum(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
-                               for n in ast.walk(tree)), path
+        names_in: dict[int, frozenset[str]] = {}
+        functions = [n for n in ast.walk(tree)
+                     if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))]
+        for node in reversed(functions) if len(functions) % 2 else functions:  # inner or outer first
+            expected = frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
+            assert function_names(node, names_in) == expected, (path, node.lineno)
+            checked += 1
     assert checked > 1000

@@ -314,37 +314,36 @@ def _named_by_others(funcs: list[FuncVal], names_in: dict[int, frozenset[str]]) 
     if not by_name:
         return out
     for f in funcs:
-        names = names_in.get(id(f.node))
-        if names is None:
-            names = names_in[id(f.node)] = frozenset(
-                n.id for n in ast.walk(f.node) if isinstance(n, ast.Name))
+        names = function_names(f.node, names_in)
         for name in names & by_name.keys():
             out.update(id(g.node) for g in by_name[name] if g.node is not f.node)
     return out
 
 
-def _function_names(tree: ast.AST) -> dict[int, frozenset[str]]:
-    """For every function (and lambda) in `tree`, by node id: the names its subtree uses
-    (`ast.walk(f)`'s `Name`s), collected in one walk of the tree: each name goes to the functions
-    around it (walking each function apart walked a nested one again for each function around it)."""
-    sets: dict[int, set[str]] = {}
-    stack: list[tuple[Any, tuple[set[str], ...]]] = [(tree, ())]
+def function_names(node: ast.AST, names_in: dict[int, frozenset[str]]) -> frozenset[str]:
+    """The names a function's (or lambda's) subtree uses: `ast.walk(node)`'s `Name`s. Each
+    function is walked once: a nested function's names are taken from `names_in` (filled on the
+    way), not walked again for every function around it."""
+    got = names_in.get(id(node))
+    if got is not None:
+        return got
+    own: set[str] = set()
+    stack: list[Any] = [node]
     while stack:
-        node, around = stack.pop()
-        if isinstance(node, ast.Name):
-            for names in around:
-                names.add(node.id)
-        elif isinstance(node, _FUNCTIONS):
-            own: set[str] = set()
-            sets[id(node)] = own
-            around = (*around, own)
-        for field in node._fields:
-            v = getattr(node, field, None)
+        n = stack.pop()
+        if isinstance(n, ast.Name):
+            own.add(n.id)
+        elif n is not node and isinstance(n, _FUNCTIONS):
+            own |= function_names(n, names_in)  # (recursion as deep as functions nest)
+            continue
+        for field in n._fields:
+            v = getattr(n, field, None)
             if isinstance(v, list):
-                stack.extend((x, around) for x in v if isinstance(x, ast.AST))
+                stack.extend(x for x in v if isinstance(x, ast.AST))
             elif isinstance(v, ast.AST):
-                stack.append((v, around))
-    return {k: frozenset(v) for k, v in sets.items()}
+                stack.append(v)
+    names_in[id(node)] = got = frozenset(own)
+    return got
 
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
@@ -356,8 +355,6 @@ def run_unreached(interp: Interpreter, pieces: Pieces) -> None:
         pending = [f for key, f in interp.defined.items() if key not in interp.entered]
         if not pending:
             return
-        if not names_in:  # (another tree's function is walked apart, in _named_by_others)
-            names_in.update(_function_names(interp.tree))
         # Callers first: a function another pending one names (a kernel body its entry point
         # hands to `plgpu.kernel`) is analysed from there, with what the caller knows, before it
         # would be run with nothing known.
