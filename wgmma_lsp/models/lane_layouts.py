@@ -15,13 +15,15 @@ Mirrors jax/_src/pallas/mosaic_gpu/lowering.py `_get_lowering_rule` / `_swap_low
 
 Only allocations (not `.at[...]` views, not pipeline blocks), whole-ref `[...]` accesses, 2-D
 refs of known shape and dtype, kernels lowered with Lane semantics, on the JAX versions the
-fixtures check. A load written as the first argument of `plgpu.layout_cast(...)` is not checked:
-the lowering gives a load the layout of a cast that immediately follows it (`out_layout_hint`,
-lowering.py `lower_jaxpr_to_mosaic_gpu`), and an Ampere `MMA_RHS` cast of a 32-row tile is fine. Warpgroup semantics fails in layout inference instead, and is not claimed.
+fixtures check. Warpgroup semantics fails in layout inference instead, and is not claimed.
+A load whose next operation is a `plgpu.layout_cast` of it is not checked for WG087: the lowering
+gives such a load the cast's layout (`out_layout_hint`, lowering.py `lower_jaxpr_to_mosaic_gpu`),
+and an Ampere `MMA_RHS` cast of a 32-row tile is fine (`_cast_right_after`).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from wgmma_lsp.interpret import dtypes as T
@@ -76,13 +78,13 @@ def _access(interp: Any, ref: Value, index: Value, node: Any, load: bool) -> boo
     if alloc is None:
         return False
     shape, dtype, transforms = alloc
-    if _cast_right_after(interp, node):
-        return False
     if _tiling_only(transforms):
         interp.report(tiling_without_swizzle.RULE, "Tiling without swizzle is not supported.",
                       interp.span(node), node.lineno - 1)
         return False
     if load and _tiled_swizzled(transforms, dtype):
+        if _cast_right_after(interp, node):
+            return False  # the cast's layout, not WGMMA's
         if shape[0] % 64:
             interp.report(tiled_layout_shape.RULE, tiled_layout_shape.message(shape),
                           interp.span(node), node.lineno - 1)
@@ -92,17 +94,36 @@ def _access(interp: Any, ref: Value, index: Value, node: Any, load: bool) -> boo
 
 
 def _cast_right_after(interp: Any, node: Any) -> bool:
-    """Is the access written as the first argument of a `layout_cast(` call (on its line, or at
-    the start of its line after a line ending in `layout_cast(`)? Its lowering then takes the cast's
-    layout as a hint; the text is read where the node is (the document, or another module)."""
+    """Is the load's next operation a `layout_cast` of it? Its lowering then takes the cast's
+    layout as a hint (`out_layout_hint`: the jaxpr equation right after it casts its result). Read
+    from the text where the node is (the document, or another module), in the two ways it is
+    written: the load as the first argument of `layout_cast(` (on its line, or on the next line
+    after one ending in `layout_cast(`), or assigned alone to a name that the next statement's
+    line casts first thing (`x = s_ref[...]`, then `y = plgpu.layout_cast(x, layout)`)."""
     index = interp.where.lines if interp.where is not None else interp.lines
     line = getattr(node, "lineno", 0) - 1
-    if not 0 <= line < len(index.lines):
+    if not 0 <= line < len(index.lines) or getattr(node, "end_lineno", None) != node.lineno:
         return False
-    before = index.lines[line].encode("utf-8")[:node.col_offset].decode("utf-8", errors="replace").rstrip()
+    raw = index.lines[line].encode("utf-8")
+    before = raw[:node.col_offset].decode("utf-8", errors="replace").rstrip()
     if not before and line > 0:
         before = index.lines[line - 1].rstrip()
-    return before.endswith("layout_cast(")
+    if before.endswith("layout_cast("):
+        return True
+    after = raw[node.end_col_offset:].decode("utf-8", errors="replace").strip()
+    target = _ASSIGNED.fullmatch(before)
+    if target is None or (after and not after.startswith("#")):
+        return False
+    following = next((t.strip() for t in index.lines[line + 1:]
+                      if t.strip() and not t.strip().startswith("#")), "")
+    first = _FIRST_CAST.search(following)
+    return first is not None and first.group(1) == target.group(1) and "(" not in following[:first.start()]
+
+
+_ASSIGNED = re.compile(r"\s*([A-Za-z_]\w*)\s*=")  # `x =` before the load, and nothing else
+# The first `layout_cast(<name>` on the next statement's line; no bracket may come before it
+# (`y = plgpu.layout_cast(x, ...)`, not `y = f(z) + plgpu.layout_cast(x, ...)`: a call first).
+_FIRST_CAST = re.compile(r"layout_cast\(\s*([A-Za-z_]\w*)\s*[,)]")
 
 
 def _wrap_refs() -> None:
