@@ -64,6 +64,7 @@ NOT_LITERAL: dict[str, tuple[NotLiteral, ...]] = {
                                   "assert to fail: the rule is 0.12's"),),
     "WG106": (NotLiteral("<0.12", "JAX 0.10 has no plgpu.mma (Ampere MMA): the rule is 0.12's"),),
     "WG107": (NotLiteral("<0.12", "JAX 0.10 has no plgpu.mma (Ampere MMA): the rule is 0.12's"),),
+    "WG108": (NotLiteral("<0.12", "JAX 0.10 has no plgpu.mma (Ampere MMA): the rule is 0.12's"),),
     "WG095": (NotLiteral(">=0.10", "no template of its own: each warning is the deprecation message read from "
                                    "the installed jax (interpret/jax_deprecations.py)"),),
 }

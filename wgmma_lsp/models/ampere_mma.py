@@ -2,11 +2,10 @@
 
 Mirrors `jax._src.pallas.mosaic_gpu.primitives._mma_abstract_eval`, in its order: the three
 shapes must chain (WG105), the operands share one dtype (WG106), floating operands accumulate in
-float64/float32/float16 (WG107); then the layout checks, not modelled. The value is the
-accumulator's: the primitive returns `acc`'s aval. A check that cannot be decided (a symbolic
-size or dtype) stops the checks after it silently, as an integer or boolean operand's accumulator
-check does (not modelled). JAX 0.10 has no `plgpu.mma`: the call never reaches this model there
-(WG091 at the attribute).
+float64/float32/float16 (WG107), integer and boolean operands in int32 (WG108); then the layout
+checks, not modelled. The value is the accumulator's: the primitive returns `acc`'s aval. A
+check that cannot be decided (a symbolic size or dtype) stops the checks after it silently. JAX
+0.10 has no `plgpu.mma`: the call never reaches this model there (WG091 at the attribute).
 """
 
 from __future__ import annotations
@@ -16,7 +15,9 @@ from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import UNKNOWN, ArrayVal, Value
 from wgmma_lsp.models.registry import model
-from wgmma_lsp.rules import mma_accumulator_dtype, mma_operand_dtypes, mma_shapes
+from wgmma_lsp.rules import (
+    mma_accumulator_dtype, mma_integer_accumulator, mma_operand_dtypes, mma_shapes,
+)
 
 _FLOAT_ACCUMULATORS = ("float64", "float32", "float16")
 
@@ -50,7 +51,11 @@ def _check(call: Call, acc: ArrayVal, a: ArrayVal, b: ArrayVal) -> None:
         return
     if same is None or a.dtype is None or a.dtype.symbolic or acc.dtype is None or acc.dtype.symbolic:
         return
-    if T.is_floating(a.dtype) and T.canonicalize(acc.dtype).name not in _FLOAT_ACCUMULATORS:
+    acc_name = T.canonicalize(acc.dtype).name
+    if (T.is_integer(a.dtype) or T.is_bool(a.dtype)) and acc_name != "int32":
+        msg = f"Only int32 accumulator supported for integer and boolean operands. Got {acc.dtype.name}"
+        call.interp.report(mma_integer_accumulator.RULE, msg, call.span, call.line)
+    elif T.is_floating(a.dtype) and acc_name not in _FLOAT_ACCUMULATORS:
         msg = ("Only float64, float32 and float16 accumulators supported for floating operands."
                f" Got {acc.dtype.name}")
         call.interp.report(mma_accumulator_dtype.RULE, msg, call.span, call.line)
