@@ -16,7 +16,10 @@ from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import UNKNOWN, ArrayVal, Value
 from wgmma_lsp.models.registry import model
 from wgmma_lsp.rules import (
-    mma_accumulator_dtype, mma_integer_accumulator, mma_operand_dtypes, mma_shapes,
+    mma_accumulator_dtype,
+    mma_integer_accumulator,
+    mma_operand_dtypes,
+    mma_shapes,
 )
 
 _FLOAT_ACCUMULATORS = ("float64", "float32", "float16")
