@@ -76,6 +76,17 @@ def unknown_sync(events: list[Event]) -> bool:
     return any(e.kind in ("wait", "arrive") and e.barrier is None for e in events)
 
 
+class _Join:
+    """What the arrivals a wait at one barrier slot sees carry: the first `taken` arrivals of this
+    pass (and the previous pass's) joined in `knowledge`; `in_known`: the pass's `known` holds it."""
+    __slots__ = ("in_known", "knowledge", "taken")
+
+    def __init__(self) -> None:
+        self.taken = 0
+        self.knowledge: set[int] = set()
+        self.in_known = False
+
+
 class _Pass:
     def __init__(self, events: list[Event], before: dict[int, list[tuple[int, frozenset[int]]]],
                  ends_kernel: bool = False):
@@ -84,10 +95,8 @@ class _Pass:
         self.before = before  # barrier-arrival knowledge from the previous pass
         self.arrivals: dict[int, list[tuple[int, frozenset[int]]]] = {}
         self.hazards: list[Hazard] = []
-        # (barrier, slot of a wait) -> [arrivals of this pass taken in, their knowledge joined with
-        # that of the previous pass's matching arrivals, `known` holds it all]: a wait takes in only
-        # the arrivals made since the last wait at that slot (the join grows; `known` only grows).
-        self._joined: dict[tuple[int, object], list] = {}
+        # (barrier, slot of a wait) -> what the arrivals a wait there sees carry, joined so far
+        self._joined: dict[tuple[int, object], _Join] = {}
 
     def _waits_before(self, i: int, thread: int | None) -> bool:
         """Does the thread wait on anything before event i (in its own program)?"""
@@ -158,25 +167,25 @@ class _Pass:
 
     def _take_arrivals(self, ev: Event, known: set[int]) -> None:
         """`known` joined with what every arrival on the wait's barrier, at a slot that may be its
-        own, carries: this pass's arrivals so far and the previous pass's (see `_joined`)."""
+        own, carries: this pass's arrivals so far and the previous pass's. Only the arrivals made
+        since the last wait at that slot are joined (the join only grows, as `known` does)."""
         barrier = id(ev.barrier)
-        entry = self._joined.get((barrier, ev.slot))
-        if entry is None:
-            joined: set[int] = set()
+        join = self._joined.get((barrier, ev.slot))
+        if join is None:
+            join = self._joined[(barrier, ev.slot)] = _Join()
             for key, got in self.before.get(barrier, []):
                 if self.events[key].barrier is ev.barrier and may_overlap(self.events[key].slot, ev.slot):
-                    joined |= got
-            entry = self._joined[(barrier, ev.slot)] = [0, joined, False]
+                    join.knowledge |= got
         arrivals = self.arrivals.get(barrier, [])
-        for key, got in arrivals[entry[0]:]:
+        for key, got in arrivals[join.taken:]:
             if self.events[key].barrier is ev.barrier and may_overlap(self.events[key].slot, ev.slot) \
-                    and not got <= entry[1]:
-                entry[1] |= got
-                entry[2] = False
-        entry[0] = len(arrivals)
-        if not entry[2]:  # (`known` took in this join before, and neither has shrunk since)
-            known.update(entry[1])
-            entry[2] = True
+                    and not got <= join.knowledge:
+                join.knowledge |= got
+                join.in_known = False
+        join.taken = len(arrivals)
+        if not join.in_known:
+            known.update(join.knowledge)
+            join.in_known = True
 
     def _arrive(self, i: int, ev: Event, knowledge: frozenset[int]) -> None:
         if ev.barrier is not None:

@@ -17,12 +17,23 @@ import ast
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.values import (
-    ArrayVal, Const, DSliceVal, RefVal, SliceVal, TupleVal, Value, as_int,
+    ArrayVal,
+    Const,
+    DSliceVal,
+    RefVal,
+    SliceVal,
+    TupleVal,
+    Value,
+    as_int,
 )
 from wgmma_lsp.models.indexing import index_items, index_shape
 from wgmma_lsp.models.user_spelling import jnp_alias
 from wgmma_lsp.rules import (
-    index_multiple_ellipsis, index_out_of_bounds, index_too_many, store_dtype, store_ref_value,
+    index_multiple_ellipsis,
+    index_out_of_bounds,
+    index_too_many,
+    store_dtype,
+    store_ref_value,
     store_shape,
 )
 
@@ -231,10 +242,16 @@ def _implicitly_cast(ref_dtype: T.DType, val_dtype: T.DType) -> bool:
 def check_store(interp, ref: RefVal, index: Value, value: Value, target: ast.Subscript,
                 value_node: ast.AST | None) -> None:
     """`ref[idx] = value` through a plain ref (after the indexing checks passed)."""
+    check_swap(interp, ref, index, value, value_node, target.lineno - 1, target.value, target)
+
+
+def check_swap(interp, ref: RefVal, index: Value, value: Value, value_node: ast.AST | None,
+               line: int, ref_node: ast.AST, site: ast.AST) -> None:
+    """`swap`'s checks of a store of `value` through a plain ref at `index`: reported at the value
+    (else at `site`, the store), blamed on 0-based `line`; `ref_node` spells the ref (fixes)."""
     if ref.kind != "plain":
         return
-    line = target.lineno - 1
-    span = interp.span(value_node) if value_node is not None else interp.span(target)
+    span = interp.span(value_node) if value_node is not None else interp.span(site)
     if isinstance(value, RefVal):
         interp.report(store_ref_value.RULE, store_ref_value.MESSAGE, span, line,
                       data={"value_span": span})
@@ -276,5 +293,5 @@ def check_store(interp, ref: RefVal, index: Value, value: Value, target: ast.Sub
                   f"Invalid dtype for `swap`. Ref dtype: {ref.dtype.name}. Value dtype: {value.dtype.name}. ",
                   span, line, data={"value_span": span, "ref_dtype": ref.dtype.name,
                                     "value_dtype": value.dtype.name,
-                                    "ref_span": interp.span(target.value), "jnp": jnp_alias(interp)})
+                                    "ref_span": interp.span(ref_node), "jnp": jnp_alias(interp)})
 
