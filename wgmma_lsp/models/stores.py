@@ -17,23 +17,12 @@ import ast
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.values import (
-    ArrayVal,
-    Const,
-    DSliceVal,
-    RefVal,
-    SliceVal,
-    TupleVal,
-    Value,
-    as_int,
+    ArrayVal, Const, DSliceVal, RefVal, SliceVal, TupleVal, Value, as_int,
 )
 from wgmma_lsp.models.indexing import index_items, index_shape
 from wgmma_lsp.models.user_spelling import jnp_alias
 from wgmma_lsp.rules import (
-    index_multiple_ellipsis,
-    index_out_of_bounds,
-    index_too_many,
-    store_dtype,
-    store_ref_value,
+    index_multiple_ellipsis, index_out_of_bounds, index_too_many, store_dtype, store_ref_value,
     store_shape,
 )
 
