@@ -6,13 +6,15 @@ its arguments."""
 from __future__ import annotations
 
 import ast
+import contextlib
 import logging
 import re
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 from wgmma_lsp.analysis_types import Analysis
-from wgmma_lsp.entry.config_contexts import ConfigContext, config_contexts
+from wgmma_lsp.entry.config_contexts import ConfigContext, config_contexts, providers
 from wgmma_lsp.entry.context import Context, contexts_note
 from wgmma_lsp.entry.discover import discover
 from wgmma_lsp.entry.test_contexts import run_package_tests
@@ -351,6 +353,14 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 def run_unreached(interp: Interpreter, pieces: Pieces) -> None:
     names_in: dict[int, frozenset[str]] = {}
+    found: list[set[int]] = []
+
+    def single() -> set[int]:
+        """The functions returning one of the user's config classes: their results are the
+        configs kernels are run with (entry/config_contexts.py), so their loops run in full."""
+        if not found:
+            found.append({id(f.node) for f, _ in providers(interp)})
+        return found[0]
     for _ in range(MAX_GENERIC_ROUNDS):
         pending = [f for key, f in interp.defined.items() if key not in interp.entered]
         if not pending:
@@ -381,13 +391,41 @@ def run_unreached(interp: Interpreter, pieces: Pieces) -> None:
                         _run_with_config(interp, f, configs[0])
                         interp.sweep_steps += interp.steps - start
                         return
-                    with interp.uncertain(nested):
+                    with interp.uncertain(nested), _unroll_capped(interp, f, id(f.node) not in single()):
                         interp.generic_call(f)
                 pieces.run(span, f"`{f.name}`", analyse)
                 if configs:
                     _run_other_configs(interp, pieces, f, configs, total[0], span)
                 if pieces.exhausted:
                     return
+
+
+#: How many times a nest of short loops may run its innermost body, unrolled, in a function
+#: analysed with nothing known (interp_loops.py `_nest_too_big`).
+UNROLL_CAP = 16
+
+
+@contextlib.contextmanager
+def _unroll_capped(interp: Interpreter, f: FuncVal, capped: bool) -> Iterator[None]:
+    """A function no context reached, analysed with nothing known: its nests of short loops are
+    unrolled up to `UNROLL_CAP` runs of their innermost body, loops of unknown trip count
+    beyond. What such a nest computes (a module's autotuning configs, enumerated) is not an
+    argument of any context, so enumerating it proves nothing a joined loop does not; it cost
+    nine tenths of the analysis of tokamax's GLU kernel module. A function whose run joined a
+    nest is noted in `interp.capped`: the hover pass, which picks a few of a module's autotuning
+    configs from what such a function returns (entry/tuning_contexts.py), runs it again in full.
+    Not `capped`: no cap (a function returning a config, which kernels are run with)."""
+    if not capped:
+        yield
+        return
+    saved = interp.unroll_cap, interp.unroll_weight, interp.unroll_joined
+    interp.unroll_cap, interp.unroll_weight, interp.unroll_joined = UNROLL_CAP, 1, False
+    try:
+        yield
+    finally:
+        if interp.unroll_joined:
+            interp.capped.add(id(f.node))
+        interp.unroll_cap, interp.unroll_weight, interp.unroll_joined = saved
 
 
 def _run_other_configs(interp: Interpreter, pieces: Pieces, f: FuncVal, configs: list[ConfigContext],
@@ -552,10 +590,16 @@ def _run_tuning_configs(interp: Interpreter, f: FuncVal, entered: set[int]) -> N
     from wgmma_lsp.entry.tuning_contexts import tuning_contexts
     from wgmma_lsp.interpret.incomplete import piece_steps, set_limit
 
-    in_hover_pass, interp.entered = interp.entered, entered | interp.entered
+    # A provider whose run with nothing known joined a nest of loops (`_unroll_capped`) runs
+    # again, in full, with a piece's step budget of its own.
+    in_hover_pass, interp.entered = interp.entered, (entered - interp.capped) | interp.entered
+    set_limit(interp, interp.steps + piece_steps())
     try:
         already = [c.config for c in config_contexts(interp, f)[0]]
         contexts = tuning_contexts(interp, f, already)
+    except Budget:
+        log.info("hover pass: the autotuning configs for %s were not listed within the step budget", f.name)
+        contexts = []
     finally:
         interp.entered = in_hover_pass
     for c in contexts:

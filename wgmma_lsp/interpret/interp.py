@@ -103,6 +103,14 @@ class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixi
         self.incomplete: list = []  # analysis.Incomplete: where the analysis stopped short (WG904)
         self.sweep_steps = 0  # steps spent in sweep iterations
         self.sweep_depth = 0
+        # Loops over a few known items are unrolled; in a function analysed with nothing known
+        # (`run_unreached`) a nest of them is unrolled only while the product of its trip counts
+        # stays within `unroll_cap` (interp_loops.py): deeper loops run as loops of unknown trip
+        # count. None: no cap. `unroll_weight`: the product of the unrolled loops running now.
+        self.unroll_cap: int | None = None
+        self.unroll_weight = 1
+        self.unroll_joined = False  # a loop ran as a loop because of the cap
+        self.capped: set[int] = set()  # id() of def nodes whose run joined a nest (driver.py)
         # Each sweep: (0-based line of its loop, combinations checked, combinations in all).
         self.sweep_checked: list[tuple[int, int, int]] = []
         # Open observation logs of sweep iterations (interpret/observe.py): while one is open,

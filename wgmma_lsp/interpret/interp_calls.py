@@ -103,8 +103,9 @@ class CallsMixin:
 
     def memo_state(self) -> tuple:
         """What of the interpreter's state a memoised call's result and findings may depend on:
-        the running kernel's, and whether a `jax.vjp` collects custom_vjp calls."""
-        return (*self.kernel.memo_key(), bool(self.vjp_frames))
+        the running kernel's, whether a `jax.vjp` collects custom_vjp calls, and whether nests
+        of short loops are unrolled in full (a capped run's values are less precise)."""
+        return (*self.kernel.memo_key(), bool(self.vjp_frames), self.unroll_cap is not None)
 
     def not_replayable(self) -> None:
         """What the running calls do now is not theirs alone (a custom_vjp call collected by a

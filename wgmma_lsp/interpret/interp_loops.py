@@ -38,8 +38,15 @@ class LoopsMixin:
             self.sweep(s, env, it, items)
             return
         self.loops.append(None)  # its `break`/`continue` are its own
+        weight = self.unroll_weight
         try:
             short = items is not None and len(items) <= 8
+            if short and self._nest_too_big(len(items)):
+                short = False  # (the nest of a function analysed with nothing known: a loop)
+            if short:
+                self.unroll_weight = weight * len(items)
+            elif self.unroll_cap is not None:
+                self.unroll_weight = weight * 2  # (the body runs about twice: `loop`)
             if unrolled := short and not leaves_loop(s.body):
                 # Short known iterations are unrolled: each iteration sees its own item (a
                 # `return` that may be taken makes the later ones uncertain; one taken ends them).
@@ -75,7 +82,19 @@ class LoopsMixin:
                 self.loop(env, s.target, elem, s.body, certain=nonempty)
         finally:
             self.loops.pop()
+            self.unroll_weight = weight
         self.loop_else(s, env, unrolled=unrolled)
+
+    def _nest_too_big(self, n: int) -> bool:
+        """Would unrolling a loop of `n` items here run the innermost body more than
+        `unroll_cap` times? (Only with a cap, and never inside a kernel's body, whose loops JAX
+        unrolls as it traces.) A configuration enumerator of eight nested loops (1,440 configs
+        in tokamax's GLU kernel module) is analysed as loops of unknown trip count instead: its
+        values are joined, not enumerated."""
+        if self.unroll_cap is None or self.unroll_weight * n <= self.unroll_cap or self.kernel.inside:
+            return False
+        self.unroll_joined = True
+        return True
 
     def _returned(self) -> bool:
         """Whether the path running now has left its function (a `return` or `raise` taken)."""
