@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 from wgmma_lsp.analysis import analyze
-from wgmma_lsp.entry.op_dispatch import gpu_capability
+from wgmma_lsp.interpret.target_gpu import gpu_capability
 from wgmma_lsp.ide.hover import hover
 from wgmma_lsp.interpret.jax_value_equality import IDENTITY_ENUMS, MEMBER_ALIASES
 from wgmma_lsp.interpret.values import Const
@@ -110,6 +110,7 @@ def test_the_first_of_jax_devices_is_the_stand_in_gpu_of_a_test_context() -> Non
 
     assert first("9.0") == "NVIDIA H100 80GB HBM3"
     assert first("10.0") == "NVIDIA B200"
+    assert first("8.0") == "NVIDIA A100-SXM4-80GB"
     assert first("9.0", 1) == "unknown"
     assert first(None) == "unknown"
 
@@ -121,6 +122,9 @@ def test_the_gpu_a_kernel_module_is_written_for() -> None:
     assert gpu_capability(ast.parse(blackwell)) == "10.0"
     assert gpu_capability(ast.parse(hopper + blackwell.replace("def k", "def k2"))) is None
     assert gpu_capability(ast.parse("x = 1\n")) is None
+    ampere = "from jax.experimental.pallas import mosaic_gpu as plgpu\ndef k(a, b, c):\n  return plgpu.mma(a, b, c)\n"
+    assert gpu_capability(ast.parse(ampere)) == "8.0"  # Ampere's `plgpu.mma` alone
+    assert gpu_capability(ast.parse(ampere + hopper.replace("def k", "def k2"))) == "9.0"
 
 
 def test_outside_a_test_context_no_device_is_known() -> None:

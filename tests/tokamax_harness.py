@@ -49,6 +49,9 @@ _GLU100 = "gated_linear_unit/pallas_mosaic_gpu_kernel_sm100.py"
 _RAGGED100 = "ragged_dot/pallas_mosaic_gpu_kernel_sm100.py"
 _ATTN100 = "attention/pallas_mosaic_gpu_kernel_sm100.py"
 _VJP100 = "attention/pallas_mosaic_gpu_vjp_kernel_sm100.py"
+_GLU80 = "gated_linear_unit/pallas_mosaic_gpu_kernel_sm80.py"
+_RAGGED80 = "ragged_dot/pallas_mosaic_gpu_kernel_sm80.py"
+_ATTN80 = "attention/pallas_mosaic_gpu_kernel_sm80.py"
 
 _ATTN_KW = ("is_causal={causal}, logits_soft_cap=None, logits_scale=0.125, out_dtype=jnp.dtype(jnp.bfloat16), "
             "normalize_output=True, return_residuals={res}, use_stable_softmax=True, "
@@ -73,6 +76,20 @@ ENTRIES: dict[str, list[str]] = {
     _GLU100: [
         "gated_linear_unit(bf16[512,2048], bf16[2048,2,512], activation=jax.nn.swish, "
         "config=common.Config(tile_m=128, tile_n=128, tile_k=64, num_stages=4))",
+    ],
+    _GLU80: [
+        "gated_linear_unit(bf16[512,256], bf16[256,2,256], activation=jax.nn.swish, config=common.Config("
+        "tile_m=64, tile_n=64, tile_k=32, num_stages=4, grid_minor_dim=common.MatmulDimension.M))",
+    ],
+    _RAGGED80: [
+        "ragged_dot_kernel(bf16[512,256], bf16[4,256,256], i32[4], jnp.dtype(jnp.bfloat16), "
+        "common.Config(block_m=128, block_n=128, block_k=32, num_stages=3, split_k=1, persistent=False))",
+    ],
+    _ATTN80: [
+        "(lambda q, k, v: flash_attention_kernel(q, k, v, None, None, None, None, is_causal=False, "
+        "logits_soft_cap=None, logits_scale=0.125, out_dtype=jnp.dtype(jnp.bfloat16), normalize_output=True, "
+        "return_residuals=False, use_stable_softmax=True, rescale_threshold=1.0, config=Config(block_q=64, "
+        f"block_kv=128, num_stages=2, v_split0=0, q_smem=False, num_p_slots=3)))({_QKV})",
     ],
     _RAGGED: [
         f"functools.partial(ragged_dot_kernel, out_dtype=jnp.dtype(jnp.bfloat16), config={_RD_CFG.format(extra='')})"
@@ -188,11 +205,13 @@ class StandInDevice:
 
 HOPPER = StandInDevice()
 BLACKWELL = StandInDevice(device_kind="NVIDIA B200", compute_capability="10.0", core_count=148)
+AMPERE = StandInDevice(device_kind="NVIDIA A100-SXM4-80GB", compute_capability="8.0", core_count=108)
 
 
 def device_for(name: str) -> StandInDevice:
-    """The GPU a kernel file is written for: tokamax names its Blackwell kernels `*_sm100*`."""
-    return BLACKWELL if "sm100" in name else HOPPER
+    """The GPU a kernel file is written for: tokamax names its kernels `*_sm80*` (Ampere),
+    `*_sm90*` (Hopper), `*_sm100*` (Blackwell)."""
+    return BLACKWELL if "sm100" in name else AMPERE if "sm80" in name else HOPPER
 
 
 @contextlib.contextmanager

@@ -35,10 +35,12 @@ GLU100 = "gated_linear_unit/pallas_mosaic_gpu_kernel_sm100.py"
 RD100 = "ragged_dot/pallas_mosaic_gpu_kernel_sm100.py"
 ATT100 = "attention/pallas_mosaic_gpu_kernel_sm100.py"
 VJP100 = "attention/pallas_mosaic_gpu_vjp_kernel_sm100.py"
+GLU80 = "gated_linear_unit/pallas_mosaic_gpu_kernel_sm80.py"
+RD80 = "ragged_dot/pallas_mosaic_gpu_kernel_sm80.py"
 
 _SHORT = {GLU: "glu", RD: "ragged_dot", ATT: "attention", VJP: "attention_vjp", GLU100: "glu_sm100",
           RD100: "ragged_dot_sm100", ATT100: "attention_sm100",
-          VJP100: "attention_vjp_sm100"}
+          VJP100: "attention_vjp_sm100", GLU80: "glu_sm80", RD80: "ragged_dot_sm80"}
 
 
 @dataclass(frozen=True)
@@ -248,6 +250,20 @@ MUTATIONS: list[TokamaxMutation] = [
       'tiled_wgs_smem((block_q_dq, head_dim), jnp.float32, "q")'),
     M(VJP, "pipeline-too-deep", "max_concurrent_steps=min(config.num_stages, num_kv_tiles),",
       "max_concurrent_steps=min(config.num_stages * 16, num_kv_tiles),"),
+    # -- gated linear unit and ragged dot (sm80, Ampere: `plgpu.mma` on register values carried
+    #    through `emit_pipeline`'s `init_carry`; lowered for an A100 stand-in)
+    M(GLU80, "acc-bf16", "acc = jnp.zeros(out_smem.shape, jnp.float32)",
+      "acc = jnp.zeros(out_smem.shape, jnp.bfloat16)"),
+    M(GLU80, "mma-operands-swapped", "gates = plgpu.mma(gates, x, w)", "gates = plgpu.mma(gates, w, x)"),
+    M(GLU80, "epilogue-no-cast", "out_smem[...] = (proj * activation(gates)).astype(dtype)",
+      "out_smem[...] = (proj * activation(gates))"),
+    M(RD80, "acc-bf16", "acc = jnp.zeros((block_m, block_n), jnp.float32)",
+      "acc = jnp.zeros((block_m, block_n), jnp.bfloat16)"),
+    M(RD80, "mma-operands-swapped", "return plgpu.mma(acc, a, b)", "return plgpu.mma(acc, b, a)"),
+    M(RD80, "epilogue-no-cast", "plgpu.store(out_smem, acc.astype(out_smem.dtype), optimized=False)",
+      "plgpu.store(out_smem, acc, optimized=False)"),
+    M(RD80, "harmless-out-scratch-f16", "plgpu.SMEM((block_m, block_n), out_dtype),",
+      "plgpu.SMEM((block_m, block_n), jnp.float16),"),
 ]
 
 #: The kinds of mistake issue 17 names, each planted at least once (names of the mutations).

@@ -13,6 +13,8 @@ import ast
 import functools
 from typing import TYPE_CHECKING
 
+from wgmma_lsp.interpret.target_gpu import gpu_capability
+
 if TYPE_CHECKING:
     from wgmma_lsp.interpret.call import Call
     from wgmma_lsp.interpret.interp import Interpreter
@@ -20,27 +22,9 @@ if TYPE_CHECKING:
 
 MAX_DISPATCH_DEPTH = 4  # nested op calls dispatched (an op calling another op)
 
-#: Mosaic GPU APIs only one GPU generation has, by the compute capability JAX reports for it.
-_HOPPER_ONLY = frozenset({"wgmma", "wgmma_wait", "WGMMAAccumulatorRef"})
-_BLACKWELL_ONLY = frozenset({"tcgen05_mma", "tcgen05_commit_arrive", "async_load_tmem", "async_store_tmem",
-                             "TMEM", "TMEMLayout", "commit_tmem"})
-
-
 #: The syntax walks below, kept per node (a node is hashed by identity, and the cache holds it
 #: alive, so an entry is never another node's): they run on every call the analysis follows.
-#: Few entries: each holds its node (a whole module's syntax, for `gpu_capability`) alive.
 _WALKS = 256
-
-
-@functools.lru_cache(maxsize=16)
-def gpu_capability(tree: ast.Module) -> str | None:
-    """The GPU a kernel module is written for, by the Mosaic GPU API it uses: "9.0" (WGMMA,
-    Hopper), "10.0" (tcgen05 and TMEM, Blackwell); None when it uses neither or both."""
-    names = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
-    hopper, blackwell = bool(names & _HOPPER_ONLY), bool(names & _BLACKWELL_ONLY)
-    if hopper == blackwell:
-        return None
-    return "9.0" if hopper else "10.0"
 
 
 @functools.lru_cache(maxsize=_WALKS)

@@ -151,13 +151,52 @@ def _plain_metaclass(cls: ClassVal) -> bool:
     return True
 
 
+#: The container ABCs of `collections.abc` (and their `typing` aliases) whose answer for a
+#: Python value of a known type CPython gives (`_abc_instance`).
+_ABCS = {f"{m}.{n}": n for m in ("collections.abc", "typing")
+         for n in ("Sequence", "MutableSequence", "Mapping", "MutableMapping", "Set", "MutableSet")}
+
+
+def _python_type(v: Value) -> type | None:
+    """The builtin type of a Python value the interpreter knows (None: not one)."""
+    if isinstance(v, NamedTupleVal):
+        return None
+    if isinstance(v, Const) and v.value is not Ellipsis:
+        return type(v.value)
+    if isinstance(v, TupleVal):
+        return list if v.is_list else tuple
+    if isinstance(v, DictVal):
+        return dict
+    if isinstance(v, SetVal):
+        return frozenset if v.frozen else set
+    return None
+
+
+def _abc_instance(v: Value, abc_name: str) -> bool | None:
+    """`isinstance(v, collections.abc.Sequence)` (or `Mapping`, `Set`, their mutable forms): of a
+    Python value, CPython's own answer for its type; of an array (JAX's or NumPy's), False — they
+    are registered with none of these — as of a ref; None for anything else (a user class may
+    register itself or derive from one)."""
+    import collections.abc
+
+    t = _python_type(v)
+    if t is not None:
+        return issubclass(t, getattr(collections.abc, abc_name))
+    if isinstance(v, (ArrayVal, RefVal, ShapeDtypeVal)):
+        return False
+    return None
+
+
 def _foreign_instance(v: Value, of: ForeignName) -> bool | None:
     """`isinstance(v, qwix.QArray)`, a class of a package the program does not read: False for
     the objects whose type the interpreter knows — JAX's, NumPy's, Python's own, a user class
     with known bases: none derives from it — when the class's source proves it plain
-    (interpret/foreign_classes.py); True for an instance of a user class derived from it."""
+    (interpret/foreign_classes.py); True for an instance of a user class derived from it. The
+    container ABCs of `collections.abc`: `_abc_instance`."""
     from wgmma_lsp.interpret import foreign_classes
 
+    if of.name in _ABCS and not isinstance(v, (InstanceVal, ClassVal)):
+        return _abc_instance(v, _ABCS[of.name])
     if isinstance(v, InstanceVal):
         if any(isinstance(b, ForeignName) and b.name == of.name for c in mro(v.cls) for b in c.bases):
             return True

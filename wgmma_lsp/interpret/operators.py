@@ -264,6 +264,13 @@ def iterated(interp: Interpreter, obj: Value) -> Value | None:
     return None if result is None or result is obj or isinstance(result, InstanceVal) else result
 
 
+def jax_array(interp: Interpreter, obj: Value) -> Value | None:
+    """`obj.__jax_array__()` for an object of a user class defining it: how JAX converts such an
+    object into an array (`jnp.asarray(x)`, `jnp.array(x)`: tokamax's `GroupSizes`); None where
+    its class does not define it (or that is not known)."""
+    return _call_own(interp, obj, "__jax_array__", [])
+
+
 def text(interp: Interpreter, obj: Value, conversion: str = "str") -> str | None:
     """`str(obj)` ("str") or `repr(obj)` ("repr"): of a tuple or list of constants (a shape), as
     CPython prints it; of a NumPy dtype object (`x.dtype`), its name; of an object of a user

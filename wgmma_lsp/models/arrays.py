@@ -17,7 +17,7 @@ from wgmma_lsp.interpret.dims import Dim
 from wgmma_lsp.interpret.dtypes import DType
 from wgmma_lsp.interpret.values import (
     UNKNOWN, ApiVal, ArrayVal, Const, DTypeVal, Opaque, OpaqueReplaced, ShapeDtypeVal, SymInt, UnknownInt,
-    TupleVal, Value, as_dim, as_shape, dim_value,
+    InstanceVal, TupleVal, Value, as_dim, as_shape, dim_value,
 )
 from wgmma_lsp.models import smem_budget
 from wgmma_lsp.models.indexing import gather_shape, index_shape
@@ -294,9 +294,15 @@ def _literal_array(v: Value) -> ArrayVal | None:
 @model("jnp.asarray")
 def _asarray(call: Call) -> Value:
     """`jnp.asarray(a, dtype=None)` (and `jnp.array`): a Python scalar stays weakly typed, a
-    list of scalars is strongly typed with the dtype its items promote to."""
+    list of scalars is strongly typed with the dtype its items promote to; an object of a user
+    class defining `__jax_array__` is what that returns."""
     x = call.get(0)
     dt = call.get(1, "dtype", Const(None))
+    if isinstance(x, InstanceVal):
+        converted = operators.jax_array(call.interp, x)
+        if converted is None:
+            return UNKNOWN
+        x = converted
     arr = _literal_array(x)
     if arr is None:
         return UNKNOWN

@@ -5,7 +5,8 @@ Library code picks its kernel by the GPU it runs on: tokamax's `gpu_utils.is_sm9
 `jax.default_backend() == "tpu"`. Outside a test context nothing here is known (no device is
 asked: the analysis runs on no machine). In a test context of a kernel module, the context is
 the op run on that module's GPU (entry/op_dispatch.py: `ProgramHooks.gpu_capability`, read from
-the Mosaic GPU API the module uses — `plgpu.wgmma` is Hopper's, `tcgen05` Blackwell's): the
+the Mosaic GPU API the module uses — `plgpu.wgmma` is Hopper's, `tcgen05` Blackwell's,
+`plgpu.mma` alone Ampere's): the
 default device is a GPU of that compute capability, the default backend "gpu", and the first of
 `jax.devices()` that GPU (how many there are is not known: only item 0 is).
 """
@@ -18,6 +19,7 @@ from wgmma_lsp.models.registry import GETITEM, attribute, model
 
 #: compute capability -> (device_kind, core_count) of the GPU a test context runs on.
 STAND_INS: dict[str, tuple[str, int]] = {
+    "8.0": ("NVIDIA A100-SXM4-80GB", 108),
     "9.0": ("NVIDIA H100 80GB HBM3", 132),
     "10.0": ("NVIDIA B200", 148),
 }

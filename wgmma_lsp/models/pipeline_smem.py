@@ -27,6 +27,7 @@ import ast
 import math
 
 from wgmma_lsp.interpret.call import Call
+from wgmma_lsp.interpret.target_gpu import before_hopper
 from wgmma_lsp.interpret.values import (
     ArrayVal, BlockSpecVal, Const, FuncVal, RefVal, TupleVal, Value, as_int, is_unknown, tree_leaves,
 )
@@ -128,7 +129,9 @@ def emit_pipeline_scope(call: Call, kw: dict[str, Value]) -> Scope:
             scope.complete = False
             continue
         scope.add_buffer(block, f"{_label(i, len(ins))}: {block.aval()} x {mcs}", mcs, spec.span)
-    if smem_inputs:
+    # Before Hopper the pipeline copies with cp.async and waits with `wait_gmem_to_smem`: it
+    # allocates no barriers (jax/_src/pallas/mosaic_gpu/pipeline.py, `is_cp_async`).
+    if smem_inputs and not before_hopper(call.interp):
         scope.add_barrier("barrier", smem_inputs, mcs, what=f"pipeline barriers x {mcs}")
     return scope
 

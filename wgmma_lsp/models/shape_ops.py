@@ -116,6 +116,34 @@ def _cdiv(call: Call) -> Value:
     return UNKNOWN
 
 
+@model("pl.align_to")
+def _align_to(call: Call) -> Value:
+    """`pl.align_to(a, alignment)` (jax/_src/pallas/utils.py): `cdiv(a, alignment) * alignment`,
+    `a` rounded up to a multiple of `alignment`. Of two ints (`a >= 0`, `alignment > 0`, where
+    every JAX rounds alike); of sizes, symbolic; with an array among them, an integer array of
+    their broadcast shape (as `pl.cdiv`'s)."""
+    from wgmma_lsp.models.arrays import elementwise
+
+    if len(call.args) + len(call.kwargs) != 2:
+        return UNKNOWN
+    a, b = call.get(0, "a"), call.get(1, "alignment")
+    if isinstance(a, ArrayVal) or isinstance(b, ArrayVal):
+        r = elementwise(a, b)
+        if isinstance(r, ArrayVal) and r.dtype is not None and not r.dtype.symbolic and T.is_integer(r.dtype):
+            return r
+        return UNKNOWN
+    if isinstance(a, Const) and isinstance(b, Const) and type(a.value) is int and type(b.value) is int:
+        # (a negative operand: JAX's versions round differently — 0.10 floors `(a + b - 1) // b`,
+        # 0.12 truncates as `lax.div` does; no claim there)
+        if a.value >= 0 and b.value > 0:
+            return Const(-(-a.value // b.value) * b.value)
+        return UNKNOWN
+    if (isinstance(a, SymInt) or isinstance(b, SymInt)) and as_dim(a) is not None and as_dim(b) is not None:
+        d = D.mul(D.cdiv(as_dim(a), as_dim(b)), as_dim(b))
+        return SymInt(d) if isinstance(d, D.Sym) else Const(d) if isinstance(d, int) else UNKNOWN
+    return UNKNOWN
+
+
 @model("jnp.searchsorted")
 def _searchsorted(call: Call) -> Value:
     """`jnp.searchsorted(a, v, side='left', sorter=None, *, method='scan')`
