@@ -237,8 +237,16 @@ class Outcome:
                 and (self.jax[0] in (e.line, e.blame_line) or e.blame_line in self.jax_ran)]
 
     def _later_stage(self, e: Reported) -> bool:
-        """A lowering error when JAX already failed while tracing: JAX never got to lower."""
-        return e.stage == "lower" and self.jax_stage == "trace"
+        """A lowering error when JAX already failed while tracing: JAX never got to lower. Or a
+        lowering error below the line where JAX's lowering failed: JAX lowers the traced
+        program in order and stops at its first error, so it never lowered what comes after
+        (the second branch of a `lax.cond` whose first branch failed to lower: tracing ran both)."""
+        if e.stage != "lower":
+            return False
+        if self.jax_stage == "trace":
+            return True
+        return self.jax_stage == "lower" and self.jax is not None and self.jax[0] is not None \
+            and e.line > self.jax[0] and e.blame_line > self.jax[0]
 
     @property
     def beyond(self) -> list[Reported]:

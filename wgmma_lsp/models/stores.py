@@ -172,22 +172,42 @@ def _tiled_allocation(ref: RefVal) -> tuple[tuple[int, ...], list[str]] | None:
     return tiled, undo  # type: ignore[return-value]
 
 
-def _report_tiled_store(interp, ref: RefVal, index: Value, value: ArrayVal, expected, span, line: int) -> None:
+def _report_tiled_store(interp, ref: RefVal, index: Value, value: ArrayVal, expected, span, line: int,
+                        view: list[str] | None = None) -> None:
     """JAX's `swap` message for a store into a tiled (and swizzled) allocation: the ref's shape is
-    the tiled one, its transforms the untiling and unswizzling, then the store's indexer."""
+    the tiled one, its transforms the untiling and unswizzling, then `view`'s (a transpose the
+    store goes through), then the store's indexer."""
     tiled = _tiled_allocation(ref)
     if tiled is None or expected is None or not all(isinstance(d, int) for d in (*expected, *value.shape)):
         return
     indexer = _indexer_repr(index, ref.shape)  # type: ignore[arg-type]
     if indexer is None:
         return
-    parts = tiled[1] + ([indexer[1:-2]] if indexer != "()" else [])
+    parts = tiled[1] + (view or []) + ([indexer[1:-2]] if indexer != "()" else [])
     listed = ", ".join(parts) + ("," if len(parts) == 1 else "")  # (a tuple's repr)
     interp.report(store_shape.RULE,
                   f"Invalid shape for `swap`. Ref shape: {D.format_shape(tiled[0])}. "
                   f"Expected shape: {D.format_shape(expected)}. "
                   f"Value shape: {D.format_shape(value.shape)}. Transforms: ({listed}). ",
                   span, line)
+
+
+def _transposed_allocation(ref: RefVal) -> tuple[int, ...] | None:
+    """The permutation of `alloc.T` (or `alloc.transpose(p)`) when `ref` is an SMEM allocation
+    seen through one transpose and nothing else; None for any other ref."""
+    base = ref.base
+    if base is None or base.base is not None or ref.space != "smem" or ref.attr("pipeline_slot") is True \
+            or len(ref.transforms) != len(base.transforms) + 1 or ref.transforms[:-1] != base.transforms:
+        return None
+    last = ref.transforms[-1]
+    if last.kind != "transpose" or not last.params or not all(isinstance(p, int) for p in last.params):
+        return None
+    return tuple(last.params)
+
+
+def _trivial_index(index: Value) -> bool:
+    """`[...]` or `[()]`: the whole ref, no indexer in JAX's transforms."""
+    return (isinstance(index, Const) and index.value is Ellipsis) or (isinstance(index, TupleVal) and not index.items)
 
 
 def _pipeline_slots(ref: RefVal) -> int | None:
@@ -259,6 +279,11 @@ def check_swap(interp, ref: RefVal, index: Value, value: Value, value_node: ast.
         if ref.base is None and ref.transforms and ref.attr("pipeline_slot") is not True \
                 and ref.space == "smem":
             _report_tiled_store(interp, ref, index, value, expected, span, line)
+            return
+        if (perm := _transposed_allocation(ref)) is not None and _trivial_index(index):
+            # `acc_smem.T[...] = v`: the allocation's transforms, then the transpose
+            _report_tiled_store(interp, ref.base, index, value, expected, span, line,  # type: ignore[arg-type]
+                                view=[f"TransposeTransform(permutation={D.format_shape(perm)})"])
             return
         if direct and shape is not None and expected is not None and all(
                 isinstance(d, int) for d in (*shape, *expected, *value.shape)):

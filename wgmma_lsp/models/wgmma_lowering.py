@@ -67,6 +67,10 @@ class Operand:
         return self.own == () and self.slot_view and not self.has_view
 
 
+#: Transforms an SMEM operand may be seen through when the op verifier checks the accumulator.
+_KNOWN_VIEWS = frozenset({"tiling", "swizzle", "index", "transpose", "reshape"})
+
+
 def operand(v: Value) -> Operand | None:
     """An SMEM ref operand whose transforms are all known, or None."""
     if not isinstance(v, RefVal) or v.kind != "plain":
@@ -262,11 +266,11 @@ class WgmmaLowering:
         a, b = self.a, self.b
         if self.acc.base is not None:
             return
+        if self._verifier_accumulator_type(b):
+            return
         opa = operand(a) if isinstance(a, RefVal) else None
         opb = operand(b)
         if opb is None or (isinstance(a, RefVal) and opa is None) or not isinstance(a, (RefVal, ArrayVal)):
-            return
-        if self._verifier_accumulator_type(opb):
             return
         ops = [o for o in (opa, opb) if o is not None]
         for o in ops:
@@ -372,15 +376,20 @@ class WgmmaLowering:
                      kernel_level=True, span=self._operand_span(o), data={"jax_message": layout_failure()})
         return True
 
-    def _verifier_accumulator_type(self, opb: Operand) -> bool:
+    def _verifier_accumulator_type(self, b: Value) -> bool:
         """The `mosaic_gpu.wgmma` op's verifier checks the accumulator's type (operand #0) as
         the op is built, before layout inference and before any check of the operands: a
         bfloat16 accumulator fails it whatever the operands' dtypes and transforms (checked
         against JAX 0.10 and 0.12, Warpgroup: f16, bf16, f32, fp8 and int8 operands, with and
-        without transforms). JAX blames the `wgmma` line. Reported when proven; True if it was."""
+        without transforms; a rhs seen through a reshape — tokamax's GLU collapses its minor
+        dims — fails it too). The rhs (`b`): an SMEM ref whose transforms are all known. JAX
+        blames the `wgmma` line. Reported when proven; True if it was."""
         if T.concrete(self.acc.dtype) is None or self.acc.dtype.name != "bfloat16":
             return False
-        elem = opb.ref.dtype.name if T.concrete(opb.ref.dtype) is not None else None  # type: ignore[union-attr]
+        if not isinstance(b, RefVal) or b.kind != "plain" or lowered_space(b.root()) != "smem" \
+                or any(t.kind not in _KNOWN_VIEWS or not t.params for t in b.transforms):
+            return False
+        elem = b.dtype.name if T.concrete(b.dtype) is not None else None  # type: ignore[union-attr]
         shape = self.acc.shape
         if elem not in MLIR or elem == "uint8" or not shape or len(shape) != 2 or not _known_dims(*shape):
             return False
