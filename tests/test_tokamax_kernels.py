@@ -42,7 +42,7 @@ from tokamax_mutations import harness_errors  # noqa: E402
 from tokamax_mutations import MUTATIONS, SEED_CLASSES, TokamaxOutcome, recall, run_all  # noqa: E402
 
 # Measured with `benchmarks/bench_tokamax_mutations.py` (rounded down); raise it when it improves.
-RECALL_FLOOR = 0.96  # 91 of the 94 mutants JAX rejects (97%; tokamax 0.0.17, jax 0.12.0.1, 2026-12-06; 83 of 88 that morning)
+RECALL_FLOOR = 0.97  # 92 of the 94 mutants JAX rejects (98%; tokamax 0.0.17, jax 0.12.0.1, 2026-12-06; 83 of 88 that morning)
 
 # Hover coverage of the harnessed kernel files, (as opened, with the harness's entries): measured
 # with `benchmarks/bench_hover_coverage.py` (rounded down); the target is 0.90. Raise them.

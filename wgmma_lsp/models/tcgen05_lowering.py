@@ -64,6 +64,28 @@ MIRRORED = ((0, 10), (0, 12))
 _FP8 = {"f8E4M3FN", "f8E5M2"}
 
 
+def _tmem_lhs_types_differ(call: Call, a: Value, b: Value) -> bool:
+    """Warpgroup, an lhs in TMEM (tokamax's attention keeps P there): the `mosaic_gpu.tcgen05_mma`
+    op verifier compares the element types of `a` and `b` as the op is built, on the MMA's line,
+    as for an SMEM lhs (below; fixture tcgen05_mixed_dtypes_warpgroup.py, both kernels). The rhs
+    an SMEM ref whose transforms are known. Reported when proven; True if it was."""
+    if not isinstance(a, RefVal) or not isinstance(b, RefVal) or a.root().kind != "tmem" \
+            or _operand(b) is None or T.concrete(a.dtype) is None or T.concrete(b.dtype) is None:
+        return False
+    if any(t.kind != "index" for t in a.transforms[len(a.root().transforms):]):
+        return False
+    if a.dtype.name not in MLIR or b.dtype.name not in MLIR:  # type: ignore[union-attr]
+        return False
+    a_t, b_t = MLIR[a.dtype.name], MLIR[b.dtype.name]  # type: ignore[union-attr]
+    new = matches(">=0.12")
+    if a_t == b_t or (new and {a_t, b_t} <= _FP8):
+        return False
+    text = ("'mosaic_gpu.tcgen05_mma' op The `a` and `b` inputs must have the same element type"
+            + (", except that FP8 types (f8E4M3FN and f8E5M2) may be mixed." if new else "."))
+    call.interp.report(tcgen05_same_dtype.RULE, text, call.span, call.line)
+    return True
+
+
 def check_mma_lowering(call: Call, acc: Value, a: Value, b: Value) -> None:
     """Lane: every check below. Warpgroup (0.10 and 0.12): JAX lowers the MMA after layout
     inference and raises the accumulator-dtype and N errors with no kernel line in its traceback
@@ -80,6 +102,8 @@ def check_mma_lowering(call: Call, acc: Value, a: Value, b: Value) -> None:
             or acc.shape is None:
         return
     if wg and check_warpgroup_layouts(call, acc, a, b):
+        return
+    if wg and _tmem_lhs_types_differ(call, a, b):
         return
     lhs, rhs = _operand(a), _operand(b)
     if lhs is None or rhs is None or not isinstance(a, RefVal) or not isinstance(b, RefVal):
