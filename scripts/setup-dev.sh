@@ -16,7 +16,8 @@ if [[ ! -x "$VENV/bin/python" ]]; then
   "$PYTHON" -m venv "$VENV"
 fi
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check -e '.[test]'
+# (the JAX the suite is checked against: scripts/jax-tested.txt)
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check -c scripts/jax-tested.txt -e '.[test]'
 echo "setup-dev: $("$VENV/bin/python" -c 'from importlib.metadata import version as v; print("jax", v("jax"), "pygls", v("pygls"), "jedi", v("jedi"))')"
 # tokamax (the test extra installs it, with its dependencies, where its Python allows: >= 3.12)
 "$VENV/bin/python" -c 'import importlib.metadata as m

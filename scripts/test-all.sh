@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite on every supported JAX, each checked against its own JAX:
 #   .venv    Python 3.11 + jax 0.10.x (what pip serves there), with the editor end-to-end tests
-#   .venv312 Python 3.12 + the newest jax pip serves (0.12.x today); the editor tests run once
+#   .venv312 Python 3.12 + jax 0.12.0.1 (scripts/jax-tested.txt); the editor tests run once
 # Sets both up first (scripts/setup-dev.sh; idempotent). The editors (neovim, emacs, code-server:
 # the slow part of a fresh set-up, code-server compiles native modules) are installed in the
 # background meanwhile. The two suites (all but the editor tests) then run at the same time, one
@@ -27,8 +27,9 @@ if [[ $editors == 1 ]]; then
 fi
 py312="$(bash scripts/find-python.sh 3.12)" || exit 1
 VENV=.venv312 PYTHON="$py312" bash scripts/setup-dev.sh --no-editors || exit 1
-# the newest JAX the registry serves for this Python (a venv made earlier may hold an older one)
-.venv312/bin/python -m pip install -q --disable-pip-version-check --upgrade jax jaxlib || exit 1
+# the JAX the suite is checked against for this Python (scripts/jax-tested.txt; a venv made
+# earlier may hold another one)
+.venv312/bin/python -m pip install -q --disable-pip-version-check -c scripts/jax-tested.txt jax jaxlib || exit 1
 echo "test-all: setup of both venvs took $(( $(date +%s) - start ))s"
 
 # The two suites (all but the editor tests) at once: each is one process, the machine has two
