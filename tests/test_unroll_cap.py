@@ -22,8 +22,8 @@ from wgmma_lsp.interpret.values import Const
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
-NEST = """\
-def count():
+#: Five nested loops of two items: 32 runs of the innermost body, past the cap.
+LOOPS = """\
   n = 0
   for a in (1, 2):
     for b in (1, 2):
@@ -32,8 +32,8 @@ def count():
           for e in (1, 2):
             n = n + a
   total = n
-  return total
 """
+NEST = "def count():\n" + LOOPS + "  return total\n"
 TOTAL_LINE = NEST.splitlines().index("  total = n")
 
 
@@ -68,14 +68,7 @@ from jax.experimental import pallas as pl
 
 
 def kernel(x_ref, o_ref):
-  n = 0
-  for a in (1, 2):
-    for b in (1, 2):
-      for c in (1, 2):
-        for d in (1, 2):
-          for e in (1, 2):
-            n = n + a
-  total = n
+""" + LOOPS + """\
   o_ref[...] = x_ref[...] * total
 
 

@@ -54,14 +54,8 @@ def isinstance_of(v: Value, of: Value) -> bool | None:
         return False  # a Python constant, tuple, list or dict has a builtin type: no JAX class's
     if isinstance(of, ApiVal) and of.name in _BUILTIN_TYPES:
         t = _BUILTIN_TYPES[of.name]
-        if isinstance(v, Const) and v.value is not Ellipsis:
-            return isinstance(v.value, t)
-        if isinstance(v, TupleVal) and not isinstance(v, NamedTupleVal):
-            return issubclass(list if v.is_list else tuple, t)
-        if isinstance(v, DictVal):
-            return issubclass(dict, t)
-        if isinstance(v, SetVal):
-            return issubclass(frozenset if v.frozen else set, t)
+        if (own := _python_type(v)) is not None:
+            return issubclass(own, t)
         if isinstance(v, InstanceVal) and not opaque_bases(v.cls) and v.cls.kind == "" \
                 and t is not object:
             return False

@@ -10,7 +10,7 @@ from wgmma_lsp.interpret.dtypes import SymDType
 from wgmma_lsp.interpret.values import (
     UNKNOWN, ArrayVal, Const, Opaque, OpaqueReplaced, SymInt, TupleVal, Value, as_dim,
 )
-from wgmma_lsp.models.arrays import as_array
+from wgmma_lsp.models.arrays import as_array, elementwise
 from wgmma_lsp.models.registry import model
 
 
@@ -91,20 +91,23 @@ def _cdiv_of_constants(call: Call) -> Value:
     return UNKNOWN
 
 
+def _integer_array(a: Value, b: Value) -> Value:
+    """`pl.cdiv` / `pl.align_to` with an array among the operands: the integer array of their
+    broadcast shape and promoted dtype (`lax.div(a + (b - 1), b)`, times `b`); else unknown."""
+    r = elementwise(a, b)
+    if isinstance(r, ArrayVal) and r.dtype is not None and not r.dtype.symbolic and T.is_integer(r.dtype):
+        return r
+    return UNKNOWN
+
+
 @model("pl.cdiv", "jax.cdiv")
 def _cdiv(call: Call) -> Value:
     """`pl.cdiv(a, b)` (jax/_src/pallas/utils.py): of two ints, their ceiling quotient (for
     the non-negative `a` and positive `b` it is meant for); with an array among them,
     `lax.div(a + (b - 1), b)`: an array of their broadcast shape and promoted dtype."""
-    from wgmma_lsp.models.arrays import elementwise
-
     a, b = call.get(0, "a"), call.get(1, "b")
     if isinstance(a, ArrayVal) or isinstance(b, ArrayVal):
-        r = elementwise(a, b)
-        if isinstance(r, ArrayVal) and r.dtype is not None and not r.dtype.symbolic \
-                and (T.is_integer(r.dtype)):
-            return r
-        return UNKNOWN
+        return _integer_array(a, b)
     if isinstance(a, Const) and isinstance(b, Const) and isinstance(a.value, int) and isinstance(b.value, int) \
             and a.value >= 0 and b.value > 0:
         return _cdiv_of_constants(call)
@@ -122,16 +125,11 @@ def _align_to(call: Call) -> Value:
     `a` rounded up to a multiple of `alignment`. Of two ints (`a >= 0`, `alignment > 0`, where
     every JAX rounds alike); of sizes, symbolic; with an array among them, an integer array of
     their broadcast shape (as `pl.cdiv`'s)."""
-    from wgmma_lsp.models.arrays import elementwise
-
     if len(call.args) + len(call.kwargs) != 2:
         return UNKNOWN
     a, b = call.get(0, "a"), call.get(1, "alignment")
     if isinstance(a, ArrayVal) or isinstance(b, ArrayVal):
-        r = elementwise(a, b)
-        if isinstance(r, ArrayVal) and r.dtype is not None and not r.dtype.symbolic and T.is_integer(r.dtype):
-            return r
-        return UNKNOWN
+        return _integer_array(a, b)
     if isinstance(a, Const) and isinstance(b, Const) and type(a.value) is int and type(b.value) is int:
         # (a negative operand: JAX's versions round differently — 0.10 floors `(a + b - 1) // b`,
         # 0.12 truncates as `lax.div` does; no claim there)

@@ -123,7 +123,7 @@ def _indexer_repr(index: Value, shape: tuple[int, ...]) -> str | None:
     """The NDIndexer JAX prints in `Transforms: (...)` for a store through a plain ref. A bare
     `ref[...]` (or `ref[()]`) adds no indexer (state/primitives.py `get_ref_and_transforms`:
     an empty index keeps the ref's own transforms, none here): JAX prints `()`."""
-    if (isinstance(index, Const) and index.value is Ellipsis) or (isinstance(index, TupleVal) and not index.items):
+    if _bare(index):
         return "()"
     items = _expanded(index_items(index), len(shape))
     items += [_FULL] * (len(shape) - len(items))
@@ -205,7 +205,7 @@ def _transposed_allocation(ref: RefVal) -> tuple[int, ...] | None:
     return tuple(last.params)
 
 
-def _trivial_index(index: Value) -> bool:
+def _bare(index: Value) -> bool:
     """`[...]` or `[()]`: the whole ref, no indexer in JAX's transforms."""
     return (isinstance(index, Const) and index.value is Ellipsis) or (isinstance(index, TupleVal) and not index.items)
 
@@ -228,7 +228,7 @@ def _report_pipeline_block(interp, ref: RefVal, index: Value, value: ArrayVal, e
     if slots is None or shape is None or expected is None \
             or not all(isinstance(d, int) for d in (*shape, *expected, *value.shape)):  # type: ignore[union-attr]
         return
-    if not ((isinstance(index, Const) and index.value is Ellipsis) or (isinstance(index, TupleVal) and not index.items)):
+    if not _bare(index):
         return  # a further indexer would merge into the slot's: not modelled
     full = (slots, *shape)
     slot = "ShapedArray(int32[])" if matches(">=0.12") else "ShapedArray(int32[], weak_type=True)"
@@ -280,7 +280,7 @@ def check_swap(interp, ref: RefVal, index: Value, value: Value, value_node: ast.
                 and ref.space == "smem":
             _report_tiled_store(interp, ref, index, value, expected, span, line)
             return
-        if (perm := _transposed_allocation(ref)) is not None and _trivial_index(index):
+        if (perm := _transposed_allocation(ref)) is not None and _bare(index):
             # `acc_smem.T[...] = v`: the allocation's transforms, then the transpose
             _report_tiled_store(interp, ref.base, index, value, expected, span, line,  # type: ignore[arg-type]
                                 view=[f"TransposeTransform(permutation={D.format_shape(perm)})"])

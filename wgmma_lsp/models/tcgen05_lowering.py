@@ -77,13 +77,16 @@ def _tmem_lhs_types_differ(call: Call, a: Value, b: Value) -> bool:
     if a.dtype.name not in MLIR or b.dtype.name not in MLIR:  # type: ignore[union-attr]
         return False
     a_t, b_t = MLIR[a.dtype.name], MLIR[b.dtype.name]  # type: ignore[union-attr]
-    new = matches(">=0.12")
-    if a_t == b_t or (new and {a_t, b_t} <= _FP8):
+    if a_t == b_t or (matches(">=0.12") and {a_t, b_t} <= _FP8):
         return False
-    text = ("'mosaic_gpu.tcgen05_mma' op The `a` and `b` inputs must have the same element type"
-            + (", except that FP8 types (f8E4M3FN and f8E5M2) may be mixed." if new else "."))
-    call.interp.report(tcgen05_same_dtype.RULE, text, call.span, call.line)
+    call.interp.report(tcgen05_same_dtype.RULE, _verifier_same_type(), call.span, call.line)
     return True
+
+
+def _verifier_same_type() -> str:
+    """The `mosaic_gpu.tcgen05_mma` op verifier's words for operands of two element types."""
+    return ("'mosaic_gpu.tcgen05_mma' op The `a` and `b` inputs must have the same element type"
+            + (", except that FP8 types (f8E4M3FN and f8E5M2) may be mixed." if matches(">=0.12") else "."))
 
 
 def check_mma_lowering(call: Call, acc: Value, a: Value, b: Value) -> None:
@@ -161,8 +164,7 @@ def check_mma_lowering(call: Call, acc: Value, a: Value, b: Value) -> None:
         if new and {a_t, b_t} <= _FP8:
             return  # accepted; what follows is not mirrored for mixed operands
         if wg:  # the op verifier, on the MMA's line (fixture tcgen05_mixed_dtypes_warpgroup.py)
-            text = ("'mosaic_gpu.tcgen05_mma' op The `a` and `b` inputs must have the same element type"
-                    + (", except that FP8 types (f8E4M3FN and f8E5M2) may be mixed." if new else "."))
+            text = _verifier_same_type()
         elif new:
             text = ("MMA requires A and B to have the same element type, except that FP8 types "
                     f"(f8E4M3FN and f8E5M2) may be mixed; got: {a_t} and {b_t}")
