@@ -11,9 +11,7 @@ import functools
 import re
 from pathlib import Path
 
-from wgmma_lsp import observed
-from wgmma_lsp import environment
-
+from wgmma_lsp import environment, observed
 from wgmma_lsp.interpret.jax_api_types import Export, Param, Signature
 from wgmma_lsp.interpret.version_text import LANE, WARPGROUP, parse
 
@@ -97,14 +95,38 @@ def _tree(dotted: str) -> ast.Module | None:
 # -- exports ---------------------------------------------------------------------------------
 
 def _exports(dotted: str) -> dict[str, Export] | None:
+    """The public names of module `dotted` (what `module.name` finds), with the names its
+    `_deprecations` serve through `__getattr__` (deprecated, or removed with their message)."""
+    table = _module_table(dotted, 0)
+    if table is None:
+        return None
+    public, deprecations = table
+    return {**public, **deprecations}
+
+
+#: How deep `from m import *` and `**m._deprecations` are followed (JAX 0.12.1: two levels,
+#: `jax.experimental.pallas.mosaic_gpu` -> `jax.pallas.mosaic_gpu`).
+_MAX_STAR_DEPTH = 4
+
+
+def _module_table(dotted: str, depth: int) -> tuple[dict[str, Export], dict[str, Export]] | None:
+    """(the names bound in module `dotted`'s namespace that do not start with `_`, the names its
+    `_deprecations` dict serves). Follows `from m import *` (m's `__all__`, else its public
+    names; never its deprecations, which m's own `__getattr__` serves) and `**m._deprecations`
+    within the dict, as JAX 0.12.1's `jax.experimental.pallas` aliases of `jax.pallas` do."""
     tree = _tree(dotted)
-    if tree is None:
+    if tree is None or depth > _MAX_STAR_DEPTH:
         return None
     out: dict[str, Export] = {}
     private: dict[str, Export] = {}
+    deprecations: dict[str, Export] = {}
+    modules = _imports(tree)
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.module and not node.level:
             for alias in node.names:
+                if alias.name == "*":
+                    out.update(_star(node.module, depth))
+                    continue
                 public = alias.asname or alias.name
                 target = private if public.startswith("_") else out
                 target[public] = Export(node.module, alias.name)
@@ -114,14 +136,48 @@ def _exports(dotted: str) -> dict[str, Export] | None:
             name = node.targets[0].id
             if name == "_deprecations" and isinstance(node.value, ast.Dict):
                 for k, v in zip(node.value.keys, node.value.values):
-                    if not (isinstance(k, ast.Constant) and isinstance(k.value, str)):
-                        continue
-                    exp = _deprecation(v, private)
-                    if exp is not None:
-                        out[k.value] = exp
+                    if k is None:  # `**other._deprecations`: that module's, served by this one too
+                        deprecations.update(_merged_deprecations(v, modules, depth))
+                    elif isinstance(k, ast.Constant) and isinstance(k.value, str):
+                        exp = _deprecation(v, private)
+                        if exp is not None:
+                            deprecations[k.value] = exp
             elif not name.startswith("_"):
-                out[name] = Export(dotted, name)
-    return out
+                # `ACC = WGMMAAccumulatorRef` (0.12.1): the same object as the name it copies
+                value = node.value
+                known = {**private, **out}.get(value.id) if isinstance(value, ast.Name) else None
+                out[name] = known if known is not None else Export(dotted, name)
+    all_names = _dunder_all(tree)
+    if all_names is not None:
+        out = {k: v for k, v in out.items() if k in all_names}
+    return out, deprecations
+
+
+def _star(module: str, depth: int) -> dict[str, Export]:
+    table = _module_table(module, depth + 1)
+    return dict(table[0]) if table is not None else {}
+
+
+def _merged_deprecations(v: ast.expr, modules: dict[str, str], depth: int) -> dict[str, Export]:
+    if isinstance(v, ast.Attribute) and v.attr == "_deprecations" and isinstance(v.value, ast.Name) \
+            and v.value.id in modules:
+        table = _module_table(modules[v.value.id], depth + 1)
+        if table is not None:
+            return dict(table[1])
+    return {}
+
+
+def _dunder_all(tree: ast.Module) -> set[str] | None:
+    """A literal module-level `__all__` (what `from m import *` takes), else None."""
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__"
+                                                for t in node.targets):
+            try:
+                value = ast.literal_eval(node.value)
+            except ValueError:
+                return None
+            return {str(x) for x in value} if isinstance(value, (list, tuple)) else None
+    return None
 
 
 def _deprecation(v: ast.expr, private: dict[str, Export]) -> Export | None:

@@ -18,6 +18,10 @@ MODULE_PREFIXES: list[tuple[str, str]] = sorted([
     ("jax.experimental.pallas.tpu", "pltpu"),
     ("jax.experimental.pallas.triton", "plgpu_triton"),
     ("jax.experimental.pallas", "pl"),
+    # JAX 0.12.1's preferred paths: `jax.experimental.pallas[.mosaic_gpu]` became their aliases
+    ("jax.pallas.mosaic_gpu", "plgpu"),
+    ("jax.pallas.tpu", "pltpu"),
+    ("jax.pallas", "pl"),
     ("jax._src.pallas.primitives", "pl"),
     ("jax._src.pallas.pallas_call", "pl"),
     ("jax._src.pallas.core", "pl"),
@@ -66,6 +70,7 @@ ALIASES: dict[str, str] = {
     "jax.numpy": "jnp",
     "jax.lax": "lax",
     "jax.experimental.pallas": "pl",
+    "jax.pallas": "pl",
     "plgpu.ShapeDtypeStruct": "jax.ShapeDtypeStruct",
     "jnp.array": "jnp.asarray",
     "jax.lax.fori_loop": "lax.fori_loop",
@@ -96,7 +101,7 @@ def is_module_name(canonical: str) -> bool:
 _KNOWN_MODULES = {short for _, short in MODULE_PREFIXES} | {"jax.experimental", "jax._src"}
 SUBMODULES: dict[str, str] = {
     "jax.numpy": "jnp", "jax.lax": "lax", "jax.experimental": "jax.experimental",
-    "jax.experimental.pallas": "pl", "pl.mosaic_gpu": "plgpu", "pl.tpu": "pltpu",
+    "jax.experimental.pallas": "pl", "pl.mosaic_gpu": "plgpu", "pl.tpu": "pltpu", "jax.pallas": "pl",
     "jax.nn": "jax.nn", "jax.random": "jax.random", "jax.dtypes": "jax.dtypes",
     "concurrent.futures": "concurrent.futures",
 }
