@@ -47,12 +47,28 @@ def smem_accumulator_kernel(a_ref, b_ref, o_ref):
 
 
 def matmul(kernel, a, b):
-  return pl.pallas_call(
-      kernel,
-      out_shape=jax.ShapeDtypeStruct((TILE_M, TILE_N), jnp.bfloat16),
-      in_specs=[plgpu.BlockSpec(memory_space=plgpu.SMEM, transforms=(  # tiled + swizzled for WGMMA
-          plgpu.TilingTransform((8, 64)), plgpu.SwizzleTransform(128)))] * 2,
-      out_specs=pl.BlockSpec(memory_space=plgpu.SMEM),
+  """Runs `kernel(a_smem, b_smem, o_smem)` on one tile: `a` and `b` copied into shared memory
+  tiled and swizzled (how WGMMA reads its operands), the result copied back."""
+  transforms = (plgpu.TilingTransform((8, 64)), plgpu.SwizzleTransform(128))
+
+  def body(a_gmem, b_gmem, o_gmem, a_smem, b_smem, o_smem, barrier):
+    plgpu.copy_gmem_to_smem(a_gmem, a_smem, barrier)
+    plgpu.copy_gmem_to_smem(b_gmem, b_smem, barrier)
+    plgpu.barrier_wait(barrier)
+    kernel(a_smem, b_smem, o_smem)
+    plgpu.commit_smem()
+    plgpu.copy_smem_to_gmem(o_smem, o_gmem)
+    plgpu.wait_smem_to_gmem(0)
+
+  return plgpu.kernel(
+      body,
+      out_type=jax.ShapeDtypeStruct((TILE_M, TILE_N), jnp.bfloat16),
+      scratch_types=[
+          plgpu.SMEM((TILE_M, TILE_K), jnp.bfloat16, transforms=transforms),
+          plgpu.SMEM((TILE_K, TILE_N), jnp.bfloat16, transforms=transforms),
+          plgpu.SMEM((TILE_M, TILE_N), jnp.bfloat16),
+          plgpu.Barrier(num_arrivals=2),
+      ],
   )(a, b)
 
 

@@ -22,14 +22,11 @@ def test_seed_errors_agree_with_jax() -> None:
 
 
 def test_seed_fixed_is_clean() -> None:
-    from wgmma_lsp.interpret.jax_source import pallas_call_lowers_mosaic_gpu
-
     path = EXAMPLES / "seed_fixed.py"
     assert diagnostics(analyze(path.read_text(), str(path))) == []
-    # JAX 0.12 lowers no `pl.pallas_call` Mosaic GPU kernel on the CPU (Triton needs a GPU):
-    # there the fixed kernels are traced only
-    lower = pallas_call_lowers_mosaic_gpu() is not False
-    assert all(v.message is None for v in trace_file(path, lower=lower))
+    # `plgpu.kernel`: lowered with Mosaic GPU by every supported JAX
+    verdicts = trace_file(path, lower=True)
+    assert verdicts and all(v.message is None for v in verdicts)
 
 
 def test_cli_check_and_explain(capsys) -> None:

@@ -62,6 +62,8 @@ NOT_LITERAL: dict[str, tuple[NotLiteral, ...]] = {
                           "types.")),),
     "WG093": (NotLiteral("<0.12", "JAX 0.10 registers a Mosaic GPU pallas_call lowering, so it has no such "
                                   "assert to fail: the rule is 0.12's"),),
+    "WG109": (NotLiteral("<0.12.1", "JAX before 0.12.1 applies a plgpu.BlockSpec's transforms in "
+                                    "pl.pallas_call, so it has no such assert to fail: the rule is 0.12.1's"),),
     "WG106": (NotLiteral("<0.12", "JAX 0.10 has no plgpu.mma (Ampere MMA): the rule is 0.12's"),),
     "WG107": (NotLiteral("<0.12", "JAX 0.10 has no plgpu.mma (Ampere MMA): the rule is 0.12's"),),
     "WG108": (NotLiteral("<0.12", "JAX 0.10 has no plgpu.mma (Ampere MMA): the rule is 0.12's"),),
