@@ -27,8 +27,8 @@ from pathlib import Path
 import pytest
 
 from tokamax_harness import (
-    ENTRIES, harnessed_copy, hover_coverage_of, kernel_files, kernel_smem_totals, missing_reason, ops_dir,
-    package_dir, skip_reason, trace,
+    ENTRIES, confirmed_by_jax, harnessed_copy, hover_coverage_of, jax_rejects_unmutated, kernel_files,
+    kernel_smem_totals, missing_reason, ops_dir, package_dir, skip_reason, trace,
 )
 
 _reason = missing_reason()
@@ -85,8 +85,18 @@ def _check(paths: list[Path], capsys: pytest.CaptureFixture[str]) -> list[dict]:
 
 
 def _loud(diagnostics: list[dict]) -> list[str]:
+    """Errors and warnings, but those real JAX confirms (`confirmed_by_jax`: tokamax calling an
+    API the installed JAX removed); without them the list must be empty."""
     return [f"{d['file']}:{d['line']}: {d['code']} {d['message']}" for d in diagnostics
-            if d["severity"] in ("error", "warning")]
+            if d["severity"] in ("error", "warning")
+            and not confirmed_by_jax(d["file"], d["line"], d["code"], d["message"])]
+
+
+def _runs_on_this_jax(rel: str) -> None:
+    """Skip, saying why, where JAX rejects tokamax's own kernel as written."""
+    rejected = jax_rejects_unmutated(rel)
+    if rejected:
+        pytest.skip(f"this JAX rejects tokamax's unmutated {rel}: line {rejected[0][0]}: {rejected[0][1]}")
 
 
 def test_the_kernel_modules_get_no_error_and_no_warning(capsys: pytest.CaptureFixture[str]) -> None:
@@ -126,7 +136,13 @@ def test_the_whole_package_gets_no_error_and_no_warning(capsys: pytest.CaptureFi
 @needs_harness
 @pytest.mark.parametrize("rel", sorted(ENTRIES))
 def test_unmutated_kernel_is_clean_for_jax_and_for_us(rel: str, tmp_path: Path) -> None:
+    """Where JAX rejects tokamax's own kernel (an API this JAX removed), ours are JAX's errors."""
     path = harnessed_copy(rel, tmp_path)
+    rejected = jax_rejects_unmutated(rel)
+    if rejected:
+        ours = {(e.line, e.message) for e in harness_errors(path.read_text(), str(ops_dir() / rel))}
+        assert ours <= set(rejected)
+        return
     ran: set[int] = set()
     verdicts = trace(path, lower=True, ran=ran)
     assert [v for v in verdicts if v.message is not None] == []
@@ -184,6 +200,7 @@ def test_every_harnessed_file_has_a_hover_floor() -> None:
 @needs_harness
 @pytest.mark.parametrize("rel", sorted(ENTRIES))
 def test_hover_coverage_holds_its_floor(rel: str, tmp_path: Path) -> None:
+    _runs_on_this_jax(rel)
     as_opened, with_entry = hover_coverage_of(rel, tmp_path)
     for cov, floor in zip((as_opened, with_entry), HOVER_FLOORS[rel]):
         assert cov.total >= 50, "the kernel bodies were found and JAX saw arrays in them"
@@ -228,6 +245,7 @@ def test_smem_totals_against_jaxs_lowering(rel: str, tmp_path: Path) -> None:
     in the file; otherwise of some kernel)."""
     from wgmma_lsp.analysis import analyze
 
+    _runs_on_this_jax(rel)
     path = harnessed_copy(rel, tmp_path)
     totals = kernel_smem_totals(path)
     assert len(totals) >= len(ENTRIES[rel]), "JAX lowered a kernel per entry"
@@ -288,7 +306,10 @@ def test_the_kernel_modules_get_no_error_and_no_warning_over_lsp_cold_and_warm()
         client.kill()
     for label, published in (("cold", cold), ("warm", warm)):
         loud = {uri.rsplit("/tokamax/", 1)[-1]: [(d["range"]["start"]["line"] + 1, d.get("code"), d["message"])
-                                                 for d in ds if d.get("severity") in (1, 2)]
+                                                 for d in ds if d.get("severity") in (1, 2)
+                                                 and not confirmed_by_jax(uri.removeprefix("file://"),
+                                                                          d["range"]["start"]["line"] + 1,
+                                                                          d.get("code", ""), d["message"])]
                 for uri, ds in published.items()}
         assert {k: v for k, v in loud.items() if v} == {}, label
 

@@ -26,6 +26,7 @@ them, WG091 — so it is not installed).
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.util
 import re
 import sys
@@ -267,6 +268,42 @@ def harnessed_copy(rel: str, tmp: Path, source: str | None = None) -> Path:
     out = tmp / rel.replace("/", "__")
     out.write_text(with_harness(source if source is not None else (ops_dir() / rel).read_text(), rel))
     return out
+
+
+@functools.lru_cache(maxsize=None)
+def jax_rejects_unmutated(rel: str) -> tuple[tuple[int | None, str], ...]:
+    """JAX's errors (line, message) on tokamax's own, unmutated kernel file `rel` under the
+    harness: () where JAX accepts it. Not every tokamax runs on every JAX it allows (tokamax
+    0.0.17's SM80 kernels call `plgpu.transpose_ref`, which jax 0.12.1 removed): a kernel JAX
+    rejects as written cannot judge planted bugs, hovers or SMEM totals."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = harnessed_copy(rel, Path(tmp))
+        return tuple((v.line, v.message) for v in trace(path, lower=True) if v.message is not None)
+
+
+def confirmed_by_jax(file: str, line: int, code: str, message: str) -> bool:
+    """Whether real JAX raises this finding of `wgmma-lsp check` on tokamax as installed: in a
+    harnessed kernel file, JAX's error on the unmutated file at that line, with that message; a
+    WG091 for an attribute the installed JAX removed (`jax_source.missing_attribute`), anywhere:
+    `getattr` on the real module raises that message (the line spells the attribute)."""
+    message = message.removesuffix(" (on some paths)")
+    rel = next((r for r in ENTRIES if file.endswith("/" + r)), None)
+    if rel is not None:
+        return (line, message) in jax_rejects_unmutated(rel)
+    if code != "WG091":
+        return False
+    import jax.experimental.pallas as pl
+    import jax.experimental.pallas.mosaic_gpu as plgpu
+
+    text = Path(file).read_text().splitlines()[line - 1]
+    for module in (pl, plgpu):
+        for name in set(re.findall(r"\.(\w+)", text)):
+            try:
+                getattr(module, name)
+            except AttributeError as e:
+                if str(e) == message:
+                    return True
+    return False
 
 
 def runtime(path: Path):

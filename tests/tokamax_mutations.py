@@ -25,7 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from shipped_harness import first_line  # noqa: E402
 from shipped_mutations import Mutation, Outcome, Reported, our_errors  # noqa: E402
-from tokamax_harness import ENTRIES, harnessed_copy, ops_dir, trace, with_harness  # noqa: E402
+from tokamax_harness import (  # noqa: E402
+    ENTRIES, harnessed_copy, jax_rejects_unmutated, ops_dir, trace, with_harness,
+)
 
 GLU = "gated_linear_unit/pallas_mosaic_gpu_kernel_sm90.py"
 RD = "ragged_dot/pallas_mosaic_gpu_kernel_sm90.py"
@@ -404,8 +406,11 @@ def run(m: Mutation, tmp: Path) -> TokamaxOutcome:
 
 
 def run_all(only: list[str] | None = None) -> list[TokamaxOutcome]:
+    """Every mutation, but those of a kernel file JAX rejects as tokamax wrote it (an API the
+    installed JAX removed: `jax_rejects_unmutated`), where no planted bug can be judged."""
     with tempfile.TemporaryDirectory() as tmp:
-        return [run(m, Path(tmp)) for m in MUTATIONS if not only or any(o in m.id for o in only)]
+        return [run(m, Path(tmp)) for m in MUTATIONS if (not only or any(o in m.id for o in only))
+                and not jax_rejects_unmutated(m.file)]
 
 
 def recall(outcomes: list[Outcome]) -> tuple[int, int]:
