@@ -52,11 +52,25 @@ LIBRARY = textwrap.dedent('''\
 
         pl.run_scoped(body, plgpu.ACC((config.tile_m, config.tile_n), jnp.float32))
 
-      return pl.pallas_call(
-          kernel,
-          out_shape=jax.ShapeDtypeStruct((config.tile_m, config.tile_n), jnp.float32),
-          in_specs=[plgpu.BlockSpec(memory_space=plgpu.SMEM, transforms=TRANSFORMS)] * 2,
-          out_specs=pl.BlockSpec(memory_space=plgpu.SMEM),
+      def body(a_gmem, b_gmem, o_gmem, a_smem, b_smem, o_smem, barrier):
+        plgpu.copy_gmem_to_smem(a_gmem, a_smem, barrier)
+        plgpu.copy_gmem_to_smem(b_gmem, b_smem, barrier)
+        plgpu.barrier_wait(barrier)
+        kernel(a_smem, b_smem, o_smem)
+        plgpu.commit_smem()
+        plgpu.copy_smem_to_gmem(o_smem, o_gmem)
+        plgpu.wait_smem_to_gmem(0)
+
+      out_shape = (config.tile_m, config.tile_n)
+      return plgpu.kernel(  # a, b copied into tiled, swizzled SMEM (how WGMMA reads them)
+          body,
+          out_type=jax.ShapeDtypeStruct(out_shape, jnp.float32),
+          scratch_types=[
+              plgpu.SMEM(a.shape, a.dtype, transforms=TRANSFORMS),
+              plgpu.SMEM(b.shape, b.dtype, transforms=TRANSFORMS),
+              plgpu.SMEM(out_shape, jnp.float32),
+              plgpu.Barrier(num_arrivals=2),
+          ],
       )(a, b)
     ''')
 

@@ -216,8 +216,8 @@ def test_fixture_diagnostics_name_their_contexts() -> None:
 
     fixtures = Path(__file__).parent / "fixtures" / "errors"
     expected = {
-        "entry_pytest_parametrize.py": " (with tile_n=64, from test_matmul() at line 38)",
-        "entry_sweep_product.py": " (with tile_m=128, tile_n=64, from main() at line 48)",
+        "entry_pytest_parametrize.py": " (with tile_n=64, from test_matmul() at line 53)",
+        "entry_sweep_product.py": " (with tile_m=128, tile_n=64, from main() at line 63)",
         "entry_make_jaxpr_main_block.py": "",  # the only context: a plain error
         "entry_jit_absl_main.py": "",
     }
