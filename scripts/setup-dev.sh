@@ -5,6 +5,7 @@
 # Idempotent: re-running only installs what is missing.
 # Usage: scripts/setup-dev.sh [--no-editors]
 #   VENV=.venv312 PYTHON=python3.12 scripts/setup-dev.sh --no-editors   # another Python/JAX
+#   VENV=.venv3121 PYTHON=python3.12 JAX_PIN=0.12.1 scripts/setup-dev.sh --no-editors   # a given JAX
 #   (scripts/test-all.sh does that for every supported JAX and runs the suite in each)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,8 +17,12 @@ if [[ ! -x "$VENV/bin/python" ]]; then
   "$PYTHON" -m venv "$VENV"
 fi
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
-# (the JAX the suite is checked against: scripts/jax-tested.txt)
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check -c scripts/jax-tested.txt -e '.[test]'
+# (the JAX the suite is checked against: scripts/jax-tested.txt, or JAX_PIN)
+if [[ -n "${JAX_PIN:-}" ]]; then
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e '.[test]' "jax==$JAX_PIN" "jaxlib==$JAX_PIN"
+else
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check -c scripts/jax-tested.txt -e '.[test]'
+fi
 echo "setup-dev: $("$VENV/bin/python" -c 'from importlib.metadata import version as v; print("jax", v("jax"), "pygls", v("pygls"), "jedi", v("jedi"))')"
 # tokamax (the test extra installs it, with its dependencies, where its Python allows: >= 3.12)
 "$VENV/bin/python" -c 'import importlib.metadata as m

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The whole test suite on every supported JAX, each checked against its own JAX:
 #   .venv    Python 3.11 + jax 0.10.x (what pip serves there), with the editor end-to-end tests
-#   .venv312 Python 3.12 + jax 0.12.0.1 (scripts/jax-tested.txt); the editor tests run once
-# Sets both up first (scripts/setup-dev.sh; idempotent). The editors (neovim, emacs, code-server:
-# the slow part of a fresh set-up, code-server compiles native modules) are installed in the
-# background meanwhile. The two suites (all but the editor tests) then run at the same time, one
-# process each on the machine's two cores; the editor tests run last, on 3.11, once the editors
-# are in place. Exit status: non-zero if either suite, the editor tests or a set-up step fails.
-# Usage: scripts/test-all.sh [--no-editors] [extra pytest args, for the two suites...]
+#   .venv312 Python 3.12 + jax 0.12.0.1 (scripts/jax-tested.txt)
+#   .venv3121 Python 3.12 + the newest JAX taken on (jax-tested.txt's `newest` line: 0.12.1)
+# The editor tests run once. Sets the venvs up first (scripts/setup-dev.sh; idempotent). The
+# editors (neovim, emacs, code-server: the slow part of a fresh set-up, code-server compiles
+# native modules) are installed in the background meanwhile. The three suites (all but the editor
+# tests) then run at the same time, one process each, on the machine's two cores; the editor
+# tests run last, on 3.11, once the editors are in place. Exit status: non-zero if a suite, the
+# editor tests or a set-up step fails.
+# Usage: scripts/test-all.sh [--no-editors] [extra pytest args, for the suites...]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 editors=1
@@ -30,29 +32,39 @@ VENV=.venv312 PYTHON="$py312" bash scripts/setup-dev.sh --no-editors || exit 1
 # the JAX the suite is checked against for this Python (scripts/jax-tested.txt; a venv made
 # earlier may hold another one)
 .venv312/bin/python -m pip install -q --disable-pip-version-check -c scripts/jax-tested.txt jax jaxlib || exit 1
-echo "test-all: setup of both venvs took $(( $(date +%s) - start ))s"
+newest="$(sed -n 's/^# newest: jax==//p' scripts/jax-tested.txt)"
+[[ -n $newest ]] || { echo "test-all: no '# newest: jax==' line in scripts/jax-tested.txt"; exit 1; }
+VENV=.venv3121 PYTHON="$py312" JAX_PIN="$newest" bash scripts/setup-dev.sh --no-editors || exit 1
+echo "test-all: setup of the three venvs took $(( $(date +%s) - start ))s"
 
-# The two suites (all but the editor tests) at once: each is one process, the machine has two
+# The three suites (all but the editor tests) at once: each is one process, the machine has two
 # cores, and code-server's build (a fresh machine) shares them. Each suite's output is printed
 # when it ends. Then the editor tests, on 3.11, once the editors are in place.
 status=0
 t=$(date +%s)
-log312=$(mktemp); log311=$(mktemp)
+log312=$(mktemp); log311=$(mktemp); log3121=$(mktemp)
 jax312=$(.venv312/bin/python -c 'from importlib.metadata import version as v; print("jax", v("jax"))')
+jax3121=$(.venv3121/bin/python -c 'from importlib.metadata import version as v; print("jax", v("jax"))')
 jax311=$(.venv/bin/python -c 'from importlib.metadata import version as v; print("jax", v("jax"))')
 ( .venv312/bin/python -m pytest -q -p no:cacheprovider --ignore=tests/editors "$@" > "$log312" 2>&1 ) &
 pid312=$!
+( .venv3121/bin/python -m pytest -q -p no:cacheprovider --ignore=tests/editors "$@" > "$log3121" 2>&1 ) &
+pid3121=$!
 ( .venv/bin/python -m pytest -q -p no:cacheprovider --ignore=tests/editors "$@" > "$log311" 2>&1 ) &
 pid311=$!
 wait "$pid312" || status=1
 echo "test-all: Python 3.12 / $jax312"
 cat "$log312"
-echo "test-all: 3.12 suite took $(( $(date +%s) - t ))s"
+echo "test-all: 3.12 ($jax312) suite took $(( $(date +%s) - t ))s"
+wait "$pid3121" || status=1
+echo "test-all: Python 3.12 / $jax3121"
+cat "$log3121"
+echo "test-all: 3.12 ($jax3121) suite took $(( $(date +%s) - t ))s (at the same time as the others)"
 wait "$pid311" || status=1
 echo "test-all: Python 3.11 / $jax311"
 cat "$log311"
-echo "test-all: 3.11 suite took $(( $(date +%s) - t ))s (at the same time as the 3.12 suite)"
-rm -f "$log312" "$log311"
+echo "test-all: 3.11 suite took $(( $(date +%s) - t ))s (at the same time as the others)"
+rm -f "$log312" "$log311" "$log3121"
 if [[ -n $editors_pid ]]; then
   t=$(date +%s)
   wait "$editors_pid"; editors_status=$?

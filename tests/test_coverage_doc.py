@@ -31,7 +31,8 @@ def _section(text: str, minor: str) -> str | None:
 
 
 def _minor() -> str:
-    return ".".join(jax_label().split(".")[:2])
+    """The section's key: the release (0.12.0.1 and 0.12.1 each have one)."""
+    return jax_label()
 
 
 def _rows(section: str) -> dict[int, list[str]]:
