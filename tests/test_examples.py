@@ -48,3 +48,24 @@ def test_cli_survives_bad_input(tmp_path: Path, capsys) -> None:
     assert "WG901" in capsys.readouterr().out
     assert main(["check", str(tmp_path / "empty.py")]) == 0
     assert main(["check", str(tmp_path / "missing.py")]) == 1
+
+
+def test_jax_pallas_is_the_same_api(tmp_path: Path) -> None:
+    """`from jax import pallas as pl` / `from jax.pallas import mosaic_gpu as plgpu` (JAX 0.12.1's
+    preferred paths; `jax.experimental.pallas[.mosaic_gpu]` became their aliases): the same
+    findings, and on a JAX that has `jax.pallas`, the same verdicts from JAX."""
+    from wgmma_lsp.interpret.jax_version import installed
+
+    source = (EXAMPLES / "seed_errors.py").read_text()
+    spelled = (source.replace("from jax.experimental import pallas as pl", "from jax import pallas as pl")
+               .replace("from jax.experimental.pallas import mosaic_gpu as plgpu",
+                        "from jax.pallas import mosaic_gpu as plgpu"))
+    assert spelled != source
+    path = tmp_path / "seed_errors_jax_pallas.py"
+    path.write_text(spelled)
+    ours = {(d.span.line + 1, d.code, d.message) for d in diagnostics(analyze(spelled, str(path)))}
+    assert ours == {(d.span.line + 1, d.code, d.message)
+                    for d in diagnostics(analyze(source, str(EXAMPLES / "seed_errors.py")))}
+    version = installed()
+    if version is not None and version >= (0, 12, 1):
+        assert {(line, msg) for line, _, msg in ours} == {(v.line, v.message) for v in trace_file(path)}
