@@ -19,7 +19,7 @@ refs of known shape and dtype, kernels lowered with Lane semantics, on the JAX v
 fixtures check. Warpgroup semantics fails in layout inference instead, and is not claimed.
 A load whose next operation is a `plgpu.layout_cast` of it is not checked for WG087: the lowering
 gives such a load the cast's layout (`out_layout_hint`, lowering.py `lower_jaxpr_to_mosaic_gpu`),
-and an Ampere `MMA_RHS` cast of a 32-row tile is fine (`_cast_right_after`).
+and an Ampere `MMA_RHS` cast of a 32-row tile is fine (`cast_right_after`).
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def _access(interp: Any, ref: Value, index: Value, node: Any, load: bool) -> boo
             interp.report(tiling_without_swizzle.RULE, text, interp.span(node), node.lineno - 1)
         return False
     if load and _tiled_swizzled(transforms, dtype):
-        if _cast_right_after(interp, node):
+        if cast_right_after(interp, node):
             return False  # the cast's layout, not WGMMA's
         if shape[0] % 64:
             interp.report(tiled_layout_shape.RULE, tiled_layout_shape.message(shape),
@@ -108,7 +108,7 @@ def _access(interp: Any, ref: Value, index: Value, node: Any, load: bool) -> boo
     return False
 
 
-def _cast_right_after(interp: Any, node: Any) -> bool:
+def cast_right_after(interp: Any, node: Any) -> bool:
     """Is the load's next operation a `layout_cast` of it? Its lowering then takes the cast's
     layout as a hint (`out_layout_hint`: the jaxpr equation right after it casts its result). Read
     from the text where the node is (the document, or another module), in the two ways it is
