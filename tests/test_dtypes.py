@@ -26,7 +26,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:Explicitly requested dtype")
 
 assert not jax.config.jax_enable_x64, "these tests assume JAX's default x64=False"
 
-NAMES = list(D.DTYPE_NAMES)
+NAMES = list(D.dtype_names())  # the installed JAX's
 PAIRS = list(itertools.product(NAMES, NAMES))
 # Python scalars whose value fits every dtype (int1 holds only -1 and 0).
 SCALARS = [False, 0, 0.0, 0j]
@@ -69,6 +69,29 @@ def observed(fn, *specs) -> D.DType | None:
     return D.DType(str(out.dtype), bool(out.weak_type))
 
 
+def observed_sum(a, b) -> D.DType | None:
+    """dtype/weak_type of `a + b`, for specs (traced) and Python scalars (as they are). JAX
+    0.12.1's 32-bit complex dtypes (bcomplex32, complex32) promote, but `+` fails after promoting
+    (TypeError: its conversion, `lax.complex`, takes float32/float64 parts only): where it fails
+    for them, the truth is the promotion `+` performed first, `lattice_result_type`."""
+    specs = [o for o in (a, b) if isinstance(o, jax.ShapeDtypeStruct)]
+
+    def operands(xs):
+        it = iter(xs)
+        return [next(it) if isinstance(o, jax.ShapeDtypeStruct) else o for o in (a, b)]
+
+    def add(*xs):
+        x, y = operands(xs)
+        return x + y
+
+    if not any(str(t.dtype) in D.SMALL_COMPLEX_NAMES for t in specs):
+        return observed(add, *specs)
+    try:
+        return observed(add, *specs)
+    except TypeError:
+        return traced(lambda *xs: _lattice_truth(*operands(xs)), *specs)
+
+
 def jnp_result_type(*args) -> str | None:
     try:
         return str(_quiet(lambda: jnp.result_type(*args)))
@@ -90,7 +113,8 @@ def name_of(d: D.DType | None) -> str | None:
 # --- the dtype universe -------------------------------------------------------
 
 def test_dtype_names_match_jax():
-    assert list(D.DTYPE_NAMES) == [str(t) for t in jax_dtypes._jax_types]
+    assert list(D.dtype_names()) == [str(t) for t in jax_dtypes._jax_types]
+    assert set(D.dtype_names()) <= set(D.DTYPE_NAMES)
 
 
 def test_dtype_str_and_default_weak():
@@ -177,7 +201,7 @@ def test_python_scalar_rejects_non_scalars():
 def test_promote_strong_pair(a, b):
     """`x + y` for two strongly typed arrays, and jnp.result_type on dtypes."""
     got = D.promote(D.DType(a), D.DType(b))
-    want = observed(lambda x, y: x + y, spec(a), spec(b))
+    want = observed_sum(spec(a), spec(b))
     assert got == want
     assert name_of(got) == jnp_result_type(np_dtype(a), np_dtype(b))
 
@@ -194,8 +218,8 @@ def test_promote_types_strong_pair(a, b):
 @pytest.mark.parametrize("scalar", SCALARS, ids=lambda v: type(v).__name__)
 def test_promote_with_python_scalar(name, scalar):
     got = D.promote(D.DType(name), D.python_scalar(scalar))
-    assert got == observed(lambda x: x + scalar, spec(name))
-    assert got == observed(lambda x: scalar + x, spec(name))
+    assert got == observed_sum(spec(name), scalar)
+    assert got == observed_sum(scalar, spec(name))
     assert name_of(got) == traced(lambda x: jnp_result_type(x, scalar), spec(name))
 
 
@@ -212,13 +236,13 @@ def test_promote_types_with_python_type(name, typ):
 @pytest.mark.parametrize("a,b", PAIRS)
 def test_promote_weak_weak(a, b):
     got = D.promote(D.DType(a, weak=True), D.DType(b, weak=True))
-    assert got == observed(lambda x, y: x + y, spec(a, True), spec(b, True))
+    assert got == observed_sum(spec(a, True), spec(b, True))
 
 
 @pytest.mark.parametrize("a,b", PAIRS)
 def test_promote_weak_strong(a, b):
     got = D.promote(D.DType(a, weak=True), D.DType(b))
-    assert got == observed(lambda x, y: x + y, spec(a, True), spec(b))
+    assert got == observed_sum(spec(a, True), spec(b))
     assert D.promote(D.DType(b), D.DType(a, weak=True)) == got
 
 

@@ -117,9 +117,12 @@ def test_cpython_first_error_is_among_the_reported_ones() -> None:
         pytest.skip("jax's Pallas GPU kernels are not installed")
     rng = random.Random(7)
     broken = agreeing = 0
+    # A fixed number of edits, whatever the number of kernels the installed JAX ships (18 files in
+    # 0.10.2 and 0.12.0.1; 0.12.1 removed six Triton kernels): 30 a file there, 45 in 0.12.1.
+    per_file = -(-540 // len(kernels))
     for path in kernels:
         source = path.read_text()
-        for _ in range(30):
+        for _ in range(per_file):
             text = mutate(source, rng)
             try:
                 ast.parse(text)
@@ -128,4 +131,4 @@ def test_cpython_first_error_is_among_the_reported_ones() -> None:
                 cpython = (e.lineno - 1, e.msg)
             broken += 1
             agreeing += cpython in {(span.line, msg) for span, msg in syntax.parse(text).errors}
-    assert broken > 300 and agreeing >= 0.97 * broken, (agreeing, broken)  # 327 of 331 today
+    assert broken > 300 and agreeing >= 0.97 * broken, (agreeing, broken)  # 361 of 363 (0.10.2), 341 of 346 (0.12.1)

@@ -86,7 +86,7 @@ from jax.experimental.pallas import mosaic_gpu as plgpu
 def kernel(a_ref):
   def body(s_ref):
     x = s_ref.at[0]
-    y = plgpu.transpose_ref(x, (1, 0))
+    y = x.transpose((1, 0))  # (plgpu.transpose_ref is gone in JAX 0.12.1)
   transforms = (plgpu.TilingTransform((8, 64)), plgpu.SwizzleTransform(128))
   pl.run_scoped(body, plgpu.SMEM((2, 64, 128), jnp.bfloat16, transforms=transforms))
 '''

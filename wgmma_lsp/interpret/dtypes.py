@@ -86,7 +86,7 @@ SIGNED_NAMES: tuple[str, ...] = (
 # jax/_src/dtypes.py: _float8_dtypes / _float6_dtypes / _float4_dtypes.
 FLOAT8_NAMES: tuple[str, ...] = (
     "float8_e3m4", "float8_e4m3", "float8_e8m0fnu", "float8_e4m3b11fnuz",
-    "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz")
+    "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e5m3fnu")
 FLOAT6_NAMES: tuple[str, ...] = ("float6_e2m3fn", "float6_e3m2fn")
 FLOAT4_NAMES: tuple[str, ...] = ("float4_e2m1fn",)
 #: Floats with no lattice edges: they only promote with themselves or weak
@@ -95,13 +95,28 @@ SMALL_FLOAT_NAMES: tuple[str, ...] = FLOAT4_NAMES + FLOAT6_NAMES + FLOAT8_NAMES
 #: ``_custom_float_dtypes``: ml_dtypes floats (weak ones promote as ``float``).
 CUSTOM_FLOAT_NAMES: tuple[str, ...] = SMALL_FLOAT_NAMES + ("bfloat16",)
 FLOAT_NAMES: tuple[str, ...] = CUSTOM_FLOAT_NAMES + ("float16", "float32", "float64")
-COMPLEX_NAMES: tuple[str, ...] = ("complex64", "complex128")
+#: `_complex_types`; 0.12.1 adds ml_dtypes' 32-bit complex types, which promote with nothing but
+#: themselves and weak Python complex scalars (`small_complex_types` in the lattice).
+SMALL_COMPLEX_NAMES: tuple[str, ...] = ("bcomplex32", "complex32")
+COMPLEX_NAMES: tuple[str, ...] = SMALL_COMPLEX_NAMES + ("complex64", "complex128")
 #: Sub-byte integers (``_intn_dtypes``): no promotion except with themselves/weak int.
 INTN_NAMES: tuple[str, ...] = ("int1", "uint1", "int2", "uint2", "int4", "uint4")
 
-#: Every dtype JAX promotes (``_jax_types``), in JAX's order.
+#: Every dtype some supported JAX promotes (``_jax_types``), in JAX's order: the dtypes of the
+#: installed one are `dtype_names()`.
 DTYPE_NAMES: tuple[str, ...] = (
     ("bool",) + UNSIGNED_NAMES + SIGNED_NAMES + FLOAT_NAMES + COMPLEX_NAMES)
+#: The dtypes JAX 0.12.1 added (with ml_dtypes >= 0.5's types): older JAX has no such dtype.
+NEW_IN_0_12_1: frozenset[str] = frozenset({"float8_e5m3fnu", "bcomplex32", "complex32"})
+
+
+def dtype_names() -> tuple[str, ...]:
+    """The dtypes the installed JAX promotes (``_jax_types``), in JAX's order."""
+    from wgmma_lsp.interpret.jax_version import matches
+
+    if matches(">=0.12.1"):
+        return DTYPE_NAMES
+    return tuple(n for n in DTYPE_NAMES if n not in NEW_IN_0_12_1)
 
 _BITS: dict[str, int] = {"bool": 8}  # jax.dtypes.itemsize_bits: bool is 8 bits
 for _n in UNSIGNED_NAMES + SIGNED_NAMES:
@@ -109,7 +124,7 @@ for _n in UNSIGNED_NAMES + SIGNED_NAMES:
 for _n in SMALL_FLOAT_NAMES:
     _BITS[_n] = int(_n[5])
 _BITS.update(bfloat16=16, float16=16, float32=32, float64=64,
-             complex64=64, complex128=128)
+             bcomplex32=32, complex32=32, complex64=64, complex128=128)
 
 
 # --- Spellings --------------------------------------------------------------
@@ -225,11 +240,11 @@ def _lattice() -> dict[str, list[str]]:
         "float16": ["float32"],
         "float32": ["float64", "complex64"],
         "float64": ["complex128"],
-        _PY_COMPLEX: ["complex64"],
+        _PY_COMPLEX: [*SMALL_COMPLEX_NAMES, "complex64"],
         "complex64": ["complex128"],
         "complex128": [],
     }
-    for name in SMALL_FLOAT_NAMES + INTN_NAMES:
+    for name in SMALL_FLOAT_NAMES + INTN_NAMES + SMALL_COMPLEX_NAMES:
         out[name] = []
     return out
 

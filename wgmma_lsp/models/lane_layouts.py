@@ -1,10 +1,11 @@
 """Layout failures of the Lane lowering that are decidable from the source: WG086, WG087.
 
 Mirrors jax/_src/pallas/mosaic_gpu/lowering.py `_get_lowering_rule` / `_swap_lowering_rule`
-(Lane) and jax/experimental/mosaic/gpu/fragmented_array.py (0.10.2, 0.12.0.1):
+(Lane) and jax/experimental/mosaic/gpu/fragmented_array.py (0.10.2, 0.12.0.1, 0.12.1):
 
 - a whole load or store (`s_ref[...]`) of an SMEM allocation transformed by a 2-D
-  `TilingTransform` alone raises "Tiling without swizzle is not supported." (WG086);
+  `TilingTransform` alone raises "Tiling without swizzle is not supported." (WG086; 0.12.1:
+  "Unsupported transforms: [UntilingTransform(tiling=(8, 32))]");
 - a whole load of an SMEM allocation tiled `(8, swizzle // itemsize)` and swizzled lands in the
   WGMMA register layout (tiles of 64 x 8): fewer than (or not a multiple of) 64 rows raise
   "Tiling ((64, 8), (16, 8), (8, 8), (2,)) does not apply to shape (32, 128)" at the load; a
@@ -18,7 +19,7 @@ refs of known shape and dtype, kernels lowered with Lane semantics, on the JAX v
 fixtures check. Warpgroup semantics fails in layout inference instead, and is not claimed.
 A load whose next operation is a `plgpu.layout_cast` of it is not checked for WG087: the lowering
 gives such a load the cast's layout (`out_layout_hint`, lowering.py `lower_jaxpr_to_mosaic_gpu`),
-and an Ampere `MMA_RHS` cast of a 32-row tile is fine (`_cast_right_after`).
+and an Ampere `MMA_RHS` cast of a 32-row tile is fine (`cast_right_after`).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from typing import Any
 
 from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.call import Call
-from wgmma_lsp.interpret.jax_version import installed
+from wgmma_lsp.interpret.jax_version import installed, matches
 from wgmma_lsp.interpret.values import ArrayVal, Const, RefVal, Value
 from wgmma_lsp.models import arrays, implicit_copies  # noqa: F401 - wrapped after theirs
 from wgmma_lsp.models.registry import GETITEM, METHODS, MODELS, SETITEM
@@ -61,6 +62,19 @@ def _tiling_only(transforms: list) -> bool:
     return len(transforms) == 1 and transforms[0].kind == "tiling" and len(transforms[0].params) == 2
 
 
+def _tiling_only_message(tiling: tuple, shape: tuple[int, int], load: bool) -> str | None:
+    """WG086's text in the installed JAX's words; None where it is not claimed. 0.12.1's Lane
+    load/store (lowering.py `_get_lowering_rule` / `_swap_lowering_rule`) no longer checks the
+    tiling: the `UntilingTransform` left after the indexers were commuted past it matches no case,
+    "Unsupported transforms: [UntilingTransform(tiling=(8, 32))]". A store of a single element
+    takes its scalar case first there (not claimed)."""
+    if not matches(">=0.12.1"):
+        return "Tiling without swizzle is not supported."
+    if not all(type(t) is int for t in tiling) or (not load and shape[0] * shape[1] == 1):
+        return None
+    return f"Unsupported transforms: [UntilingTransform(tiling={tuple(tiling)!r})]"
+
+
 def _tiled_swizzled(transforms: list, dtype: T.DType) -> bool:
     if not (len(transforms) == 2 and transforms[0].kind == "tiling" and transforms[1].kind == "swizzle"):
         return False
@@ -79,11 +93,12 @@ def _access(interp: Any, ref: Value, index: Value, node: Any, load: bool) -> boo
         return False
     shape, dtype, transforms = alloc
     if _tiling_only(transforms):
-        interp.report(tiling_without_swizzle.RULE, "Tiling without swizzle is not supported.",
-                      interp.span(node), node.lineno - 1)
+        text = _tiling_only_message(transforms[0].params, shape, load)
+        if text is not None:
+            interp.report(tiling_without_swizzle.RULE, text, interp.span(node), node.lineno - 1)
         return False
     if load and _tiled_swizzled(transforms, dtype):
-        if _cast_right_after(interp, node):
+        if cast_right_after(interp, node):
             return False  # the cast's layout, not WGMMA's
         if shape[0] % 64:
             interp.report(tiled_layout_shape.RULE, tiled_layout_shape.message(shape),
@@ -93,7 +108,7 @@ def _access(interp: Any, ref: Value, index: Value, node: Any, load: bool) -> boo
     return False
 
 
-def _cast_right_after(interp: Any, node: Any) -> bool:
+def cast_right_after(interp: Any, node: Any) -> bool:
     """Is the load's next operation a `layout_cast` of it? Its lowering then takes the cast's
     layout as a hint (`out_layout_hint`: the jaxpr equation right after it casts its result). Read
     from the text where the node is (the document, or another module), in the two ways it is

@@ -205,6 +205,45 @@ def _transposed_allocation(ref: RefVal) -> tuple[int, ...] | None:
     return tuple(last.params)
 
 
+def _untransformed_aval(ref: RefVal | None) -> bool:
+    """JAX 0.12.1: an SMEM allocation whose transforms are a tiling and/or a swizzle. Its ref in
+    the kernel has the allocation's own shape and no transforms (mosaic_gpu/core.py
+    `GPUMemoryRef.get_ref_aval`: they are kept apart, `get_ref_transforms`, for the lowering), so
+    `swap` names it as it names a plain allocation."""
+    from wgmma_lsp.interpret.jax_version import matches
+
+    if ref is None or ref.base is not None or not ref.transforms or ref.space != "smem" \
+            or ref.attr("pipeline_slot") is True or not matches(">=0.12.1"):
+        return False
+    if not ref.origin_desc.startswith(("run_scoped", "pallas_call scratch", "plgpu.kernel scratch")):
+        return False
+    return all(t.kind in ("tiling", "swizzle") for t in ref.transforms)
+
+
+def _report_layout_allocation_store(interp, ref: RefVal, index: Value, value: ArrayVal, expected, span,
+                                    line: int) -> None:
+    """JAX 0.12.1's `swap` message for a store into such an allocation (`_untransformed_aval`),
+    directly or through one transpose of it with `[...]` (`alloc.T[...] = v`)."""
+    if (perm := _transposed_allocation(ref)) is not None:
+        if not _bare(index):
+            return  # the transpose's and the indexer's order in JAX's repr: not modelled
+        shape, transforms = ref.base.shape, f"(TransposeTransform(permutation={D.format_shape(perm)}),)"  # type: ignore[union-attr]
+    elif ref.base is None:
+        shape = ref.shape
+        transforms = _indexer_repr(index, shape) if shape is not None and all(  # type: ignore[assignment]
+            isinstance(d, int) for d in shape) else None
+    else:
+        return
+    if transforms is None or shape is None or expected is None \
+            or not all(isinstance(d, int) for d in (*shape, *expected, *value.shape)):
+        return
+    interp.report(store_shape.RULE,
+                  f"Invalid shape for `swap`. Ref shape: {D.format_shape(shape)}. "
+                  f"Expected shape: {D.format_shape(expected)}. "
+                  f"Value shape: {D.format_shape(value.shape)}. Transforms: {transforms}. ",
+                  span, line)
+
+
 def _bare(index: Value) -> bool:
     """`[...]` or `[()]`: the whole ref, no indexer in JAX's transforms."""
     return (isinstance(index, Const) and index.value is Ellipsis) or (isinstance(index, TupleVal) and not index.items)
@@ -275,6 +314,9 @@ def check_swap(interp, ref: RefVal, index: Value, value: Value, value_node: ast.
         slots = _pipeline_slots(ref)
         if direct and ref.attr("pipeline_slot") is True:
             _report_pipeline_block(interp, ref, index, value, expected, slots, span, line)
+            return
+        if _untransformed_aval(ref) or _untransformed_aval(ref.base):
+            _report_layout_allocation_store(interp, ref, index, value, expected, span, line)
             return
         if ref.base is None and ref.transforms and ref.attr("pipeline_slot") is not True \
                 and ref.space == "smem":

@@ -1,9 +1,9 @@
 """A Lane load of an SMEM allocation swizzled but not tiled: WG098.
 
-Mirrors jax/_src/pallas/mosaic_gpu/lowering.py `_get_lowering_rule` (Lane; 0.10.2 and 0.12.0.1):
+Mirrors jax/_src/pallas/mosaic_gpu/lowering.py `_get_lowering_rule` (Lane; 0.10.2, 0.12.0.1, 0.12.1):
 once the swizzle is taken off the transforms, no tiling is left, so the load is strided, and
 with no layout hint (a plain `s_ref[...]`) a swizzle there raises "Unsupported swizzle transform
-with strided layout" at the load.
+with strided layout" at the load (0.12.1: "Unsupported swizzle transform for layout: None").
 
 Only allocations (`pl.run_scoped`, `plgpu.kernel` / pallas_call scratch; not `.at[...]` views,
 not pipeline blocks), whole-ref `[...]` loads of a non-scalar ref of known shape, a single

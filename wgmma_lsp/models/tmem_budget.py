@@ -19,6 +19,8 @@ from wgmma_lsp.models import smem_budget
 from wgmma_lsp.rules import tmem_columns
 
 TMEM_ROWS = 128
+# JAX 0.12.1 allows 576 (one exclusive allocation) on sm_107f only; lowered with no GPU, as here,
+# it assumes sm_90 (mosaic/gpu/utils.py `_infer_arch`) and the limit is 512 (tcgen05.py).
 MAX_COLS = 512
 
 

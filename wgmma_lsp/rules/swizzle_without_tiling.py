@@ -5,6 +5,8 @@ from __future__ import annotations
 from wgmma_lsp.rules.base import Rule, doc_path
 
 MESSAGE = "Unsupported swizzle transform with strided layout"
+#: JAX 0.12.1's words for a load with no layout hint (`ctx.out_layout_hint` is None).
+MESSAGE_0_12_1 = "Unsupported swizzle transform for layout: None"
 
 RULE = Rule(
     code="WG098",
@@ -12,6 +14,8 @@ RULE = Rule(
     apis=("plgpu.SwizzleTransform", "plgpu.SMEM"),
     summary="Lane: loading an SMEM ref that has a SwizzleTransform but no TilingTransform.",
     template=MESSAGE,
+    # 0.12.1 prints the load's layout hint (None for a plain `s_ref[...]`: MESSAGE_0_12_1)
+    version_templates=((">=0.12.1", "Unsupported swizzle transform for layout: {ctx.out_layout_hint}"),),
     exception="NotImplementedError",
     jax_source="jax/_src/pallas/mosaic_gpu/lowering.py: _get_lowering_rule (Lane)",
     stage="lower",
