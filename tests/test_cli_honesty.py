@@ -12,8 +12,76 @@ from wgmma_lsp.entry.declared import parse_entry_points
 from wgmma_lsp.interpret.kernel_reach import trace_comment
 
 WGMMA_LSP = Path(sys.executable).with_name("wgmma-lsp")
-SEED = (Path(__file__).parent.parent / "examples" / "seed_errors.py").read_text()
-LIBRARY = "\n".join(line for line in SEED.splitlines() if "wgmma-lsp: trace" not in line) + "\n"
+#: Three kernels, one accumulator mistake each (those of examples/seed_errors.py), each launched
+#: by its own function with `plgpu.kernel`, and nothing that calls those: a library.
+LIBRARY = '''\
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+TRANSFORMS = (plgpu.TilingTransform((8, 64)), plgpu.SwizzleTransform(128))
+TILE_M, TILE_N = 64, 128
+
+
+def scratch(a, b):
+  return [plgpu.SMEM(a.shape, a.dtype, transforms=TRANSFORMS),
+          plgpu.SMEM(b.shape, b.dtype, transforms=TRANSFORMS), plgpu.Barrier(num_arrivals=2)]
+
+
+def load(a_gmem, b_gmem, a_smem, b_smem, barrier):
+  plgpu.copy_gmem_to_smem(a_gmem, a_smem, barrier)
+  plgpu.copy_gmem_to_smem(b_gmem, b_smem, barrier)
+  plgpu.barrier_wait(barrier)
+
+
+def scaled_matmul_kernel(a_gmem, b_gmem, o_gmem, a_smem, b_smem, barrier):
+  load(a_gmem, b_gmem, a_smem, b_smem, barrier)
+
+  def body(acc_ref):
+    plgpu.wgmma(acc_ref, a_smem, b_smem)
+    acc_ref[...] = acc_ref[...].astype(jnp.bfloat16) * 0.5
+
+  pl.run_scoped(body, plgpu.ACC((TILE_M, TILE_N), jnp.float32))
+
+
+def transposed_update_kernel(a_gmem, b_gmem, o_gmem, a_smem, b_smem, barrier):
+  load(a_gmem, b_gmem, a_smem, b_smem, barrier)
+
+  def body(acc_ref):
+    plgpu.wgmma(acc_ref, a_smem, b_smem)
+    acc_ref[...] = acc_ref[...].T
+
+  pl.run_scoped(body, plgpu.ACC((TILE_M, TILE_N), jnp.float32))
+
+
+def smem_accumulator_kernel(a_gmem, b_gmem, o_gmem, a_smem, b_smem, barrier):
+  load(a_gmem, b_gmem, a_smem, b_smem, barrier)
+
+  def body(acc_ref):
+    plgpu.wgmma(acc_ref, a_smem, b_smem)
+
+  pl.run_scoped(body, plgpu.SMEM((TILE_M, TILE_N), jnp.float32))
+
+
+def launch(kernel, a, b):
+  out = jax.ShapeDtypeStruct((a.shape[0], b.shape[1]), jnp.float32)
+  return plgpu.kernel(kernel, out_type=out, scratch_types=scratch(a, b))(a, b)
+
+
+def scaled_matmul(a, b):
+  return launch(scaled_matmul_kernel, a, b)
+
+
+def transposed_update(a, b):
+  return launch(transposed_update_kernel, a, b)
+
+
+def smem_accumulator(a, b):
+  return launch(smem_accumulator_kernel, a, b)
+'''
+TRACED = LIBRARY + "".join(f"# wgmma-lsp: trace {f}(bf16[64,64], bf16[64,128])\n"
+                           for f in ("scaled_matmul", "transposed_update", "smem_accumulator"))
 
 CLEAN_LIBRARY = '''\
 import jax
@@ -63,7 +131,7 @@ def test_findings_and_kernels_without_shapes_are_both_counted(tmp_path: Path) ->
 
 
 def test_kernels_reached_by_trace_comments_are_concrete() -> None:
-    kernels = analyze(SEED, "seed.py").kernels
+    kernels = analyze(TRACED, "seed.py").kernels
     assert [k.name for k in kernels] == ["scaled_matmul_kernel", "transposed_update_kernel",
                                          "smem_accumulator_kernel"]
     assert all(k.concrete for k in kernels)
@@ -138,7 +206,7 @@ def test_no_trace_comment_action_for_a_kernel_with_shapes() -> None:
     from wgmma_lsp.settings import Settings
     from wgmma_lsp.spans import Span
 
-    analysis = analyze(SEED, "seed.py")
+    analysis = analyze(TRACED, "seed.py")
     line = analysis.kernels[0].span.line
     assert not [f for _, f in code_actions(analysis, Settings(), Span(line, 0, line, 0))
                 if f.title == "Add a wgmma-lsp trace comment"]
