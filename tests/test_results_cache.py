@@ -42,12 +42,23 @@ def kernel(a_ref, b_ref, o_ref):
 
 
 def run(a, b):
-  return pl.pallas_call(
-      kernel,
-      out_shape=jax.ShapeDtypeStruct((64, 128), jnp.bfloat16),
-      in_specs=[plgpu.BlockSpec(memory_space=plgpu.SMEM, transforms=(
-          plgpu.TilingTransform((8, 64)), plgpu.SwizzleTransform(128)))] * 2,
-      out_specs=pl.BlockSpec(memory_space=plgpu.SMEM),
+  transforms = (plgpu.TilingTransform((8, 64)), plgpu.SwizzleTransform(128))
+
+  def body(a_gmem, b_gmem, o_gmem, a_smem, b_smem, o_smem, barrier):
+    plgpu.copy_gmem_to_smem(a_gmem, a_smem, barrier)
+    plgpu.copy_gmem_to_smem(b_gmem, b_smem, barrier)
+    plgpu.barrier_wait(barrier)
+    kernel(a_smem, b_smem, o_smem)
+    plgpu.commit_smem()
+    plgpu.copy_smem_to_gmem(o_smem, o_gmem)
+    plgpu.wait_smem_to_gmem(0)
+
+  return plgpu.kernel(
+      body,
+      out_type=jax.ShapeDtypeStruct((64, 128), jnp.bfloat16),
+      scratch_types=[plgpu.SMEM((64, 64), jnp.bfloat16, transforms=transforms),
+                     plgpu.SMEM((64, 128), jnp.bfloat16, transforms=transforms),
+                     plgpu.SMEM((64, 128), jnp.bfloat16), plgpu.Barrier(num_arrivals=2)],
   )(a, b)
 
 
