@@ -472,7 +472,7 @@ class WgmmaLowering:
                              data={"value_span": self.call.span_of(1, "a"),
                                    "plgpu": module_alias(self.interp, "plgpu")})
             elif self.sem == "lane" and self._loaded_from_untransformed_ref():
-                self._report(rule.RULE, rule.STRIDED_MESSAGE, span=self.call.span_of(1, "a"))
+                self._report(rule.RULE, rule.strided_message(), span=self.call.span_of(1, "a"))
             return  # other register-layout checks come first (not modelled)
         # wgmma_m64: only 16-bit types support transposed (MN-major) operands.
         opa = operand(a)

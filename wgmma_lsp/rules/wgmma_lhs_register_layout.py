@@ -13,7 +13,13 @@ MESSAGE = ("WGMMA lhs in registers must be in the WGMMA layout, but this value i
 
 STRIDED_MESSAGE = ("WGMMA lhs in registers must be in the WGMMA layout, but a load from an SMEM ref without "
                    "tiling and swizzle has a strided layout: tile and swizzle the ref, or pass the ref itself "
-                   "(JAX: Only arrays with tiled layouts can be sliced)")
+                   "(JAX: {jax})")
+
+
+def strided_message() -> str:
+    """STRIDED_MESSAGE quoting the installed JAX's own words (the template's second alternative:
+    0.12.1's wgmma lowering rejects the strided array itself, earlier ones fail slicing it)."""
+    return STRIDED_MESSAGE.format(jax=RULE.installed_template().split(" / ", 1)[1])
 
 RULE = Rule(
     code="WG035",
@@ -21,6 +27,7 @@ RULE = Rule(
     apis=("plgpu.wgmma",),
     summary="Under Lane semantics a WGMMA lhs in registers must have the WGMMA layout.",
     template="{array.mlir_dtype} / Only arrays with tiled layouts can be sliced",
+    version_templates=((">=0.12.1", "{array.mlir_dtype} / Unsupported A register array layout"),),
     exception="NotImplementedError",
     jax_source="jax/experimental/mosaic/gpu/fragmented_array.py (optimization_barrier of a splat), "
                "reached from mosaic/gpu/wgmma.py: wgmma",
