@@ -32,21 +32,22 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from wgmma_lsp.lazy_re import LazyPattern
 from wgmma_lsp.program import lookup
 
 # Whole names only: `jax._src.lax.pallas_lowerings` is not the API.
 _KEYWORD = rb"(?<![\w])(?:pallas|mosaic_gpu|plgpu|mosaic\.gpu|mosaic\s+import\s+gpu)(?![\w])"
-_KEYWORD_RE = re.compile(_KEYWORD)
+_KEYWORD_RE = LazyPattern(_KEYWORD)
 # Each starts with the newline before the statement (the text is searched with one prepended):
 # a literal first character lets the regex engine skip ahead quickly.
-_FROM_RE = re.compile(rb"\n[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*(\([^)]*\)|[^\n#;]*)")
-_IMPORT_RE = re.compile(rb"\n[ \t]*import[ \t]+([^\n#;]+)")
+_FROM_RE = LazyPattern(rb"\n[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*(\([^)]*\)|[^\n#;]*)")
+_IMPORT_RE = LazyPattern(rb"\n[ \t]*import[ \t]+([^\n#;]+)")
 # `jax.experimental.pallas.mosaic_gpu.wgmma(...)` spelled out in code (not `jaxlib.mosaic.gpu`).
 _SPELLED_OUT_RE = re.compile(rb"\bexperimental\s*\.\s*pallas\b")
-_ASSIGN_RE = re.compile(rb"^([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=([^=\n][^\n]*)", re.M)
-_IDENT_RE = re.compile(rb"[A-Za-z_]\w*")
-_DEF_RE = re.compile(rb"\n(?:async[ \t]+)?(?:def|class)[ \t]+([A-Za-z_]\w*)")
-_NAME_RE = re.compile(rb"[A-Za-z_]\w*(?:[ \t]+as[ \t]+[A-Za-z_]\w*)?|\*")
+_ASSIGN_RE = LazyPattern(rb"^([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=([^=\n][^\n]*)", re.M)
+_IDENT_RE = LazyPattern(rb"[A-Za-z_]\w*")
+_DEF_RE = LazyPattern(rb"\n(?:async[ \t]+)?(?:def|class)[ \t]+([A-Za-z_]\w*)")
+_NAME_RE = LazyPattern(rb"[A-Za-z_]\w*(?:[ \t]+as[ \t]+[A-Za-z_]\w*)?|\*")
 
 Import = tuple[int, str, list[tuple[str, str]], bytes]  # level, module, [(name, bound as)], text
 
@@ -187,7 +188,7 @@ def _key(path: Path | str) -> str:
 
 # The end of a top-level block: the newline before the next line that starts in column 0 (not
 # blank, not a comment, not the closing bracket of a signature split over lines).
-_COLUMN0_RE = re.compile(rb"\n(?=[^ \t\r\n#)\]}])")
+_COLUMN0_RE = LazyPattern(rb"\n(?=[^ \t\r\n#)\]}])")
 
 
 def defs_reaching_api(data: bytes) -> set[str]:

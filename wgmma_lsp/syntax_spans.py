@@ -4,8 +4,8 @@ the region a broken block covers."""
 from __future__ import annotations
 
 import ast
-import re
 
+from wgmma_lsp.lazy_re import LazyPattern
 from wgmma_lsp.spans import Span
 from wgmma_lsp.syntax_text import _error_line, _indent, _next_code_line
 
@@ -48,7 +48,7 @@ def _past_the_end(err: BaseException, lines: list[str], end: int) -> Span | None
     return _token_span(lines, nxt) if nxt is not None and nxt >= end else None  # (not its last line)
 
 
-_NO_BLOCK = re.compile(r"expected an indented block after .* on line (\d+)$")
+_NO_BLOCK = LazyPattern(r"expected an indented block after .* on line (\d+)$")
 
 
 def _missing_block_span(msg: str, lines: list[str]) -> Span | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import re
 
+from wgmma_lsp.lazy_re import LazyPattern
 from wgmma_lsp.spans import Span
 
 MAX_REPORTED = 50  # syntax errors reported per file (all broken regions are neutralised)
@@ -167,25 +168,25 @@ def statement_chunks(lines: list[str], outside: list[bool], a: int, b: int,
 
 # -- top-level statements -------------------------------------------------------------------
 
-_SCAN = re.compile(r'"""|' + r"'''|#[^\n]*|" + r'"(?:[^"\\\n]|\\.)*"|' + r"'(?:[^'\\\n]|\\.)*'|[()\[\]{}]|\n")
-_CONTINUATION = re.compile(r"(?:else|elif|except|finally)\b")
-_DEF = re.compile(r"(?:def|class|async\s+def)\b")
-_COMPOUND_START = re.compile(r"(?:def|class|async|if|elif|else|for|while|with|try|except|finally|match|case)\b")
-_ALWAYS_RUNS = re.compile(r"(?:try|with|async\s+with)\b")
-_BLOCK_HEADER = re.compile(r"(?:def|class|if|for|while|with|try|async\s+(?:def|for|with))\b")
+_SCAN = LazyPattern(r'"""|' + r"'''|#[^\n]*|" + r'"(?:[^"\\\n]|\\.)*"|' + r"'(?:[^'\\\n]|\\.)*'|[()\[\]{}]|\n")
+_CONTINUATION = LazyPattern(r"(?:else|elif|except|finally)\b")
+_DEF = LazyPattern(r"(?:def|class|async\s+def)\b")
+_COMPOUND_START = LazyPattern(r"(?:def|class|async|if|elif|else|for|while|with|try|except|finally|match|case)\b")
+_ALWAYS_RUNS = LazyPattern(r"(?:try|with|async\s+with)\b")
+_BLOCK_HEADER = LazyPattern(r"(?:def|class|if|for|while|with|try|async\s+(?:def|for|with))\b")
 _COMPOUND_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor,
                    ast.While, ast.With, ast.AsyncWith, ast.Try, *([ast.TryStar] if hasattr(ast, "TryStar") else []))
-_INDENTED_DEF = re.compile(r"[ \t]*(?:def|class|async\s+def)\s")
+_INDENTED_DEF = LazyPattern(r"[ \t]*(?:def|class|async\s+def)\s")
 # A compound statement's header at column 0 (`if __name__ == "__main__":`): in code that fails to
 # parse, a line like this inside brackets is a bracket left open above it, not a continuation.
-_TOP_HEADER = re.compile(r"(?:if|for|while|with|try|async[ \t]+(?:for|with))\b[^\n#]*:[ \t]*(?:#[^\n]*)?$",
-                         re.M)
+_TOP_HEADER = LazyPattern(r"(?:if|for|while|with|try|async[ \t]+(?:for|with))\b[^\n#]*:[ \t]*(?:#[^\n]*)?$",
+                          re.M)
 # A line only a statement can start with (a keyword no expression holds, an augmented
 # assignment): back at the indentation of the line a bracket was opened on (or further left),
 # it is a bracket left open above it, not a continuation.
-_STATEMENT_ONLY = re.compile(r"[ \t]*(?:(?:return|assert|raise|del|pass|break|continue|import|global|"
-                             r"nonlocal|try|while|with|elif|except|finally)\b"
-                             r"|[\w.\[\]]+[ \t]*(?:[-+*/%@&|^]|//|\*\*|<<|>>)=)")
+_STATEMENT_ONLY = LazyPattern(r"[ \t]*(?:(?:return|assert|raise|del|pass|break|continue|import|global|"
+                              r"nonlocal|try|while|with|elif|except|finally)\b"
+                              r"|[\w.\[\]]+[ \t]*(?:[-+*/%@&|^]|//|\*\*|<<|>>)=)")
 
 
 def _line_starts_outside(source: str, n_lines: int) -> list[bool]:
@@ -250,8 +251,8 @@ def _dedented_out_of_brackets(source: str, pos: int, opened_at: int) -> bool:
     return bool(_STATEMENT_ONLY.match(source, pos) or _ASSIGNMENT.match(source, pos))
 
 
-_ARGUMENT_LINE = re.compile(r"\w[^#]*,\s*(?:#.*)?$")  # `x, y,` / `f(a), k=1,`: a line of arguments
-_ASSIGNMENT = re.compile(r"[ \t]*[\w.]+(?:\[[^\]\n]*\])?(?:[ \t]*,[ \t]*[\w.]+)*[ \t]+=[ \t]+(?!=)")
+_ARGUMENT_LINE = LazyPattern(r"\w[^#]*,\s*(?:#.*)?$")  # `x, y,` / `f(a), k=1,`: a line of arguments
+_ASSIGNMENT = LazyPattern(r"[ \t]*[\w.]+(?:\[[^\]\n]*\])?(?:[ \t]*,[ \t]*[\w.]+)*[ \t]+=[ \t]+(?!=)")
 
 
 def _column(source: str, line_start: int) -> int:

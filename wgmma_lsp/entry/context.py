@@ -9,9 +9,9 @@ proven in; one proven in only some of the contexts that reach its code says whic
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 
+from wgmma_lsp.lazy_re import LazyPattern
 from wgmma_lsp.spans import Span
 
 MAX_BINDING_TEXT = 40
@@ -67,8 +67,8 @@ def contexts_note(contexts: list[Context]) -> str:
     return f" ({first})"
 
 
-_NOTE = re.compile(r" \((?:with .+?, )?from .+? at line \d+(?:, and \d+ other contexts?)?\)"
-                   r"(?=( \(on some paths\))?$)")
+_NOTE = LazyPattern(r" \((?:with .+?, )?from .+? at line \d+(?:, and \d+ other contexts?)?\)"
+                    r"(?=( \(on some paths\))?$)")
 
 
 def strip_context_note(message: str) -> str:

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from wgmma_lsp import observed
 from wgmma_lsp import toml_cache
+from wgmma_lsp.lazy_re import LazyPattern
 
 ENTRY_RE = re.compile(r"^\s*#\s*wgmma-lsp:\s*trace\s+(?P<call>.+?)\s*$")
 
@@ -97,7 +98,7 @@ def parse_entry_points(source: str) -> list[EntryPoint]:
 
 
 PYPROJECT_KEY = "trace"  # [tool.wgmma-lsp] trace = ["path.py:call(...)", ...]
-_PYPROJECT_ITEM = re.compile(r"^\s*(?P<file>[^:]+?\.pyi?)\s*:\s*(?P<call>.+?)\s*$")
+_PYPROJECT_ITEM = LazyPattern(r"^\s*(?P<file>[^:]+?\.pyi?)\s*:\s*(?P<call>.+?)\s*$")
 
 
 def find_pyproject(path: str | os.PathLike[str]) -> Path | None:

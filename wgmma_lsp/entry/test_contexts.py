@@ -43,7 +43,6 @@ import ast
 import itertools
 import logging
 import os
-import re
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
@@ -52,6 +51,7 @@ from wgmma_lsp import observed
 from wgmma_lsp.bounded import put_newest
 from wgmma_lsp.entry.context import Context
 from wgmma_lsp.entry.discover import EntrySite, ParamSet, _test_site
+from wgmma_lsp.lazy_re import LazyPattern
 
 if TYPE_CHECKING:
     from wgmma_lsp.interpret.interp import Interpreter
@@ -430,7 +430,7 @@ _COMMON_WORDS = frozenset({"test", "self", "none", "not", "and", "the", "get", "
                            "array"})
 
 
-_WORD_RE = re.compile(r"[A-Z]?[a-z]+|[0-9]+")
+_WORD_RE = LazyPattern(r"[A-Z]?[a-z]+|[0-9]+")
 
 
 def words_of(identifier: str) -> set[str]:

@@ -8,10 +8,11 @@ import re
 from wgmma_lsp.hazards import release
 from wgmma_lsp.hazards.analysis import Hazard
 from wgmma_lsp.hazards.log import Event
+from wgmma_lsp.lazy_re import LazyPattern
 from wgmma_lsp.rules import refill_without_release
 from wgmma_lsp.rules.base import Related
 
-_ROOT = re.compile(r"^([A-Za-z_]\w*)(.*)$", re.S)
+_ROOT = LazyPattern(r"^([A-Za-z_]\w*)(.*)$", re.S)
 
 
 def _wait_text(load: Event, arrive: Event | None) -> str | None:

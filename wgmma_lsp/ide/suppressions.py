@@ -17,11 +17,12 @@ import tokenize
 from dataclasses import dataclass
 
 from wgmma_lsp.ide.model import Diagnostic, Fix, Severity, TextEdit
+from wgmma_lsp.lazy_re import LazyPattern
 from wgmma_lsp.settings import Settings
 from wgmma_lsp.spans import Span
 
 MARKER = "wgmma-lsp: ignore"
-_COMMENT_RE = re.compile(r"#\s*wgmma-lsp:\s*ignore\b(?:\[(?P<codes>[^\]]*)\])?")
+_COMMENT_RE = LazyPattern(r"#\s*wgmma-lsp:\s*ignore\b(?:\[(?P<codes>[^\]]*)\])?")
 _MARKER_RE = re.compile(r"wgmma-lsp:\s*ignore\b")
 
 

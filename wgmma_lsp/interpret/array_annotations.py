@@ -24,12 +24,12 @@ imported from `jaxtyping`.
 from __future__ import annotations
 
 import ast
-import re
 
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret.dtypes import DType, SymDType
 from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.values import ApiVal, ArrayVal, ModuleVal, UserModuleVal, Value
+from wgmma_lsp.lazy_re import LazyPattern
 
 # jaxtyping's dtype classes that name exactly one dtype; the others (Float, Int, Shaped,
 # Inexact, Num, ...) name a kind, read as the parameter's own dtype.
@@ -41,7 +41,7 @@ _EXACT = {
 }
 _KINDS = {"Float", "Int", "UInt", "Integer", "Inexact", "Num", "Real", "Shaped", "Complex",
           "Float8e4m3fn", "Float8e5m2"} | set(_EXACT)
-_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+_NAME = LazyPattern(r"[A-Za-z][A-Za-z0-9_]*\Z")
 
 
 def declared_array(annotation: ast.expr | None, param: str, env: Env) -> ArrayVal | None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import ast
 import contextlib
 import logging
-import re
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -24,6 +23,7 @@ from wgmma_lsp.interpret.incomplete import Pieces, record, strict
 from wgmma_lsp.interpret.interp import CURRENT_CANCEL, Budget, Cancelled, Interpreter, _informative, is_driver
 from wgmma_lsp.interpret.values import (UNKNOWN, Const, FuncVal, Opaque, ShapeDtypeVal, TupleVal, Value,
                                         next_born)
+from wgmma_lsp.lazy_re import LazyPattern
 from wgmma_lsp.rules.base import Related
 from wgmma_lsp.spans import LineIndex, Span
 from wgmma_lsp.syntax import ORPHAN_PREFIX, TOO_DEEP, parse
@@ -237,8 +237,8 @@ def run_drivers_of_a_broken_main_block(interp: Interpreter, pieces: Pieces) -> N
         pieces.run(_line_span(interp, f.node.lineno - 1), "the __main__ block", drive)
 
 
-_DEF_NAME = re.compile(r"(?:async\s+)?def\s+(\w+)")
-_MAIN_GUARD = re.compile(r"\s*if\s+__name__\s*==\s*['\"]__main__['\"]")
+_DEF_NAME = LazyPattern(r"(?:async\s+)?def\s+(\w+)")
+_MAIN_GUARD = LazyPattern(r"\s*if\s+__name__\s*==\s*['\"]__main__['\"]")
 
 
 def _has_unvisited_names(interp: Interpreter, node: ast.AST) -> bool:

@@ -14,6 +14,7 @@ from pathlib import Path
 from wgmma_lsp import environment, observed
 from wgmma_lsp.interpret.jax_api_types import Export, Param, Signature
 from wgmma_lsp.interpret.version_text import LANE, WARPGROUP, parse
+from wgmma_lsp.lazy_re import LazyPattern
 
 #: Canonical prefixes (interpret/resolve.py) of the public modules whose exports are read.
 PUBLIC_MODULES = {"plgpu": "jax.experimental.pallas.mosaic_gpu", "pl": "jax.experimental.pallas"}
@@ -560,7 +561,7 @@ def _read_wgmma_mixable_dtypes() -> list[str] | None:
 
 # `lowering_semantics: mgpu.core.LoweringSemantics = mgpu.core.LoweringSemantics.Lane` in the
 # `CompilerParams` dataclass of jax/_src/pallas/mosaic_gpu/core.py.
-_DEFAULT_FIELD = re.compile(
+_DEFAULT_FIELD = LazyPattern(
     r"^\s*lowering_semantics\s*:\s*[\w.]*LoweringSemantics\s*=\s*[\w.]*LoweringSemantics\.(\w+)",
     re.MULTILINE)
 

@@ -24,13 +24,13 @@ and an Ampere `MMA_RHS` cast of a 32-row tile is fine (`cast_right_after`).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.jax_version import installed, matches
 from wgmma_lsp.interpret.values import ArrayVal, Const, RefVal, Value
+from wgmma_lsp.lazy_re import LazyPattern
 from wgmma_lsp.models import arrays, implicit_copies  # noqa: F401 - wrapped after theirs
 from wgmma_lsp.models.registry import GETITEM, METHODS, MODELS, SETITEM
 from wgmma_lsp.rules import tiled_layout_shape, tiling_without_swizzle
@@ -135,10 +135,10 @@ def cast_right_after(interp: Any, node: Any) -> bool:
     return first is not None and first.group(1) == target.group(1) and "(" not in following[:first.start()]
 
 
-_ASSIGNED = re.compile(r"\s*([A-Za-z_]\w*)\s*=")  # `x =` before the load, and nothing else
+_ASSIGNED = LazyPattern(r"\s*([A-Za-z_]\w*)\s*=")  # `x =` before the load, and nothing else
 # The first `layout_cast(<name>` on the next statement's line; no bracket may come before it
 # (`y = plgpu.layout_cast(x, ...)`, not `y = f(z) + plgpu.layout_cast(x, ...)`: a call first).
-_FIRST_CAST = re.compile(r"layout_cast\(\s*([A-Za-z_]\w*)\s*[,)]")
+_FIRST_CAST = LazyPattern(r"layout_cast\(\s*([A-Za-z_]\w*)\s*[,)]")
 
 
 def _wrap_refs() -> None:
