@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from typing import Any, Callable
 
 from wgmma_lsp.interpret.values import Value
+from wgmma_lsp.submodules import module_names
 
 MODELS: dict[str, Callable[..., Value]] = {}  # canonical name -> fn(call)
 METHODS: dict[str, Callable[..., Value]] = {}  # "array.astype" -> fn(obj, call)
@@ -80,9 +80,8 @@ def load_all() -> None:
     import wgmma_lsp.models as package
 
     global _installed
-    modules = [importlib.import_module(f"{package.__name__}.{info.name}")
-               for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name)
-               if info.name != "registry"]
+    modules = [importlib.import_module(f"{package.__name__}.{name}")
+               for name in module_names(package.__path__) if name != "registry"]
     if _installed:
         return
     _installed = True

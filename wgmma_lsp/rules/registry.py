@@ -3,26 +3,26 @@
 from __future__ import annotations
 
 import importlib
-import pkgutil
 
 from wgmma_lsp import rules as _pkg
 from wgmma_lsp.rules.base import Rule
 from wgmma_lsp.rules.tool_codes import TOOL_RULES
+from wgmma_lsp.submodules import module_names
 
 _SKIP = {"base", "registry", "fixes_common", "tool_codes"}
 
 
 def _load() -> dict[str, Rule]:
     found: dict[str, Rule] = {}
-    for info in sorted(pkgutil.iter_modules(_pkg.__path__), key=lambda i: i.name):
-        if info.name in _SKIP or info.name.startswith("_"):
+    for name in module_names(_pkg.__path__):
+        if name in _SKIP or name.startswith("_"):
             continue
-        mod = importlib.import_module(f"{_pkg.__name__}.{info.name}")
+        mod = importlib.import_module(f"{_pkg.__name__}.{name}")
         rule = getattr(mod, "RULE", None)
         if not isinstance(rule, Rule):
             continue
         if rule.code in found:
-            raise RuntimeError(f"duplicate rule code {rule.code} in {info.name}")
+            raise RuntimeError(f"duplicate rule code {rule.code} in {name}")
         found[rule.code] = rule
     return dict(sorted(found.items()))
 
