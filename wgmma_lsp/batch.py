@@ -105,14 +105,16 @@ def check_source(path: str, source: str, settings: Settings, trace: bool = False
     from wgmma_lsp.ide.diagnostics import diagnostics, syntax_diagnostics
     from wgmma_lsp.interpret.jax_version import lowering_default
     from wgmma_lsp.interpret.sweep_budget import sweep_mode
-    from wgmma_lsp.interpret.jedi_resolve import resolve_imports
 
     with lowering_default(settings.lowering_semantics), sweep_mode(settings.sweeps):
         analysis = analyze(source, path)
         # jedi (slow) only for names imported from the user's modules that can hand the API on.
         pending = [p for p in analysis.unresolved_imports if _may_be_api(path, p.key.module, p.key.name)]
-        if pending and resolve_imports(source, path, pending):
-            analysis = analyze(source, path)
+        if pending:
+            from wgmma_lsp.interpret.jedi_resolve import resolve_imports  # (a file without any: not imported)
+
+            if resolve_imports(source, path, pending):
+                analysis = analyze(source, path)
     extra: list[Diagnostic] = []
     for syn in syntax_diagnostics(analysis):  # CPython's message, each broken region once
         d = tool_diagnostic(SYNTAX_ERROR, syn.message, syn.span, settings)
