@@ -21,8 +21,7 @@ from pathlib import Path
 from typing import Callable
 
 from wgmma_lsp import environment
-from wgmma_lsp.interpret import (jax_config_flags, jax_deprecations, jax_dot_presets, jax_facts_cache,
-                                 jax_lowering_rules, jax_reduction_scratch, jax_source_read)
+from wgmma_lsp.interpret import jax_facts_cache, jax_lowering_rules, jax_reduction_scratch, jax_source_read
 from wgmma_lsp.interpret.jax_api_types import Export, Signature
 from wgmma_lsp.interpret.jax_facts_data import (  # noqa: F401  (re-exported)
     BUNDLED, FORMAT, JaxFacts, bundled, bundled_version)
@@ -33,6 +32,9 @@ log = logging.getLogger("wgmma_lsp")
 
 def extract() -> tuple[JaxFacts, list[Path]]:
     """The facts of the analysed environment's JAX read from its source, with the files read."""
+    # Readers only this needs (a cached JAX's facts do not: not imported then)
+    from wgmma_lsp.interpret import jax_config_flags, jax_deprecations, jax_dot_presets
+
     jax_source_read.start_reading()
     try:
         root, version = jax_source_read._jax_root_and_version()
