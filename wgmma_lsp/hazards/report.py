@@ -4,7 +4,7 @@ a run-time fact of some executions, not an error JAX raises)."""
 from __future__ import annotations
 
 from wgmma_lsp.hazards import barrier_uses
-from wgmma_lsp.hazards import release, release_report
+from wgmma_lsp.hazards import release
 from wgmma_lsp.hazards.analysis import Hazard, analyse, phases, same_for_all
 from wgmma_lsp.hazards.log import Event, KernelLog
 from wgmma_lsp.hazards.regions import may_overlap
@@ -63,6 +63,8 @@ def _report(interp, log: KernelLog) -> None:
                           data={"prefix": other.data.get("prefix"), "newer": h.newer})
             continue
         if h.code == release.CODE:
+            from wgmma_lsp.hazards import release_report
+
             release_report.report(interp, h, events, aval, {x.access for x in refills})
         elif h.code == "WG200":
             _wg200(interp, h, access, other, aval, events)

@@ -8,7 +8,7 @@ from typing import Iterator
 
 from wgmma_lsp.entry.context import Context
 from wgmma_lsp.interpret import dims as D
-from wgmma_lsp.interpret import array_annotations, classes, foreign_memo, generators, mutation, path_equalities
+from wgmma_lsp.interpret import classes, foreign_memo, generators, mutation, path_equalities
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.interp_base import MAX_DEPTH, Frame, _origin_of, _value_kind, is_driver
@@ -381,6 +381,8 @@ class CallsMixin:
             return DeclaredOpaque(v.name, cls=cls)  # `config: Config`: its int fields are ints
         if type(v) is Unknown and not is_jaxtyped(func.node):
             return v
+        from wgmma_lsp.interpret import array_annotations  # (jaxtyping annotations: few files have them)
+
         declared = array_annotations.declared_array(p.annotation, p.arg, func.closure)
         return v if declared is None else declared
 

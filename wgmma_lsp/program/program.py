@@ -40,7 +40,7 @@ from wgmma_lsp.bounded import put_newest, trim
 from wgmma_lsp.digest import blake2b
 from wgmma_lsp.interpret.origin import ModuleOrigin, active_importer, set_active_importer
 from wgmma_lsp.interpret.values import UNKNOWN, Const, Unknown, UserModuleVal, Value
-from wgmma_lsp.program import init_bindings, lookup
+from wgmma_lsp.program import lookup
 
 log = logging.getLogger("wgmma_lsp")
 
@@ -281,6 +281,8 @@ class Session:
         if text is None:
             return False
         self._use(init, text.digest, {})
+        from wgmma_lsp.program import init_bindings  # (only for `from pkg import sub`)
+
         return init_bindings.leaves_submodule(text.text, text.digest, name,
                                               os.path.basename(os.path.dirname(init)))
 
