@@ -28,9 +28,20 @@ def _public_names(module: types.ModuleType) -> set[str]:
             if not n.startswith("_") and not isinstance(v, types.ModuleType)}
 
 
-@pytest.mark.parametrize("dotted", ["jax.experimental.pallas", "jax.experimental.pallas.mosaic_gpu"])
+PUBLIC = ["jax.experimental.pallas", "jax.experimental.pallas.mosaic_gpu", "jax.pallas", "jax.pallas.mosaic_gpu"]
+
+
+def _import(dotted: str) -> types.ModuleType:
+    """The module, or a skip where this JAX has none (`jax.pallas` is 0.12.1's)."""
+    try:
+        return importlib.import_module(dotted)
+    except ModuleNotFoundError:
+        pytest.skip(f"this JAX has no {dotted}")
+
+
+@pytest.mark.parametrize("dotted", PUBLIC)
 def test_the_exports_are_the_imported_modules_names(dotted: str) -> None:
-    module = importlib.import_module(dotted)
+    module = _import(dotted)
     jax_source_read.start_reading()
     try:
         table = jax_source_read._exports(dotted)
@@ -41,9 +52,9 @@ def test_the_exports_are_the_imported_modules_names(dotted: str) -> None:
     assert ours == _public_names(module)
 
 
-@pytest.mark.parametrize("dotted", ["jax.experimental.pallas", "jax.experimental.pallas.mosaic_gpu"])
+@pytest.mark.parametrize("dotted", PUBLIC)
 def test_removed_names_raise_jaxs_own_message(dotted: str) -> None:
-    module = importlib.import_module(dotted)
+    module = _import(dotted)
     jax_source_read.start_reading()
     try:
         table = jax_source_read._exports(dotted) or {}
@@ -139,3 +150,29 @@ def test_a_star_import_takes_no_deprecations_and_honours_all(stand_in_jax) -> No
     assert limited is not None and "transpose_ref" not in limited and "kernel" in limited
     only = jax_source_read._exports("jax.experimental.pallas.limited_all")
     assert only is not None and set(only) == {"kernel"}
+
+
+def test_a_missing_name_through_jax_pallas_gets_that_modules_attribute_error(tmp_path: Path) -> None:
+    """`from jax.pallas import mosaic_gpu as plgpu` (0.12.1): WG091 names `jax.pallas.mosaic_gpu`,
+    as JAX's `AttributeError` does there, with the same quick fix as the other spelling."""
+    from wgmma_lsp.analysis import analyze
+    from wgmma_lsp.ide.diagnostics import diagnostics
+
+    real = _import("jax.pallas.mosaic_gpu")
+    source = (
+        "import jax.numpy as jnp\n"
+        "from jax import pallas as pl\n"
+        "from jax.pallas import mosaic_gpu as plgpu\n\n\n"
+        "def kernel(a_ref, bt_ref, o_ref):\n"
+        "  def body(acc_ref):\n"
+        "    plgpu.wgmma(acc_ref, a_ref, plgpu.transpose_ref(bt_ref, (1, 0)))\n"
+        "    o_ref[...] = acc_ref[...]\n\n"
+        "  pl.run_scoped(body, plgpu.ACC((64, 128), jnp.float32))\n")
+    found = [d for d in diagnostics(analyze(source, str(tmp_path / "k.py"))) if d.code == "WG091"]
+    if hasattr(real, "transpose_ref"):
+        assert found == []
+        return
+    with pytest.raises(AttributeError) as info:
+        real.transpose_ref  # noqa: B018
+    assert [(d.span.line + 1, d.message) for d in found] == [(8, str(info.value))]
+    assert [f.title for f in found[0].fixes] == ["Transpose the ref itself: `bt_ref.transpose((1, 0))`"]

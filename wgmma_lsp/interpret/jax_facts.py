@@ -49,6 +49,10 @@ def extract() -> tuple[JaxFacts, list[Path]]:
                 sig = jax_source_read._read_signature(table[name])
                 if sig is not None:
                     signatures[f"{prefix}.{name}"] = sig
+        for module in jax_source_read.ALIAS_MODULES:  # (same objects: their signatures are read above)
+            table = jax_source_read._exports(module)
+            if table is not None:
+                exports[module] = table
         facts = JaxFacts(
             jax_version=version,
             default_lowering=jax_source_read.read_default_lowering(version),

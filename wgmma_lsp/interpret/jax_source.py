@@ -20,6 +20,7 @@ from wgmma_lsp.interpret import jax_facts, jax_lowering_rules, jax_reduction_scr
 from wgmma_lsp.interpret.jax_api_types import Export, Param, Signature  # noqa: F401  (re-exported)
 # The readers, re-exported: callers that read the source directly (tests, API docs) name them here.
 from wgmma_lsp.interpret.jax_source_read import (  # noqa: F401
+    ALIAS_MODULES,
     PUBLIC_MODULES,
     _LAYOUT_FAILURE_PREFIX,
     _LAYOUT_INFERENCE,
@@ -79,11 +80,13 @@ def export(canonical: str) -> Export | None:
     return table.get(name) if table is not None else None
 
 
-def missing_attribute(canonical: str) -> str | None:
+def missing_attribute(canonical: str, module: str | None = None) -> str | None:
     """The AttributeError text the installed JAX gives for `plgpu.name` / `pl.name` when the
-    name is not there (removed, or not added yet); None when it exists or cannot be known."""
+    name is not there (removed, or not added yet); None when it exists or cannot be known.
+    `module`: the public module it is read from, when another spelling of the prefix's
+    (`jax.pallas.mosaic_gpu`, whose errors name it; default: `PUBLIC_MODULES[prefix]`)."""
     prefix, _, name = canonical.partition(".")
-    module = PUBLIC_MODULES.get(prefix)
+    module = module or PUBLIC_MODULES.get(prefix)
     if module is None or not name or "." in name or name.startswith("__"):
         return None
     table = _facts().exports.get(module)

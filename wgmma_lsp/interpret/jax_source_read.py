@@ -18,6 +18,10 @@ from wgmma_lsp.lazy_re import LazyPattern
 
 #: Canonical prefixes (interpret/resolve.py) of the public modules whose exports are read.
 PUBLIC_MODULES = {"plgpu": "jax.experimental.pallas.mosaic_gpu", "pl": "jax.experimental.pallas"}
+#: The same APIs under JAX 0.12.1's preferred paths (`jax.experimental.pallas[.mosaic_gpu]` became
+#: their star-importing aliases): their exports are read too, where they exist, since their
+#: `AttributeError`s name them and their `_deprecations` differ.
+ALIAS_MODULES = {"jax.pallas.mosaic_gpu": "plgpu", "jax.pallas": "pl"}
 
 
 

@@ -19,6 +19,7 @@ from wgmma_lsp.spans import Span
 _CHECKED_PREFIXES = ("plgpu.", "pl.")
 # The public module each prefix names ("jax.experimental.pallas" -> "pl").
 _PREFIX_OF = {module: prefix for prefix, module in jax_source.PUBLIC_MODULES.items()}
+_PREFIX_OF.update(jax_source.ALIAS_MODULES)  # `jax.pallas.mosaic_gpu` (0.12.1's preferred path)
 # How binding a call's arity and keywords to an API's signature in the installed JAX ends, by
 # (API, positional count, keywords): a pure function of the signature, which the installed JAX
 # fixes for the process (every call of a kernel file binds the same few shapes of call).
@@ -152,7 +153,7 @@ def missing_attribute(node: ast.AST, module_origin: str | None, module: str, att
     if _PREFIX_OF.get(module_origin) != module:  # (every attribute read of `plgpu.` / `pl.`)
         return False
     prefix = module
-    message = jax_source.missing_attribute(f"{prefix}.{attr}")
+    message = jax_source.missing_attribute(f"{prefix}.{attr}", module_origin)
     if message is None:
         return False
     from wgmma_lsp.rules import api_removed
