@@ -150,7 +150,7 @@ def _module_table(dotted: str, depth: int) -> tuple[dict[str, Export], dict[str,
             elif not name.startswith("_"):
                 # `ACC = WGMMAAccumulatorRef` (0.12.1): the same object as the name it copies
                 value = node.value
-                known = {**private, **out}.get(value.id) if isinstance(value, ast.Name) else None
+                known = (out.get(value.id) or private.get(value.id)) if isinstance(value, ast.Name) else None
                 out[name] = known if known is not None else Export(dotted, name)
     all_names = _dunder_all(tree)
     if all_names is not None:

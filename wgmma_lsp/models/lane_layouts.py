@@ -68,11 +68,12 @@ def _tiling_only_message(tiling: tuple, shape: tuple[int, int], load: bool) -> s
     tiling: the `UntilingTransform` left after the indexers were commuted past it matches no case,
     "Unsupported transforms: [UntilingTransform(tiling=(8, 32))]". A store of a single element
     takes its scalar case first there (not claimed)."""
+    template = tiling_without_swizzle.RULE.installed_template()
     if not matches(">=0.12.1"):
-        return "Tiling without swizzle is not supported."
+        return template
     if not all(type(t) is int for t in tiling) or (not load and shape[0] * shape[1] == 1):
         return None
-    return f"Unsupported transforms: [UntilingTransform(tiling={tuple(tiling)!r})]"
+    return template.format(transforms=f"[UntilingTransform(tiling={tuple(tiling)!r})]")
 
 
 def _tiled_swizzled(transforms: list, dtype: T.DType) -> bool:

@@ -10,6 +10,8 @@ blamed on the call; nothing after them runs (the kernel is never traced).
 
 from __future__ import annotations
 
+from typing import Callable
+
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.jax_version import matches
 from wgmma_lsp.interpret.values import UNKNOWN, BlockSpecVal, TupleVal, Value, Wrapped
@@ -27,27 +29,25 @@ def _specs(v: Value | None) -> list[Value]:
     return [v] if v is not None else []
 
 
-def collective_spec(wrapped: Wrapped) -> BlockSpecVal | None:
-    """The first in/out spec of the pallas_call known to have collective axes."""
+def _first_spec(wrapped: Wrapped, known: Callable[[BlockSpecVal], bool]) -> BlockSpecVal | None:
+    """The first in/out spec of the pallas_call for which `known` holds (none with `grid_spec=`,
+    whose specs are not followed)."""
     kw = wrapped.kwargs
     if "grid_spec" in kw:
         return None
-    for s in _specs(kw.get("in_specs")) + _specs(kw.get("out_specs")):
-        if isinstance(s, BlockSpecVal) and s.collective_axes is True:
-            return s
-    return None
+    return next((s for s in _specs(kw.get("in_specs")) + _specs(kw.get("out_specs"))
+                 if isinstance(s, BlockSpecVal) and known(s)), None)
+
+
+def collective_spec(wrapped: Wrapped) -> BlockSpecVal | None:
+    """The first in/out spec of the pallas_call known to have collective axes."""
+    return _first_spec(wrapped, lambda s: s.collective_axes is True)
 
 
 def transformed_spec(wrapped: Wrapped) -> BlockSpecVal | None:
     """The first in/out spec of the pallas_call known to have transforms: one the BlockSpec model
     recognised (it stands an unknown `transforms=` value in as one "unknown" transform)."""
-    kw = wrapped.kwargs
-    if "grid_spec" in kw:
-        return None
-    for s in _specs(kw.get("in_specs")) + _specs(kw.get("out_specs")):
-        if isinstance(s, BlockSpecVal) and any(t.kind != "unknown" for t in s.transforms):
-            return s
-    return None
+    return _first_spec(wrapped, lambda s: any(t.kind != "unknown" for t in s.transforms))
 
 
 def _wrap() -> None:

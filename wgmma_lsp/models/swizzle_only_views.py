@@ -89,8 +89,8 @@ def _wrap_loads() -> None:
         if v is None or v[:2] not in ((0, 10), (0, 12)):
             return out
         if (whole_load(ref, index) or _sliced_load(ref, index, out)) and not cast_right_after(interp, node):
-            message = swizzle_without_tiling.MESSAGE_0_12_1 if matches(">=0.12.1") else swizzle_without_tiling.MESSAGE
-            interp.report(swizzle_without_tiling.RULE, message, interp.span(node), node.lineno - 1)
+            interp.report(swizzle_without_tiling.RULE, swizzle_without_tiling.message(), interp.span(node),
+                          node.lineno - 1)
         return out
 
     GETITEM["ref"] = getitem

@@ -8,26 +8,19 @@ import ast
 from wgmma_lsp.ide_model import Fix, TextEdit
 from wgmma_lsp.rules.base import Finding, Rule, doc_path
 from wgmma_lsp.rules.fixes_common import method_call
-from wgmma_lsp.spans import Span
+from wgmma_lsp.spans import LineIndex, Span
 
 
-def _char_col(line: str, byte_col: int) -> int:
-    return len(line.encode("utf-8")[:byte_col].decode("utf-8", errors="replace"))
-
-
-def _call_at(source: str, func: Span) -> ast.Call | None:
+def _call_at(source: str, func: Span) -> tuple[ast.Call, LineIndex] | None:
     """The call whose callee is the expression at `func` (the finding's span)."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return None
-    lines = source.splitlines()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and node.func.lineno - 1 == func.line \
-                and node.func.lineno <= len(lines) \
-                and _char_col(lines[node.func.lineno - 1], node.func.col_offset) == func.col:
-            return node
-    return None
+    lines = LineIndex(source)
+    call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call)
+                 and lines.span(n.func)[:2] == (func.line, func.col)), None)
+    return (call, lines) if call is not None else None
 
 
 def use_ref_transpose(finding: Finding, source: str) -> list[Fix]:
@@ -35,18 +28,15 @@ def use_ref_transpose(finding: Finding, source: str) -> list[Fix]:
     JAX's removal message asks for and every supported JAX takes."""
     if finding.data.get("api") != "plgpu.transpose_ref" or finding.span is None:
         return []
-    call = _call_at(source, finding.span)
-    if call is None or len(call.args) != 2 or call.keywords \
-            or any(isinstance(a, ast.Starred) for a in call.args):
+    found = _call_at(source, finding.span)
+    if found is None:
         return []
-    ref, perm = (ast.get_source_segment(source, a) for a in call.args)
-    if ref is None or perm is None or call.end_lineno is None or call.end_col_offset is None:
+    call, lines = found
+    if len(call.args) != 2 or call.keywords or any(isinstance(a, ast.Starred) for a in call.args):
         return []
-    lines = source.splitlines()
-    span = Span(call.lineno - 1, _char_col(lines[call.lineno - 1], call.col_offset),
-                call.end_lineno - 1, _char_col(lines[call.end_lineno - 1], call.end_col_offset))
+    ref, perm = (lines.text(lines.span(a)) for a in call.args)
     new = method_call(ref, f"transpose({perm})")
-    return [Fix(f"Transpose the ref itself: `{new}`", (TextEdit(span, new),), True)]
+    return [Fix(f"Transpose the ref itself: `{new}`", (TextEdit(lines.span(call), new),), True)]
 
 
 RULE = Rule(

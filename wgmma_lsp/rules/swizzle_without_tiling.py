@@ -5,8 +5,6 @@ from __future__ import annotations
 from wgmma_lsp.rules.base import Rule, doc_path
 
 MESSAGE = "Unsupported swizzle transform with strided layout"
-#: JAX 0.12.1's words for a load with no layout hint (`ctx.out_layout_hint` is None).
-MESSAGE_0_12_1 = "Unsupported swizzle transform for layout: None"
 
 RULE = Rule(
     code="WG098",
@@ -14,7 +12,7 @@ RULE = Rule(
     apis=("plgpu.SwizzleTransform", "plgpu.SMEM"),
     summary="Lane: loading an SMEM ref that has a SwizzleTransform but no TilingTransform.",
     template=MESSAGE,
-    # 0.12.1 prints the load's layout hint (None for a plain `s_ref[...]`: MESSAGE_0_12_1)
+    # 0.12.1 prints the load's layout hint (None for a plain `s_ref[...]`: `message()`)
     version_templates=((">=0.12.1", "Unsupported swizzle transform for layout: {ctx.out_layout_hint}"),),
     exception="NotImplementedError",
     jax_source="jax/_src/pallas/mosaic_gpu/lowering.py: _get_lowering_rule (Lane)",
@@ -23,3 +21,8 @@ RULE = Rule(
     doc_file=doc_path(__file__),
     catalog_rows=(102,),
 )
+
+
+def message() -> str:
+    """The installed JAX's words for a load with no layout hint (`ctx.out_layout_hint` None)."""
+    return RULE.installed_template().replace("{ctx.out_layout_hint}", "None")
