@@ -64,8 +64,12 @@ def test_jax_pallas_is_the_same_api(tmp_path: Path) -> None:
     path = tmp_path / "seed_errors_jax_pallas.py"
     path.write_text(spelled)
     ours = {(d.span.line + 1, d.code, d.message) for d in diagnostics(analyze(spelled, str(path)))}
-    assert ours == {(d.span.line + 1, d.code, d.message)
-                    for d in diagnostics(analyze(source, str(EXAMPLES / "seed_errors.py")))}
+    imports = {f for f in ours if f[1] in ("WG110", "WG111")}
+    assert ours - imports == {(d.span.line + 1, d.code, d.message)
+                              for d in diagnostics(analyze(source, str(EXAMPLES / "seed_errors.py")))}
     version = installed()
+    # Before 0.12.1 the imports themselves fail, as Python says (tests/test_import_errors.py).
+    assert {code for _, code, _ in imports} == (set() if version is None or version >= (0, 12, 1)
+                                               else {"WG110", "WG111"})
     if version is not None and version >= (0, 12, 1):
         assert {(line, msg) for line, _, msg in ours} == {(v.line, v.message) for v in trace_file(path)}

@@ -64,6 +64,10 @@ NOT_LITERAL: dict[str, tuple[NotLiteral, ...]] = {
                                   "assert to fail: the rule is 0.12's"),),
     "WG109": (NotLiteral("<0.12.1", "JAX before 0.12.1 applies a plgpu.BlockSpec's transforms in "
                                     "pl.pallas_call, so it has no such assert to fail: the rule is 0.12.1's"),),
+    "WG110": (NotLiteral(">=0.10", "CPython's import system's ModuleNotFoundError, for the installed jax "
+                                   "package's files (models/jax_imports.py)"),),
+    "WG111": (NotLiteral(">=0.10", "CPython's import system's ImportError ('cannot import name …'), for the "
+                                   "installed jax's files and _deprecations (models/jax_imports.py)"),),
     "WG106": (NotLiteral("<0.12", "JAX 0.10 has no plgpu.mma (Ampere MMA): the rule is 0.12's"),),
     "WG107": (NotLiteral("<0.12", "JAX 0.10 has no plgpu.mma (Ampere MMA): the rule is 0.12's"),),
     "WG108": (NotLiteral("<0.12", "JAX 0.10 has no plgpu.mma (Ampere MMA): the rule is 0.12's"),),

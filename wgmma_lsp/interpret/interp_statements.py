@@ -17,7 +17,7 @@ from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.interp_base import MAX_RECORD_VALUES, _value_kind
 from wgmma_lsp.interpret.interp_loops import _LoopExits
 from wgmma_lsp.interpret.machine_guards import assume_machine_guard
-from wgmma_lsp.models import absl_parameterized, containers
+from wgmma_lsp.models import absl_parameterized, containers, jax_imports
 from wgmma_lsp.interpret.values import (
     UNKNOWN,
     ApiVal,
@@ -466,6 +466,8 @@ class StatementsMixin:
         return isinstance(f, ApiVal) and f.name.startswith("pydantic.")
 
     def exec_Import(self, s: ast.Import, env: Env) -> None:
+        if not self.silent and self.where is None:  # a JAX module the installed JAX lacks: WG110
+            jax_imports.check_import(self, s)
         for alias in s.names:
             canon = resolve.canonical_module(alias.name)
             if alias.asname:
@@ -487,6 +489,8 @@ class StatementsMixin:
         return found if found is not None else ForeignName(dotted)
 
     def exec_ImportFrom(self, s: ast.ImportFrom, env: Env) -> None:
+        if not self.silent and self.where is None:  # a JAX module or name it lacks: WG110/111
+            jax_imports.check_import(self, s)
         canon = resolve.canonical_module(s.module) if s.module and not s.level else None
         for alias in s.names:
             if alias.name == "*":

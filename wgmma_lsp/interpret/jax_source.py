@@ -80,6 +80,12 @@ def export(canonical: str) -> Export | None:
     return table.get(name) if table is not None else None
 
 
+def exports_of(module: str) -> dict[str, Export] | None:
+    """The names public module `module` (`jax.experimental.pallas`, or an alias path such as
+    `jax.pallas`) exports, with the ones its `_deprecations` serve; None when not read."""
+    return _facts().exports.get(module)
+
+
 def missing_attribute(canonical: str, module: str | None = None) -> str | None:
     """The AttributeError text the installed JAX gives for `plgpu.name` / `pl.name` when the
     name is not there (removed, or not added yet); None when it exists or cannot be known.

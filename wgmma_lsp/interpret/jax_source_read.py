@@ -69,6 +69,13 @@ def read_source(dotted_or_relpath: str) -> str | None:
         return None
 
 
+def module_file(dotted: str) -> Path | None:
+    """The file of module `dotted` of the analysed JAX (`…/jax/pallas/__init__.py`), as its
+    `__file__` names it; None when there is no JAX or no such file."""
+    root = _jax_root_and_version()[0]
+    return _module_file(root, dotted) if root is not None else None
+
+
 def _module_file(root: Path, dotted: str) -> Path | None:
     parts = dotted.split(".")
     if parts[0] != "jax":
