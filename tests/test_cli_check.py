@@ -288,6 +288,38 @@ def test_prefilter_loses_no_finding_on_the_fixtures() -> None:
     assert key(filtered)  # the fixtures do have findings
 
 
+def test_no_worker_is_forked_while_other_threads_run(monkeypatch) -> None:
+    """A fork copies the locks other threads hold: in a process that embeds the checker and runs
+    threads (this suite does, after the server's tests), a forked worker could hang for good.
+    There the files are checked in-process, with the same results."""
+    import threading
+
+    import wgmma_lsp.batch as batch
+    from wgmma_lsp.discovery import python_files
+    from wgmma_lsp.settings import Settings
+
+    found = list(python_files([EXAMPLES], respect_gitignore=False))
+    alone = threading.active_count() == 1
+    sequential = batch.check_files(found, lambda p: Settings(), jobs=1, progress=False)
+
+    def no_pool(*args, **kwargs):
+        raise AssertionError("forked workers while another thread runs")
+
+    monkeypatch.setattr(batch, "_run_pool", no_pool)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, daemon=True)
+    other.start()
+    try:
+        assert not batch._fork_is_safe()
+        with_thread = batch.check_files(found, lambda p: Settings(), jobs=2, progress=False)
+    finally:
+        stop.set()
+        other.join()
+    key = lambda rs: [(str(r.path), d.code, d.span, d.message) for r in rs for d in r.diagnostics]  # noqa: E731
+    assert key(with_thread) == key(sequential) and key(sequential)
+    assert batch._fork_is_safe() == alone
+
+
 def test_an_analysis_crash_is_reported_not_hidden(tmp_path: Path, capsys, monkeypatch) -> None:
     import wgmma_lsp.batch as batch
 

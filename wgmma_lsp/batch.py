@@ -331,7 +331,7 @@ def check_files(found: Sequence[Found], settings_for: Callable[[Path], Settings]
     jobs = jobs or default_jobs()
     bar = Progress(len(todo), sys.stderr.isatty() if progress is None else progress)
     try:
-        if jobs <= 1 or len(todo) <= 1:
+        if jobs <= 1 or len(todo) <= 1 or not _fork_is_safe():
             for i, settings in todo:
                 r = results[i]
                 found_diags, r.crash, r.incomplete, (r.kernels, r.without_shapes, r.budget_cut) = _check_job(
@@ -358,6 +358,24 @@ def _from_cache(r: FileResult, settings: Settings) -> bool:
         hit.incomplete, hit.kernels, hit.without_shapes, hit.budget_cut)
     r.analysed = True
     return True
+
+
+def _fork_is_safe() -> bool:
+    """Can the worker pool fork this process? Workers are forked (they inherit the warmed
+    analysis, the analysed environment and the run's settings). A fork copies the locks other
+    threads hold at that instant, so with other threads running — a host process that embeds the
+    checker, such as the test suite, never `wgmma-lsp check` itself, which starts none — a worker
+    could hang for good on a lock nobody will release: the files are then checked in this
+    process, one after the other (slower, never stuck)."""
+    import threading
+
+    if threading.active_count() == 1:
+        return True
+    import logging  # (not imported by a run that forks: `check` starts no thread)
+
+    logging.getLogger("wgmma_lsp").info("check: %d threads running in this process; files checked here, one at a time, "
+             "not in forked workers", threading.active_count())
+    return False
 
 
 def _run_pool(results: list[FileResult], todo: list[tuple[int, Settings]], jobs: int,
