@@ -315,7 +315,9 @@ def test_no_worker_is_forked_while_other_threads_run(monkeypatch) -> None:
     finally:
         stop.set()
         other.join()
-    key = lambda rs: [(str(r.path), d.code, d.span, d.message) for r in rs for d in r.diagnostics]  # noqa: E731
+    def key(rs):
+        return [(str(r.path), d.code, d.span, d.message) for r in rs for d in r.diagnostics]
+
     assert key(with_thread) == key(sequential) and key(sequential)
     assert batch._fork_is_safe() == alone
 
