@@ -54,13 +54,16 @@ def tuning_contexts(interp: Interpreter, func: FuncVal, already: list[Value]) ->
             _note(seen, config)
         for provider in collection_providers(interp, cls):
             candidates = _configs_of(interp, provider, cls)
+            # Each candidate's field texts, spelled once (GLU SM90's provider returns 1,080).
+            texts = [_field_texts(c) for c in candidates] if len(out) < MAX_TUNING_CONTEXTS else []
             while candidates and len(out) < MAX_TUNING_CONTEXTS:
-                scores = [len(_new_fields(seen, c)) for c in candidates]
+                scores = [len(_new_texts(seen, t)) for t in texts]
                 best = max(scores)
                 if best == 0:
                     break
-                pick = candidates.pop(scores.index(best))
-                bindings = tuple(_new_fields(seen, pick)[:MAX_LABEL_FIELDS])
+                i = scores.index(best)
+                pick, pick_texts = candidates.pop(i), texts.pop(i)
+                bindings = tuple(_new_texts(seen, pick_texts)[:MAX_LABEL_FIELDS])
                 _note(seen, pick)
                 ctx = Context(f"{func.name}({param}=one of {provider.name}(...))", provider.node.lineno - 1,
                               bindings, span=def_span(interp, provider.node), open=False)
@@ -127,8 +130,9 @@ def _field_texts(config: Value) -> list[tuple[str, str]]:
     return out
 
 
-def _new_fields(seen: dict[str, set[str]], config: Value) -> list[tuple[str, str]]:
-    return [(k, t) for k, t in _field_texts(config) if t not in seen.get(k, ())]
+def _new_texts(seen: dict[str, set[str]], texts: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The (field, text) pairs of a config's `_field_texts` that no config seen had."""
+    return [(k, t) for k, t in texts if t not in seen.get(k, ())]
 
 
 def _note(seen: dict[str, set[str]], config: Value) -> None:

@@ -485,6 +485,7 @@ def hover_pass(interp: Interpreter) -> None:
     if not only_in_contexts:
         return
     interp.hover_only = True
+    interp.hover_memo = {}
     entered, interp.entered = interp.entered, set()  # "already analysed" means in a context
     try:
         for f in only_in_contexts:
@@ -510,6 +511,7 @@ def hover_pass(interp: Interpreter) -> None:
         _run_more_test_cases(interp, only_in_contexts)
     finally:
         interp.hover_only = False
+        interp.hover_memo = None
         interp.flip_flags = False
         interp.entered = entered | interp.entered
 

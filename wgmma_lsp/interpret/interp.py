@@ -124,6 +124,7 @@ class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixi
         # hovers of lines no context reached (its findings belong to the contexts).
         self.hover_only = False
         self.flip_flags = False  # hover pass, second round: flags' defaults flipped
+        self.hover_memo: dict | None = None  # while the hover pass runs (interpret/hover_memo.py)
         # The package's test cases the budget left out, for the hover pass (test_contexts.py):
         # a thunk per case that runs it in its context.
         self.unrun_test_cases: list[Any] = []

@@ -8,7 +8,7 @@ from typing import Iterator
 
 from wgmma_lsp.entry.context import Context
 from wgmma_lsp.interpret import dims as D
-from wgmma_lsp.interpret import classes, foreign_memo, generators, mutation, path_equalities
+from wgmma_lsp.interpret import classes, foreign_memo, generators, hover_memo, mutation, path_equalities
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.interp_base import MAX_DEPTH, Frame, _origin_of, _value_kind, is_driver
@@ -151,6 +151,8 @@ class CallsMixin:
         if key is None:
             if self.memo_enabled and not self.hover_only and foreign_memo.applies(self, func):
                 return foreign_memo.call(self, func, call)  # another module's function
+            if self.hover_only and self.memo_enabled and hover_memo.applies(self, func):
+                return hover_memo.call(self, func, call)  # the hover pass' own memo
             return self._call_user(func, call)
         if hit is not None:
             return self.memo_replay(hit, func, call)
