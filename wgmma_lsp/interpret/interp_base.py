@@ -64,10 +64,11 @@ class Frame:
     assumed: tuple = ()
     returns_assumed: dict = field(default_factory=dict)  # index in `returns` -> its equations
 
-    def __setattr__(self, name: str, value: object) -> None:
-        if name == "maybe_returned":
-            mark_uncertain(self, bool(value))
-        object.__setattr__(self, name, value)
+    # (`maybe_returned` is set only through `set_maybe_returned`, which keeps `uncertain_born`:
+    # a `__setattr__` doing it cost a Python call on every attribute write of every frame.)
+    def set_maybe_returned(self, value: bool) -> None:
+        mark_uncertain(self, bool(value))
+        self.maybe_returned = value
 
 
 def mark_uncertain(obj: object, uncertain: bool) -> None:

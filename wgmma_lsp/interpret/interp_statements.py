@@ -138,7 +138,7 @@ class StatementsMixin:
         stopped = loop.stopped if loop is not None else False
         if frame is not None:
             frame.returned = saved
-            frame.maybe_returned = frame.maybe_returned or ended
+            frame.set_maybe_returned(frame.maybe_returned or ended)
         if loop is not None:
             loop.stopped = saved_stop
             loop.maybe_stopped = loop.maybe_stopped or stopped
