@@ -134,8 +134,13 @@ class CallsMixin:
         hooks = self.program_hooks  # a test context (entry/op_dispatch.py)
         if hooks is not None and (dispatched := hooks.dispatch(func, call)) is not None:
             return dispatched
-        if not call.generic and generators.is_generator_function(func.node):
-            return generators.make(self, func, call)  # its body runs when it is iterated
+        if not call.generic:
+            node = func.node
+            gen = getattr(node, "_wgmma_generator", None)  # (is_generator_function's own cache)
+            if gen is None:
+                gen = generators.is_generator_function(node)
+            if gen:
+                return generators.make(self, func, call)  # its body runs when it is iterated
         if self.return_log is not None and id(func.node) in self.return_log:
             return self._call_user(func, call)  # (its returns are read: it runs, not replayed)
         key = None
@@ -224,9 +229,14 @@ class CallsMixin:
         # Recursion is not followed: a call of the very function running (same code, same
         # closure). The same code closed over another scope is another function (a wrapper
         # made twice: `vmap(vmap_split(f))` runs one `vmapped` inside the other).
-        if len(self.stack) >= MAX_DEPTH or any(f.func is not None and f.func.node is node
-                                                and f.func.closure is func.closure for f in self.stack):
+        stack = self.stack
+        if len(stack) >= MAX_DEPTH:
             return UNKNOWN
+        closure = func.closure
+        for f in stack:  # (a loop, not `any()` over a generator: this runs for every call)
+            running = f.func
+            if running is not None and running.node is node and running.closure is closure:
+                return UNKNOWN
         if not self.silent:  # a pass that only computes state neither records nor reports
             self.entered.add(id(node))
         saved_ctx = self.ctx
@@ -340,6 +350,7 @@ class CallsMixin:
         defaults = list(func.defaults)
         first_default = len(positional) - len(defaults)
         kwargs = dict(call.kwargs)
+        recording = not self.silent and self.where is None  # (record's own test, once)
         for i, p in enumerate(positional):
             if i < len(args):
                 v = args[i]
@@ -349,9 +360,11 @@ class CallsMixin:
                 v = self._default(call, defaults[i - first_default])  # factories' defaults count
             else:
                 v = _unbound_param(p)
-            v = self._declared(func, p, v)
+            if p.annotation is not None:  # (`_declared`'s own first test, before the call)
+                v = self._declared(func, p, v)
             env.vars[p.arg] = v
-            self.record(p, v, "name", p.arg)
+            if recording:
+                self.record(p, v, "name", p.arg)
         if a.vararg is not None:
             rest = args[len(positional):]
             env.vars[a.vararg.arg] = TupleVal(tuple(rest)) if call.complete and not generic else UNKNOWN
