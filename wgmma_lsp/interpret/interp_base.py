@@ -9,7 +9,10 @@ from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.origin import ModuleOrigin
 from wgmma_lsp.interpret.values import (
     next_born,
+    AllocSpec,
     ArrayVal,
+    DTypeVal,
+    ShapeDtypeVal,
     Const,
     FuncVal,
     RefVal,
@@ -89,14 +92,28 @@ def release_scopes(scopes: set[Env]) -> None:
 
 def _value_kind(v: Value) -> str:
     """The key models are registered under for methods, attributes and indexing."""
+    kind = _KIND_BY_TYPE.get(type(v))
+    if kind is None:
+        kind = _KIND_BY_TYPE[type(v)] = _kind_of_type(v)
+    if kind is _WRAPPED:
+        return f"wrapped:{v.api}"  # type: ignore[attr-defined]
+    if kind is _CONST:
+        return type(v.value).__name__  # type: ignore[attr-defined]
+    return kind
+
+
+_WRAPPED, _CONST = "<wrapped>", "<const>"  # kinds that depend on the value, not only its type
+_KIND_BY_TYPE: dict[type, str] = {}  # a value type -> its kind, or _WRAPPED/_CONST
+
+
+def _kind_of_type(v: Value) -> str:
+    """`_value_kind`'s tests, in their order; each depends on the value's type alone."""
     if isinstance(v, ArrayVal):
         return "array"
     if isinstance(v, RefVal):
         return "ref"
     if isinstance(v, TupleVal):
         return "tuple"
-    from wgmma_lsp.interpret.values import AllocSpec, DTypeVal, ShapeDtypeVal
-
     if isinstance(v, AllocSpec):
         return "alloc"
     if isinstance(v, ShapeDtypeVal):
@@ -104,9 +121,9 @@ def _value_kind(v: Value) -> str:
     if isinstance(v, DTypeVal):
         return "dtype"
     if isinstance(v, Wrapped):
-        return f"wrapped:{v.api}"
+        return _WRAPPED
     if isinstance(v, Const):
-        return type(v.value).__name__
+        return _CONST
     return type(v).__name__
 
 

@@ -148,7 +148,8 @@ class ExpressionsMixin:
         if isinstance(obj, UserModuleVal):
             return obj.attr(attr)
         if isinstance(obj, ApiVal):
-            name = resolve.ALIASES.get(f"{obj.name}.{attr}", f"{obj.name}.{attr}")
+            full = f"{obj.name}.{attr}"
+            name = resolve.ALIASES.get(full, full)
             computed = API_ATTRIBUTES.get(obj.name) or API_ATTRIBUTES.get(obj.name.rpartition(".")[0] + ".*")
             if computed is not None and (v := computed(self, obj.name, attr)) is not None:
                 return v
@@ -195,7 +196,8 @@ class ExpressionsMixin:
         obj = self.eval(n.value, env)
         index = self.eval_index(n.slice, env)
         v = self.getitem(obj, index, n)
-        self.record(n, v, "subscript")
+        if not self.silent and self.where is None:  # (record's own test, before the call)
+            self.record(n, v, "subscript")
         return v
 
     def eval_index(self, node: ast.expr, env: Env) -> Value:
