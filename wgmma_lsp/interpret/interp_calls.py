@@ -241,7 +241,10 @@ class CallsMixin:
             self.entered.add(id(node))
         saved_ctx = self.ctx
         self.ctx = self.call_context(func, call)
-        self.ctx_entered.setdefault(id(node), set()).add(self.ctx)
+        entered_in = self.ctx_entered.get(id(node))  # (setdefault would make a set every call)
+        if entered_in is None:
+            entered_in = self.ctx_entered[id(node)] = set()
+        entered_in.add(self.ctx)
         for entry in self.captures:
             entry.entered.add(id(node))
         env = Env(func.closure)
