@@ -93,10 +93,11 @@ class CallsMixin:
         never call them, so what they do is not certain."""
         from wgmma_lsp.hazards.log import unfollowed_call
 
-        unfollowed_call(self, list(call.args) + list(call.kwargs.values()))
-        generators.given_away(self, list(call.args) + list(call.kwargs.values()))  # it may iterate them
+        values = list(call.args) + list(call.kwargs.values())  # (neither of the two changes it)
+        unfollowed_call(self, values)
+        generators.given_away(self, values)  # it may iterate them
         with self.uncertain():
-            for v in list(call.args) + list(call.kwargs.values()):
+            for v in values:
                 if isinstance(v, FuncVal) and id(v.node) not in self.entered:
                     self.generic_call(v)
         return UNKNOWN
@@ -203,9 +204,12 @@ class CallsMixin:
         if self.silent:
             return
         self.entered.add(id(func.node))
-        for node in hit.entered:
-            self.ctx_entered.setdefault(node, set()).add(ctx)
-        self.ctx_entered.setdefault(id(func.node), set()).add(ctx)
+        ctx_entered = self.ctx_entered
+        for node in (*hit.entered, id(func.node)):  # (a set made only where none is)
+            contexts = ctx_entered.get(node)
+            if contexts is None:
+                contexts = ctx_entered[node] = set()
+            contexts.add(ctx)
         for f, was_certain in hit.findings:
             # A handler here that expects the error takes it (asked once: a finding of the same
             # key has the same rule and message).
