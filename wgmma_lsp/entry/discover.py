@@ -202,7 +202,14 @@ def _absl_product(dec: ast.Call) -> list[ParamSet] | None:
         if items is None:
             return None
         axes.append([(k.arg, v) for v in items])
+    texts: dict[int, str] = {}  # id(item) -> its label text (an item is in many combinations)
     out = []
     for combo in itertools.islice(itertools.product(*axes), MAX_CASES * 4):
-        out.append(ParamSet((), tuple(combo), tuple((k, _text(v)) for k, v in combo)))  # type: ignore[misc]
+        label = []
+        for k, v in combo:  # type: ignore[misc]
+            text = texts.get(id(v))
+            if text is None:
+                text = texts[id(v)] = _text(v)
+            label.append((k, text))
+        out.append(ParamSet((), tuple(combo), tuple(label)))  # type: ignore[misc]
     return out

@@ -331,12 +331,20 @@ def function_names(node: ast.AST, names_in: dict[int, frozenset[str]]) -> frozen
         return got
     own: set[str] = set()
     stack: list[Any] = [node]
+    kinds = _NAME_KINDS
     while stack:
         n = stack.pop()
-        if isinstance(n, ast.Name):
+        kind = kinds.get(type(n))
+        if kind is None:
+            kind = _name_kind(n)
+        if kind is _NAME:
             own.add(n.id)
-        elif n is not node and isinstance(n, _FUNCTIONS):
-            own |= function_names(n, names_in)  # (recursion as deep as functions nest)
+            continue  # (a Name holds no other Name)
+        if kind is _FUNCTION:
+            if n is not node:
+                own |= function_names(n, names_in)  # (recursion as deep as functions nest)
+                continue
+        elif kind is _LEAF:
             continue
         for field in n._fields:
             v = getattr(n, field, None)
@@ -349,6 +357,24 @@ def function_names(node: ast.AST, names_in: dict[int, frozenset[str]]) -> frozen
 
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+# Nodes that hold no Name: not walked into.
+_LEAVES = (ast.Constant, ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop,
+           ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal, ast.alias)
+_NAME, _FUNCTION, _LEAF, _OTHER = "name", "function", "leaf", "other"
+_NAME_KINDS: dict[type, str] = {}  # a node type -> what function_names does with it
+
+
+def _name_kind(n: Any) -> str:
+    if isinstance(n, ast.Name):
+        kind = _NAME
+    elif isinstance(n, _FUNCTIONS):
+        kind = _FUNCTION
+    elif isinstance(n, _LEAVES):
+        kind = _LEAF
+    else:
+        kind = _OTHER
+    _NAME_KINDS[type(n)] = kind
+    return kind
 
 
 def run_unreached(interp: Interpreter, pieces: Pieces) -> None:

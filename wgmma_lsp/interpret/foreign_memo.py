@@ -60,9 +60,12 @@ def call(interp: Any, func: FuncVal, call: Call) -> Value:
         return interp._call_user(func, call)
     entry_span = _entry_span(interp, call)
     stack = interp.stack
-    where = (len(stack), tuple(id(fr.func.node) for fr in stack
-                               if fr.func is not None and _origin_of(fr.func.closure) is not None))
-    key = (key, where)
+    foreign_running: list[int] = []  # (a loop, not a generator: this runs for every such call)
+    for fr in stack:
+        f = fr.func
+        if f is not None and _origin_of(f.closure) is not None:
+            foreign_running.append(id(f.node))
+    key = (key, (len(stack), tuple(foreign_running)))
     memo = interp.foreign_memo
     hit: ForeignEntry | None = memo.get(key)
     if hit is not None and hit.again and (hit.entry_span == entry_span or (hit.entry_span is not None

@@ -36,14 +36,19 @@ def is_generator_function(node: ast.AST) -> bool:
         return known
     found = False
     if isinstance(node, ast.FunctionDef):
-        # (ast.iter_child_nodes, without its generator: the fields read here directly)
+        # (ast.iter_child_nodes, without its generator: the fields read here directly; what
+        # each type of node is, looked up once per type)
+        kinds = _WALK_KINDS
         stack: list[Any] = list(node.body)
         while stack:
             n = stack.pop()
-            if isinstance(n, _YIELDS):
+            kind = kinds.get(type(n))
+            if kind is None:
+                kind = _walk_kind(n)
+            if kind is _YIELD:
                 found = True
                 break
-            if not isinstance(n, ast.AST) or isinstance(n, _SCOPES):
+            if kind is _SKIP:
                 continue
             for name in n._fields:
                 v = getattr(n, name, None)
@@ -57,6 +62,23 @@ def is_generator_function(node: ast.AST) -> bool:
 
 _YIELDS = (ast.Yield, ast.YieldFrom)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)  # their own yields
+# Nodes that hold no other node (or none that matters here): not walked into.
+_LEAVES = (ast.Name, ast.Constant, ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop,
+           ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal, ast.alias)
+_YIELD, _SKIP, _WALK = "yield", "skip", "walk"
+_WALK_KINDS: dict[type, str] = {}  # a node type -> what is_generator_function does with it
+
+
+def _walk_kind(n: Any) -> str:
+    """A yield; not walked into (not a node, another scope, a leaf); or walked into."""
+    if isinstance(n, _YIELDS):
+        kind = _YIELD
+    elif not isinstance(n, ast.AST) or isinstance(n, _SCOPES) or isinstance(n, _LEAVES):
+        kind = _SKIP
+    else:
+        kind = _WALK
+    _WALK_KINDS[type(n)] = kind
+    return kind
 
 
 class GeneratorVal(Value):

@@ -199,7 +199,8 @@ def eval_binop_chain(interp: "Interpreter", n: ast.BinOp, env: "Env") -> "Value"
             interp.tick()  # the steps `eval` would have counted for the inner operators
         right = interp.eval(b.right, env)
         value = interp.binop(b.op, value, right, b)
-        interp.record(b, value)
+        if not interp.silent and interp.where is None:  # (record's own test, before the call)
+            interp.record(b, value)
     return value
 
 

@@ -9,7 +9,10 @@ from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.origin import ModuleOrigin
 from wgmma_lsp.interpret.values import (
     next_born,
+    AllocSpec,
     ArrayVal,
+    DTypeVal,
+    ShapeDtypeVal,
     Const,
     FuncVal,
     RefVal,
@@ -64,10 +67,11 @@ class Frame:
     assumed: tuple = ()
     returns_assumed: dict = field(default_factory=dict)  # index in `returns` -> its equations
 
-    def __setattr__(self, name: str, value: object) -> None:
-        if name == "maybe_returned":
-            mark_uncertain(self, bool(value))
-        object.__setattr__(self, name, value)
+    # (`maybe_returned` is set only through `set_maybe_returned`, which keeps `uncertain_born`:
+    # a `__setattr__` doing it cost a Python call on every attribute write of every frame.)
+    def set_maybe_returned(self, value: bool) -> None:
+        mark_uncertain(self, bool(value))
+        self.maybe_returned = value
 
 
 def mark_uncertain(obj: object, uncertain: bool) -> None:
@@ -88,14 +92,28 @@ def release_scopes(scopes: set[Env]) -> None:
 
 def _value_kind(v: Value) -> str:
     """The key models are registered under for methods, attributes and indexing."""
+    kind = _KIND_BY_TYPE.get(type(v))
+    if kind is None:
+        kind = _KIND_BY_TYPE[type(v)] = _kind_of_type(v)
+    if kind is _WRAPPED:
+        return f"wrapped:{v.api}"  # type: ignore[attr-defined]
+    if kind is _CONST:
+        return type(v.value).__name__  # type: ignore[attr-defined]
+    return kind
+
+
+_WRAPPED, _CONST = "<wrapped>", "<const>"  # kinds that depend on the value, not only its type
+_KIND_BY_TYPE: dict[type, str] = {}  # a value type -> its kind, or _WRAPPED/_CONST
+
+
+def _kind_of_type(v: Value) -> str:
+    """`_value_kind`'s tests, in their order; each depends on the value's type alone."""
     if isinstance(v, ArrayVal):
         return "array"
     if isinstance(v, RefVal):
         return "ref"
     if isinstance(v, TupleVal):
         return "tuple"
-    from wgmma_lsp.interpret.values import AllocSpec, DTypeVal, ShapeDtypeVal
-
     if isinstance(v, AllocSpec):
         return "alloc"
     if isinstance(v, ShapeDtypeVal):
@@ -103,9 +121,9 @@ def _value_kind(v: Value) -> str:
     if isinstance(v, DTypeVal):
         return "dtype"
     if isinstance(v, Wrapped):
-        return f"wrapped:{v.api}"
+        return _WRAPPED
     if isinstance(v, Const):
-        return type(v.value).__name__
+        return _CONST
     return type(v).__name__
 
 

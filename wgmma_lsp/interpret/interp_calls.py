@@ -93,10 +93,11 @@ class CallsMixin:
         never call them, so what they do is not certain."""
         from wgmma_lsp.hazards.log import unfollowed_call
 
-        unfollowed_call(self, list(call.args) + list(call.kwargs.values()))
-        generators.given_away(self, list(call.args) + list(call.kwargs.values()))  # it may iterate them
+        values = list(call.args) + list(call.kwargs.values())  # (neither of the two changes it)
+        unfollowed_call(self, values)
+        generators.given_away(self, values)  # it may iterate them
         with self.uncertain():
-            for v in list(call.args) + list(call.kwargs.values()):
+            for v in values:
                 if isinstance(v, FuncVal) and id(v.node) not in self.entered:
                     self.generic_call(v)
         return UNKNOWN
@@ -134,8 +135,13 @@ class CallsMixin:
         hooks = self.program_hooks  # a test context (entry/op_dispatch.py)
         if hooks is not None and (dispatched := hooks.dispatch(func, call)) is not None:
             return dispatched
-        if not call.generic and generators.is_generator_function(func.node):
-            return generators.make(self, func, call)  # its body runs when it is iterated
+        if not call.generic:
+            node = func.node
+            gen = getattr(node, "_wgmma_generator", None)  # (is_generator_function's own cache)
+            if gen is None:
+                gen = generators.is_generator_function(node)
+            if gen:
+                return generators.make(self, func, call)  # its body runs when it is iterated
         if self.return_log is not None and id(func.node) in self.return_log:
             return self._call_user(func, call)  # (its returns are read: it runs, not replayed)
         key = None
@@ -200,9 +206,12 @@ class CallsMixin:
         if self.silent:
             return
         self.entered.add(id(func.node))
-        for node in hit.entered:
-            self.ctx_entered.setdefault(node, set()).add(ctx)
-        self.ctx_entered.setdefault(id(func.node), set()).add(ctx)
+        ctx_entered = self.ctx_entered
+        for node in (*hit.entered, id(func.node)):  # (a set made only where none is)
+            contexts = ctx_entered.get(node)
+            if contexts is None:
+                contexts = ctx_entered[node] = set()
+            contexts.add(ctx)
         for f, was_certain in hit.findings:
             # A handler here that expects the error takes it (asked once: a finding of the same
             # key has the same rule and message).
@@ -226,14 +235,22 @@ class CallsMixin:
         # Recursion is not followed: a call of the very function running (same code, same
         # closure). The same code closed over another scope is another function (a wrapper
         # made twice: `vmap(vmap_split(f))` runs one `vmapped` inside the other).
-        if len(self.stack) >= MAX_DEPTH or any(f.func is not None and f.func.node is node
-                                                and f.func.closure is func.closure for f in self.stack):
+        stack = self.stack
+        if len(stack) >= MAX_DEPTH:
             return UNKNOWN
+        closure = func.closure
+        for f in stack:  # (a loop, not `any()` over a generator: this runs for every call)
+            running = f.func
+            if running is not None and running.node is node and running.closure is closure:
+                return UNKNOWN
         if not self.silent:  # a pass that only computes state neither records nor reports
             self.entered.add(id(node))
         saved_ctx = self.ctx
         self.ctx = self.call_context(func, call)
-        self.ctx_entered.setdefault(id(node), set()).add(self.ctx)
+        entered_in = self.ctx_entered.get(id(node))  # (setdefault would make a set every call)
+        if entered_in is None:
+            entered_in = self.ctx_entered[id(node)] = set()
+        entered_in.add(self.ctx)
         for entry in self.captures:
             entry.entered.add(id(node))
         env = Env(func.closure)
@@ -342,6 +359,7 @@ class CallsMixin:
         defaults = list(func.defaults)
         first_default = len(positional) - len(defaults)
         kwargs = dict(call.kwargs)
+        recording = not self.silent and self.where is None  # (record's own test, once)
         for i, p in enumerate(positional):
             if i < len(args):
                 v = args[i]
@@ -351,9 +369,11 @@ class CallsMixin:
                 v = self._default(call, defaults[i - first_default])  # factories' defaults count
             else:
                 v = _unbound_param(p)
-            v = self._declared(func, p, v)
+            if p.annotation is not None:  # (`_declared`'s own first test, before the call)
+                v = self._declared(func, p, v)
             env.vars[p.arg] = v
-            self.record(p, v, "name", p.arg)
+            if recording:
+                self.record(p, v, "name", p.arg)
         if a.vararg is not None:
             rest = args[len(positional):]
             env.vars[a.vararg.arg] = TupleVal(tuple(rest)) if call.complete and not generic else UNKNOWN

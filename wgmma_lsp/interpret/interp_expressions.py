@@ -138,34 +138,40 @@ class ExpressionsMixin:
         if obj is UNKNOWN and (hooks := self.program_hooks) is not None \
                 and (own := hooks.own_attr(attr)) is not None:  # a test context (entry/op_dispatch.py)
             return own
-        if isinstance(obj, ForeignName):
+        # Which of the cases below the value is: their isinstance tests, asked once per type
+        # (the value's class narrows what each case reads of it).
+        kind = _ATTR_KINDS.get(type(obj))
+        if kind is None:
+            kind = _attr_kind(obj)
+        if kind is ForeignName:
             return ForeignName(f"{obj.name}.{attr}")
-        if isinstance(obj, ModuleVal):
+        if kind is ModuleVal:
             if obj.origin is not None and node is not None \
                     and jax_api.missing_attribute(node, obj.origin, obj.name, attr, self):
                 return UNKNOWN  # AttributeError in the installed JAX
             return self.module_attr(obj.name, attr)
-        if isinstance(obj, UserModuleVal):
+        if kind is UserModuleVal:
             return obj.attr(attr)
-        if isinstance(obj, ApiVal):
-            name = resolve.ALIASES.get(f"{obj.name}.{attr}", f"{obj.name}.{attr}")
+        if kind is ApiVal:
+            full = f"{obj.name}.{attr}"
+            name = resolve.ALIASES.get(full, full)
             computed = API_ATTRIBUTES.get(obj.name) or API_ATTRIBUTES.get(obj.name.rpartition(".")[0] + ".*")
             if computed is not None and (v := computed(self, obj.name, attr)) is not None:
                 return v
             return CONSTANTS.get(name) or ApiVal(name)
-        if isinstance(obj, InstanceVal):
+        if kind is InstanceVal:
             if obj.shared and attr in self.shared_writes.get(id(obj), ()):
                 return self.shared_writes[id(obj)][attr]
             if attr in obj.attrs:
                 return mutation.live(self, obj.attrs[attr])
             return classes.instance_attr(self, obj, attr)  # its class's, through the MRO
-        if isinstance(obj, ClassVal):
+        if kind is ClassVal:
             return classes.class_attr(self, obj, attr)
-        if isinstance(obj, classes.NamedTupleVal):
+        if kind is classes.NamedTupleVal:
             return classes.namedtuple_attr(self, obj, attr)
-        if isinstance(obj, classes.SuperVal):
+        if kind is classes.SuperVal:
             return classes.super_attr(self, obj, attr)
-        if isinstance(obj, Opaque):
+        if kind is Opaque:
             for name, value in getattr(obj, "overrides", ()):
                 if name == attr:
                     return value
@@ -195,7 +201,8 @@ class ExpressionsMixin:
         obj = self.eval(n.value, env)
         index = self.eval_index(n.slice, env)
         v = self.getitem(obj, index, n)
-        self.record(n, v, "subscript")
+        if not self.silent and self.where is None:  # (record's own test, before the call)
+            self.record(n, v, "subscript")
         return v
 
     def eval_index(self, node: ast.expr, env: Env) -> Value:
@@ -654,6 +661,18 @@ class ExpressionsMixin:
     def eval_Await(self, n: ast.Await, env: Env) -> Value:
         self.eval(n.value, env)
         return UNKNOWN
+
+
+#: getattr's cases, in the order it tests them (the first class the value is an instance of).
+_ATTR_CASES: tuple[type, ...] = (ForeignName, ModuleVal, UserModuleVal, ApiVal, InstanceVal, ClassVal,
+                                 classes.NamedTupleVal, classes.SuperVal, Opaque)
+_ATTR_KINDS: dict[type, type] = {}  # a value type -> its case in getattr (Value: none of them)
+
+
+def _attr_kind(obj: Value) -> type:
+    kind = next((c for c in _ATTR_CASES if isinstance(obj, c)), Value)
+    _ATTR_KINDS[type(obj)] = kind
+    return kind
 
 
 #: Operators whose result on two Python ints is an int.

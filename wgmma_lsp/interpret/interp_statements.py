@@ -49,14 +49,23 @@ class StatementsMixin:
 
     # -- statements -------------------------------------------------------------------------
     def exec_block(self, stmts: list[ast.stmt], env: Env) -> None:
+        # (`stack` and `loops` are the same lists for the interpreter's life; `exec_stmt` and
+        # `_own_loop` inlined: this runs for every statement)
+        stack, loops, table = self.stack, self.loops, self._EXEC
         for stmt in stmts:
-            frame = self.stack[-1] if self.stack else None
-            if frame is not None and frame.returned:
+            if stack and stack[-1].returned:
                 return
-            if self.loops and self._own_loop() is not None and self.loops[-1].stopped:
-                return  # a `break`/`continue` left the iteration on this path
+            if loops:
+                loop = loops[-1]
+                if loop is not None and loop.depth == len(stack) and loop.stopped:
+                    return  # a `break`/`continue` left the iteration on this path
             try:
-                self.exec_stmt(stmt, env)
+                self.steps += 1  # (as exec_stmt)
+                if self.steps > self._check_at:
+                    self.checkpoint()
+                method = table.get(type(stmt))
+                if method is not None:
+                    method(self, stmt, env)
             except Exception as e:  # a budget goes on up; too deep or a bug: this statement gives up
                 incomplete.statement_failed(self, stmt, env, e)
 
@@ -138,7 +147,7 @@ class StatementsMixin:
         stopped = loop.stopped if loop is not None else False
         if frame is not None:
             frame.returned = saved
-            frame.maybe_returned = frame.maybe_returned or ended
+            frame.set_maybe_returned(frame.maybe_returned or ended)
         if loop is not None:
             loop.stopped = saved_stop
             loop.maybe_stopped = loop.maybe_stopped or stopped
@@ -146,9 +155,10 @@ class StatementsMixin:
 
     def exec_Assign(self, s: ast.Assign, env: Env) -> None:
         value = self.eval(s.value, env)
-        named = _named_shape(s, value, env)
-        if named is not None:  # `m, k = a.shape` of an unknown `a`: sizes named m, k
-            value = named
+        if isinstance(s.value, ast.Attribute):  # (_named_shape's own first test, before the call)
+            named = _named_shape(s, value, env)
+            if named is not None:  # `m, k = a.shape` of an unknown `a`: sizes named m, k
+                value = named
         for target in s.targets:
             self.assign(target, value, env, s.value)
 

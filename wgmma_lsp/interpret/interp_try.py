@@ -30,7 +30,7 @@ class TryMixin:
         if scope.tripped and self.stack and any(_breaks(h.body) for h in s.handlers):
             # A handler may have caught an error found in the body and left (continue, break,
             # return, raise): what follows may not run.
-            self.stack[-1].maybe_returned = True
+            self.stack[-1].set_maybe_returned(True)
         frame = self.stack[-1] if self.stack else None
         loop = self._own_loop()
         before = (frame.maybe_returned if frame else False,
@@ -50,7 +50,7 @@ class TryMixin:
                 # A handler runs only once an error was caught, and none was found in the body:
                 # how its code leaves (`continue`, a re-`raise`) says nothing about what follows.
                 if frame is not None:
-                    frame.maybe_returned = before[0]
+                    frame.set_maybe_returned(before[0])
                 if loop is not None:
                     loop.maybe_stopped, loop.broke = before[1], before[2]
             self.run_path(lambda: self.exec_block(s.orelse, env))

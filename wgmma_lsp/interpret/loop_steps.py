@@ -119,12 +119,30 @@ def mentions(v: Any, loop: int, depth: int = 0) -> bool:
         return False
     if isinstance(v, tuple):
         return any(mentions(x, loop, depth + 1) for x in v)
-    if isinstance(v, Value) and dataclasses.is_dataclass(v):
+    if _kind(v) is _DATACLASS:
         return any(mentions(getattr(v, name), loop, depth + 1) for name in _compared(v))
     return False
 
 
 _COMPARED: dict[type, tuple[str, ...]] = {}  # a value class -> its fields that take part in ==
+_PLAIN_TUPLE, _DATACLASS, _OTHER = "tuple", "dataclass", "other"
+_KINDS: dict[type, str] = {}  # a type -> which of the three it is (the tests below, per type)
+
+
+def _kind(v: Any) -> str:
+    """A plain tuple (not a dataclass), a dataclass `Value`, or other: what `at_step` and
+    `mentions` walk into, decided once per type (both tests depend on the type alone)."""
+    t = type(v)
+    kind = _KINDS.get(t)
+    if kind is None:
+        if isinstance(v, tuple) and not dataclasses.is_dataclass(v):
+            kind = _PLAIN_TUPLE
+        elif isinstance(v, Value) and dataclasses.is_dataclass(v):
+            kind = _DATACLASS
+        else:
+            kind = _OTHER
+        _KINDS[t] = kind
+    return kind
 
 
 def _compared(v: Any) -> tuple[str, ...]:
@@ -152,10 +170,11 @@ def at_step(v: Any, loop: int, t: int, depth: int = 0, memo: dict | None = None)
 
 
 def _at_step(v: Any, loop: int, t: int, depth: int, memo: dict | None) -> Any:
-    if isinstance(v, tuple) and not dataclasses.is_dataclass(v):
+    kind = _kind(v)
+    if kind is _PLAIN_TUPLE:
         items = tuple(at_step(x, loop, t, depth + 1, memo) for x in v)
         return items if any(a is not b for a, b in zip(items, v)) else v
-    if isinstance(v, Value) and dataclasses.is_dataclass(v):
+    if kind is _DATACLASS:
         changes = {}
         for name in _compared(v):
             x = getattr(v, name)

@@ -44,34 +44,65 @@ class MemoEntry:
 def fingerprint(v: Any, depth: int = 0) -> Any:
     if depth > MAX_DEPTH:
         raise _NoKey
-    if isinstance(v, Const):
+    kind = _KINDS.get(type(v))
+    if kind is None:
+        kind = _kind(v)
+    if kind is _CONST:
         try:
             hash(v.value)
         except TypeError:
             raise _NoKey from None
         return ("c", type(v.value).__name__, v.value)
-    if isinstance(v, TupleVal):
+    if kind is _TUPLE:
         return ("t", type(v).__name__, v.is_list, id(getattr(v, "cls", None)),  # (a NamedTuple's class)
                 tuple(fingerprint(i, depth + 1) for i in v.items))
-    if isinstance(v, FuncVal):
+    if kind is _FUNC:
         return ("f", id(v.node), id(v.closure),
                 fingerprint(v.bound_self, depth + 1) if v.bound_self is not None else None)
-    if isinstance(v, PartialVal):
+    if kind is _PARTIAL:
         return ("p", fingerprint(v.func, depth + 1), tuple(fingerprint(a, depth + 1) for a in v.args),
                 tuple(sorted((k, fingerprint(a, depth + 1)) for k, a in v.kwargs.items())))
-    if isinstance(v, InstanceVal):
+    if kind is _INSTANCE:
         return ("i", id(v.cls), tuple(sorted((k, fingerprint(a, depth + 1)) for k, a in v.attrs.items())))
-    if isinstance(v, DictVal):
+    if kind is _DICT:
         return ("d", tuple((k, fingerprint(a, depth + 1)) for k, a in v.items))
-    if isinstance(v, GeneratorVal):
-        raise _NoKey  # its position changes as it is iterated: never the same argument twice
-    if isinstance(v, Value):
+    if kind is _VALUE:
         try:
             hash(v)
         except TypeError:
             raise _NoKey from None
         return v
-    raise _NoKey
+    raise _NoKey  # a generator (its position changes as it is iterated: never the same argument
+    # twice), or not a value
+
+
+_CONST, _TUPLE, _FUNC, _PARTIAL, _INSTANCE, _DICT, _VALUE, _NONE = (
+    "const", "tuple", "func", "partial", "instance", "dict", "value", "none")
+_KINDS: dict[type, str] = {}  # a type -> which of fingerprint's cases it is (tested once per type)
+
+
+def _kind(v: Any) -> str:
+    """fingerprint's case for `v`, by its tests in their order (each depends on the type alone)."""
+    if isinstance(v, Const):
+        kind = _CONST
+    elif isinstance(v, TupleVal):
+        kind = _TUPLE
+    elif isinstance(v, FuncVal):
+        kind = _FUNC
+    elif isinstance(v, PartialVal):
+        kind = _PARTIAL
+    elif isinstance(v, InstanceVal):
+        kind = _INSTANCE
+    elif isinstance(v, DictVal):
+        kind = _DICT
+    elif isinstance(v, GeneratorVal):
+        kind = _NONE
+    elif isinstance(v, Value):
+        kind = _VALUE
+    else:
+        kind = _NONE
+    _KINDS[type(v)] = kind
+    return kind
 
 
 def call_key(func: FuncVal, args: list[Value], kwargs: dict[str, Value], generic: bool,

@@ -27,13 +27,45 @@ def gpu_capability(tree: ast.Module) -> str | None:
     """The GPU a kernel module is written for, by the Mosaic GPU API it uses: "9.0" (WGMMA,
     Hopper), "10.0" (tcgen05 and TMEM, Blackwell), "8.0" (only Ampere's `plgpu.mma`); None when
     it uses none of them, or two generations' own."""
-    names = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    names = _attribute_names(tree)
     hopper, blackwell = bool(names & HOPPER_ONLY), bool(names & BLACKWELL_ONLY)
     if hopper and blackwell:
         return None
     if hopper or blackwell:
         return "9.0" if hopper else "10.0"
     return "8.0" if names & AMPERE_ONLY else None
+
+
+def _attribute_names(tree: ast.AST) -> set[str]:
+    """`{n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}`, without ast.walk's
+    generators, and not walking into nodes that hold no attribute (names, constants)."""
+    names: set[str] = set()
+    stack: list[Any] = [tree]
+    kinds = _KINDS
+    while stack:
+        n = stack.pop()
+        kind = kinds.get(type(n))
+        if kind is None:
+            kind = kinds[type(n)] = (_ATTRIBUTE if isinstance(n, ast.Attribute)
+                                     else _LEAF if isinstance(n, _LEAVES) else _OTHER)
+        if kind is _LEAF:
+            continue
+        if kind is _ATTRIBUTE:
+            names.add(n.attr)
+        for field in n._fields:
+            v = getattr(n, field, None)
+            if isinstance(v, list):
+                stack.extend(x for x in v if isinstance(x, ast.AST))
+            elif isinstance(v, ast.AST):
+                stack.append(v)
+    return names
+
+
+# Nodes that hold no other node (or none that matters here): not walked into.
+_LEAVES = (ast.Name, ast.Constant, ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop,
+           ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal, ast.alias)
+_ATTRIBUTE, _LEAF, _OTHER = "attribute", "leaf", "other"
+_KINDS: dict[type, str] = {}  # a node type -> what _attribute_names does with it
 
 
 def before_hopper(interp: Any) -> bool:

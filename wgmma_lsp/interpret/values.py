@@ -99,11 +99,16 @@ class OpaqueReplaced(Opaque):
     overrides: tuple[tuple[str, Value], ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Const(Value):
     """A Python constant: int, float, bool, str, None, Ellipsis, or a slice of constants."""
 
     value: Any
+
+    def __init__(self, value: Any) -> None:
+        # (the generated frozen `__init__` sets the field through object.__setattr__: this is
+        # the commonest value made, one per constant evaluated)
+        self.__dict__["value"] = value
 
     def describe(self) -> str:
         return repr(self.value)
@@ -360,11 +365,14 @@ class BlockSpecVal(Value):
     span: Span | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class ApiVal(Value):
     """A JAX API object by canonical name, e.g. `plgpu.wgmma`, `pl.run_scoped`, `jnp.float32`."""
 
     name: str
+
+    def __init__(self, name: str) -> None:
+        self.__dict__["name"] = name  # (as Const's: one is made per API attribute read)
 
     def describe(self) -> str:
         return self.name
