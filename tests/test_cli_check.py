@@ -299,7 +299,7 @@ def test_no_worker_is_forked_while_other_threads_run(monkeypatch) -> None:
     from wgmma_lsp.settings import Settings
 
     found = list(python_files([EXAMPLES], respect_gitignore=False))
-    alone = threading.active_count() == 1
+    alone = threading.active_count() == 1 and "jax" not in sys.modules
     sequential = batch.check_files(found, lambda p: Settings(), jobs=1, progress=False)
 
     def no_pool(*args, **kwargs):
@@ -320,6 +320,24 @@ def test_no_worker_is_forked_while_other_threads_run(monkeypatch) -> None:
 
     assert key(with_thread) == key(sequential) and key(sequential)
     assert batch._fork_is_safe() == alone
+
+
+def test_forked_workers_find_what_one_process_finds() -> None:
+    """The worker pool itself (forked by `wgmma-lsp check`, a process with no other thread and
+    no JAX imported; this suite's process checks in-process, see above): the same diagnostics
+    as `--jobs 1`."""
+    folder = Path(__file__).parent / "fixtures" / "errors"
+
+    def run(jobs: str) -> list:
+        proc = subprocess.run([sys.executable, "-m", "wgmma_lsp", "check", "--no-cache", "--jobs", jobs,
+                               "--format", "json", str(folder)], capture_output=True, text=True, timeout=600,
+                              check=False, cwd=folder)
+        assert proc.returncode == 1, proc.stderr
+        return sorted(json.dumps(d, sort_keys=True) for d in json.loads(proc.stdout))
+
+    one = run("1")
+    assert len(one) > 50
+    assert run("2") == one
 
 
 def test_an_analysis_crash_is_reported_not_hidden(tmp_path: Path, capsys, monkeypatch) -> None:

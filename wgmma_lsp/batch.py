@@ -363,18 +363,22 @@ def _from_cache(r: FileResult, settings: Settings) -> bool:
 def _fork_is_safe() -> bool:
     """Can the worker pool fork this process? Workers are forked (they inherit the warmed
     analysis, the analysed environment and the run's settings). A fork copies the locks other
-    threads hold at that instant, so with other threads running — a host process that embeds the
-    checker, such as the test suite, never `wgmma-lsp check` itself, which starts none — a worker
-    could hang for good on a lock nobody will release: the files are then checked in this
-    process, one after the other (slower, never stuck)."""
+    threads hold at that instant: with other threads running, a worker could hang for good on a
+    lock nobody will release. That is a host process embedding the checker — the test suite,
+    with threads left by the server's tests, or with JAX imported (its threads are native ones
+    `threading` does not see; JAX warns at every fork) — never `wgmma-lsp check` itself, which
+    starts no thread and never imports JAX. There the files are checked in this process, one
+    after the other: slower, never stuck."""
     import threading
 
-    if threading.active_count() == 1:
+    threads = threading.active_count()
+    if threads == 1 and "jax" not in sys.modules:
         return True
-    import logging  # (not imported by a run that forks: `check` starts no thread)
+    import logging  # (not imported by a run that forks)
 
-    logging.getLogger("wgmma_lsp").info("check: %d threads running in this process; files checked here, one at a time, "
-             "not in forked workers", threading.active_count())
+    logging.getLogger("wgmma_lsp").info(
+        "check: %d threads running in this process%s; files checked here, one at a time, not in "
+        "forked workers", threads, " and JAX imported" if "jax" in sys.modules else "")
     return False
 
 
