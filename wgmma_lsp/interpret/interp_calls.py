@@ -152,12 +152,16 @@ class CallsMixin:
             if self.memo_enabled and not self.hover_only and foreign_memo.applies(self, func):
                 return foreign_memo.call(self, func, call)  # another module's function
             return self._call_user(func, call)
-        if hit is not None:
+        if hit is not None and (not hit.launches or self.steps + hit.steps <= self._check_at):
+            self.steps += hit.steps  # (0 unless it launches: a budget is spent as if it ran)
             return self.memo_replay(hit, func, call)
         if self.silent:
             return self._call_user(func, call)
         entry = MemoEntry(outer_certain=self.certain and not any(f.maybe_returned for f in self.stack))
+        start = self.steps
         self.memo_run(entry, func, call)
+        if entry.launches:
+            entry.steps = self.steps - start
         if not entry.writes_outside:
             self.memo[key] = entry
         return entry.result

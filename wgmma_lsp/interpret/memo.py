@@ -39,6 +39,11 @@ class MemoEntry:
     born: int = field(default_factory=next_born)
     writes_outside: bool = False
     raised: bool = False  # the call raised on every path: a replay ends the caller's path too
+    # The call held a whole kernel launch that counts shared memory (models/smem_budget.py):
+    # stored since, a replay counting the `steps` its run took (a budget is spent as if it ran;
+    # a replay that would reach the next checkpoint runs instead, as in foreign_memo.py).
+    launches: bool = False
+    steps: int = 0
 
 
 def fingerprint(v: Any, depth: int = 0) -> Any:

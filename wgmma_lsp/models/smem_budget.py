@@ -40,7 +40,9 @@ from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret import jax_source
 from wgmma_lsp.interpret.dtypes import itemsize_bits
 from wgmma_lsp.rules.base import Related
-from wgmma_lsp.interpret.values import AllocSpec, ArrayVal, Const, DictVal, RefVal, TupleVal, Value, Wrapped, as_int
+from wgmma_lsp.interpret.values import (
+    AllocSpec, ArrayVal, Const, DictVal, RefVal, TupleVal, Value, Wrapped, as_int, next_born,
+)
 
 SMEM_ALIGNMENT = 1024
 MBARRIER_BYTES = 8
@@ -186,11 +188,17 @@ def enter(interp, allocations: list[Value]) -> Scope | None:
 
 
 def not_replayable(interp) -> None:
-    """The calls running now change the kernel's shared memory (a scope, a reduction's scratch):
-    a memo replay of one of them in another kernel or scope would not redo it (its allocations
-    would be missing there), so none of them is memoised."""
+    """The calls running now inside the kernel change its shared memory (a scope, a reduction's
+    scratch): a memo replay of one of them in another kernel or scope would not redo it (its
+    allocations would be missing there), so none of them is memoised. A call that started
+    before the kernel did (a host function launching it) holds the whole launch, its shared
+    memory counted and checked within it: its replay stands for all of it."""
+    start = interp.kernel.born
     for entry in getattr(interp, "captures", ()):
-        entry.writes_outside = True
+        if entry.born >= start:
+            entry.writes_outside = True
+        else:
+            entry.launches = True
 
 
 def _push(interp, scope: Scope) -> Scope:
@@ -354,6 +362,7 @@ class KernelSmem:
 def start_kernel(interp) -> Scope:
     scope = Scope()
     interp.kernel.smem_scopes = [scope]
+    interp.kernel.born = next_born()
     return scope
 
 
