@@ -152,12 +152,13 @@ class CallsMixin:
             if self.memo_enabled and not self.hover_only and foreign_memo.applies(self, func):
                 return foreign_memo.call(self, func, call)  # another module's function
             return self._call_user(func, call)
-        if hit is not None and (not hit.launches or self.steps + hit.steps <= self._check_at):
+        if hit is not None and hit.replays_here(self):
             self.steps += hit.steps  # (0 unless it launches: a budget is spent as if it ran)
             return self.memo_replay(hit, func, call)
         if self.silent:
             return self._call_user(func, call)
-        entry = MemoEntry(outer_certain=self.certain and not any(f.maybe_returned for f in self.stack))
+        entry = MemoEntry(outer_certain=self.certain and not any(f.maybe_returned for f in self.stack),
+                          ran_certain=self.certain)
         start = self.steps
         self.memo_run(entry, func, call)
         if entry.launches:
