@@ -15,6 +15,7 @@ import pytest
 from wgmma_lsp.analysis import analyze
 from wgmma_lsp.ide.diagnostics import diagnostics
 from wgmma_lsp.models import pallas, smem_budget
+from wgmma_lsp.rules.registry import find_rule
 
 SOURCE = '''\
 import os
@@ -87,10 +88,13 @@ def test_a_kernel_launching_call_replays_with_the_same_findings(tmp_path: Path,
     replayed, smem_replayed, runs_replayed = _report(tmp_path, SOURCE, True, monkeypatch)
     assert replayed == each_run
     assert smem_replayed == smem_each
-    assert [code for _, _, code, *_ in replayed] == ["WG001"]  # inside the kernel
+    codes = [code for _, _, code, *_ in replayed]
+    assert "WG001" in codes  # inside the kernel
     # The three certain calls: one run and two replays; the call under an undecided branch runs
-    # (its kernel's shared memory is not counted there).
-    assert runs_each - runs_replayed == 2
+    # (its kernel's shared memory is not counted there). A JAX whose lowering the kernel fails
+    # too (a lowering-time finding, settled after the body ran) runs every call.
+    lowering = any(find_rule(code).installed_stage() == "lower" for code in codes)
+    assert runs_each - runs_replayed == (0 if lowering else 2)
 
 
 def test_a_launch_whose_lowering_findings_settle_is_not_replayed(tmp_path: Path,
@@ -103,6 +107,7 @@ def test_a_launch_whose_lowering_findings_settle_is_not_replayed(tmp_path: Path,
     replayed, smem_replayed, runs_replayed = _report(tmp_path, source, True, monkeypatch)
     assert replayed == each_run
     assert smem_replayed == smem_each
-    assert [code for _, _, code, *_ in replayed] == ["WG001"]
+    codes = [code for _, _, code, *_ in replayed]
+    assert "WG001" in codes and "WG032" not in codes
     assert any("smem_bytes=286720" in u for usages in smem_replayed.values() for u in usages)
     assert runs_replayed == runs_each
