@@ -194,8 +194,11 @@ def not_replayable(interp) -> None:
     before the kernel did (a host function launching it) holds the whole launch, its shared
     memory counted and checked within it: its replay stands for all of it."""
     start = interp.kernel.born
+    # (The hover pass keeps to the rule of old: its own memo, where there is one, replays
+    # without regard to the certainty `MemoEntry.replays_here` asks about.)
+    everything = getattr(interp, "hover_only", False)
     for entry in getattr(interp, "captures", ()):
-        if entry.born >= start:
+        if entry.born >= start or everything:
             entry.writes_outside = True
         else:
             entry.launches = True
