@@ -19,7 +19,8 @@ and cuts exactly what it did without this memo:
 - the key holds the stack's depth and the other modules' functions running (the depth limit and
   the recursion guard cut calls by them);
 - a run that entered one of the document's functions (a callback: it records hovers, and its
-  own memo makes a second run cheaper than the first) or changed older objects is not stored.
+  own memo makes a second run cheaper than the first) or changed older objects is not stored;
+- a run that launched a kernel replays only on a path as certain as its own (`memo.py`).
 """
 
 from __future__ import annotations
@@ -70,12 +71,13 @@ def call(interp: Any, func: FuncVal, call: Call) -> Value:
     hit: ForeignEntry | None = memo.get(key)
     if hit is not None and hit.again and (hit.entry_span == entry_span or (hit.entry_span is not None
                                                                          and not hit.findings)) \
-            and interp.steps + hit.steps <= interp._check_at:
+            and interp.steps + hit.steps <= interp._check_at and hit.replays_here(interp):
         interp.steps += hit.steps
         return interp.memo_replay(hit, func, call)
     if interp.silent:
         return interp._call_user(func, call)
-    entry = ForeignEntry(outer_certain=interp.certain and not any(f.maybe_returned for f in stack))
+    entry = ForeignEntry(outer_certain=interp.certain and not any(f.maybe_returned for f in stack),
+                         ran_certain=interp.certain)
     entry.entry_span = entry_span
     entry.again = hit is not None
     start = interp.steps

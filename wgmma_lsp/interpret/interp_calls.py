@@ -160,12 +160,17 @@ class CallsMixin:
             if self.hover_only and self.memo_enabled and hover_memo.applies(self, func):
                 return hover_memo.call(self, func, call)  # the hover pass' own memo
             return self._call_user(func, call)
-        if hit is not None:
+        if hit is not None and hit.replays_here(self):
+            self.steps += hit.steps  # (0 unless it launches: a budget is spent as if it ran)
             return self.memo_replay(hit, func, call)
         if self.silent:
             return self._call_user(func, call)
-        entry = MemoEntry(outer_certain=self.certain and not any(f.maybe_returned for f in self.stack))
+        entry = MemoEntry(outer_certain=self.certain and not any(f.maybe_returned for f in self.stack),
+                          ran_certain=self.certain)
+        start = self.steps
         self.memo_run(entry, func, call)
+        if entry.launches:
+            entry.steps = self.steps - start
         if not entry.writes_outside:
             self.memo[key] = entry
         return entry.result

@@ -40,6 +40,9 @@ class KernelState:
     wg_axis: str | None = UNKNOWN_AXIS
     # The `pl.run_scoped` scopes open in it, outermost first (models/smem_budget.Scope).
     smem_scopes: list[Any] = field(default_factory=list)
+    # A serial number taken when the body started (interpret/values.next_born; 0: no kernel
+    # runs): the memoised calls it predates contain the whole launch (models/smem_budget.py).
+    born: int = 0
 
     @property
     def inside(self) -> bool:

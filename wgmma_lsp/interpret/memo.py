@@ -39,6 +39,20 @@ class MemoEntry:
     born: int = field(default_factory=next_born)
     writes_outside: bool = False
     raised: bool = False  # the call raised on every path: a replay ends the caller's path too
+    # The call held a whole kernel launch that counts shared memory (models/smem_budget.py):
+    # stored since, a replay counting the `steps` its run took (a budget is spent as if it ran).
+    launches: bool = False
+    steps: int = 0
+    ran_certain: bool = True  # whether the path calling it was certain (see `replays_here`)
+
+    def replays_here(self, interp: Any) -> bool:
+        """Whether a replay stands for a run of the call now. A kernel launch's shared memory
+        depends on the calling path's certainty (counted on certain paths only) and is kept
+        for hovers, not replayed: such a call replays only on a path as certain as its run's;
+        and, as in foreign_memo.py, runs when its steps would reach the next checkpoint (a
+        budget or cancellation check)."""
+        return not self.launches or (self.ran_certain == interp.certain
+                                     and interp.steps + self.steps <= interp._check_at)
 
 
 def fingerprint(v: Any, depth: int = 0) -> Any:

@@ -40,7 +40,9 @@ from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret import jax_source
 from wgmma_lsp.interpret.dtypes import itemsize_bits
 from wgmma_lsp.rules.base import Related
-from wgmma_lsp.interpret.values import AllocSpec, ArrayVal, Const, DictVal, RefVal, TupleVal, Value, Wrapped, as_int
+from wgmma_lsp.interpret.values import (
+    AllocSpec, ArrayVal, Const, DictVal, RefVal, TupleVal, Value, Wrapped, as_int, next_born,
+)
 
 SMEM_ALIGNMENT = 1024
 MBARRIER_BYTES = 8
@@ -186,11 +188,29 @@ def enter(interp, allocations: list[Value]) -> Scope | None:
 
 
 def not_replayable(interp) -> None:
-    """The calls running now change the kernel's shared memory (a scope, a reduction's scratch):
-    a memo replay of one of them in another kernel or scope would not redo it (its allocations
-    would be missing there), so none of them is memoised."""
+    """The calls running now inside the kernel change its shared memory (a scope, a reduction's
+    scratch): a memo replay of one of them in another kernel or scope would not redo it (its
+    allocations would be missing there), so none of them is memoised. A call that started
+    before the kernel did (a host function launching it) holds the whole launch, its shared
+    memory counted and checked within it: its replay stands for all of it."""
+    start = interp.kernel.born
+    # (The hover pass keeps to the rule of old: its own memo, where there is one, replays
+    # without regard to the certainty `MemoEntry.replays_here` asks about.)
+    everything = getattr(interp, "hover_only", False)
     for entry in getattr(interp, "captures", ()):
-        entry.writes_outside = True
+        if entry.born >= start or everything:
+            entry.writes_outside = True
+        else:
+            entry.launches = True
+
+
+def lowering_found(interp) -> None:
+    """The kernel made lowering-time findings, which its settling may drop or make possible
+    (interp_records.settle_lowering_findings) after the calls holding the launch captured them:
+    those calls, stored since `not_replayable` spares them, are not memoised after all."""
+    for entry in getattr(interp, "captures", ()):
+        if entry.launches:
+            entry.writes_outside = True
 
 
 def _push(interp, scope: Scope) -> Scope:
@@ -354,6 +374,7 @@ class KernelSmem:
 def start_kernel(interp) -> Scope:
     scope = Scope()
     interp.kernel.smem_scopes = [scope]
+    interp.kernel.born = next_born()
     return scope
 
 
