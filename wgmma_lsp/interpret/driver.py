@@ -17,6 +17,7 @@ from wgmma_lsp.entry.config_contexts import ConfigContext, config_contexts, prov
 from wgmma_lsp.entry.context import Context, contexts_note
 from wgmma_lsp.entry.discover import discover
 from wgmma_lsp.entry.test_contexts import run_package_tests
+from wgmma_lsp.interpret.ast_walk import CHILDLESS, push_children
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.kernel_reach import kernels_of
 from wgmma_lsp.interpret.incomplete import Pieces, record, strict
@@ -346,20 +347,13 @@ def function_names(node: ast.AST, names_in: dict[int, frozenset[str]]) -> frozen
                 continue
         elif kind is _LEAF:
             continue
-        for field in n._fields:
-            v = getattr(n, field, None)
-            if isinstance(v, list):
-                stack.extend(x for x in v if isinstance(x, ast.AST))
-            elif isinstance(v, ast.AST):
-                stack.append(v)
+        push_children(stack, n)
     names_in[id(node)] = got = frozenset(own)
     return got
 
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
-# Nodes that hold no Name: not walked into.
-_LEAVES = (ast.Constant, ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop,
-           ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal, ast.alias)
+_LEAVES = CHILDLESS  # nodes that hold no Name: not walked into
 _NAME, _FUNCTION, _LEAF, _OTHER = "name", "function", "leaf", "other"
 _NAME_KINDS: dict[type, str] = {}  # a node type -> what function_names does with it
 

@@ -29,7 +29,7 @@ from typing import Any
 
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.interp_base import _origin_of
-from wgmma_lsp.interpret.memo import MemoEntry, call_key
+from wgmma_lsp.interpret.memo import MemoEntry, observed_call_key
 from wgmma_lsp.interpret.values import FuncVal, Value
 
 ENABLED = True  # (benchmarks compare with it off)
@@ -52,11 +52,7 @@ class ForeignEntry(MemoEntry):
 
 
 def call(interp: Any, func: FuncVal, call: Call) -> Value:
-    if interp.observing:
-        with interp.obs.unobserved():  # a key is books: equal keys give equal runs either way
-            key = call_key(func, call.args, call.kwargs, call.generic, call.complete, interp.memo_state())
-    else:
-        key = call_key(func, call.args, call.kwargs, call.generic, call.complete, interp.memo_state())
+    key = observed_call_key(interp, func, call)
     if key is None:
         return interp._call_user(func, call)
     entry_span = _entry_span(interp, call)

@@ -23,6 +23,7 @@ import ast
 from typing import Any
 
 from wgmma_lsp.interpret import mutation
+from wgmma_lsp.interpret.ast_walk import CHILDLESS, push_children
 from wgmma_lsp.interpret.values import UNKNOWN, Const, FuncVal, Value, next_born
 
 #: The interpreter (interp.Interpreter), as a type: not imported, since it imports this module.
@@ -50,12 +51,7 @@ def is_generator_function(node: ast.AST) -> bool:
                 break
             if kind is _SKIP:
                 continue
-            for name in n._fields:
-                v = getattr(n, name, None)
-                if isinstance(v, list):
-                    stack.extend(v)
-                elif isinstance(v, ast.AST):
-                    stack.append(v)
+            push_children(stack, n)
     node._wgmma_generator = found  # type: ignore[attr-defined]
     return found
 
@@ -63,8 +59,7 @@ def is_generator_function(node: ast.AST) -> bool:
 _YIELDS = (ast.Yield, ast.YieldFrom)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)  # their own yields
 # Nodes that hold no other node (or none that matters here): not walked into.
-_LEAVES = (ast.Name, ast.Constant, ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop,
-           ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal, ast.alias)
+_LEAVES = (ast.Name, *CHILDLESS)
 _YIELD, _SKIP, _WALK = "yield", "skip", "walk"
 _WALK_KINDS: dict[type, str] = {}  # a node type -> what is_generator_function does with it
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 from typing import Any
 
 from wgmma_lsp.interpret.call import Call
-from wgmma_lsp.interpret.memo import MemoEntry, call_key
+from wgmma_lsp.interpret.memo import MemoEntry, observed_call_key
 from wgmma_lsp.interpret.values import FuncVal, Value
 
 
@@ -46,11 +46,7 @@ def applies(interp: Any, func: FuncVal) -> bool:
 
 
 def call(interp: Any, func: FuncVal, call: Call) -> Value:
-    if interp.observing:
-        with interp.obs.unobserved():  # a key is books: equal keys give equal runs either way
-            key = call_key(func, call.args, call.kwargs, call.generic, call.complete, interp.memo_state())
-    else:
-        key = call_key(func, call.args, call.kwargs, call.generic, call.complete, interp.memo_state())
+    key = observed_call_key(interp, func, call)
     if key is None or interp.silent:
         return interp._call_user(func, call)
     stack = interp.stack

@@ -119,6 +119,15 @@ def _kind(v: Any) -> str:
     return kind
 
 
+def observed_call_key(interp: Any, func: FuncVal, call: Any) -> Any | None:
+    """`call_key` of a `Call` in the interpreter's state, its look at the values kept off the
+    observation books (a key is books: equal keys give equal runs either way)."""
+    if interp.observing:
+        with interp.obs.unobserved():
+            return call_key(func, call.args, call.kwargs, call.generic, call.complete, interp.memo_state())
+    return call_key(func, call.args, call.kwargs, call.generic, call.complete, interp.memo_state())
+
+
 def call_key(func: FuncVal, args: list[Value], kwargs: dict[str, Value], generic: bool,
              complete: bool, kernel: tuple) -> Any | None:
     """The memo key of a call, or None when it cannot be memoised; `kernel` is the running

@@ -13,6 +13,8 @@ import ast
 import functools
 from typing import Any
 
+from wgmma_lsp.interpret.ast_walk import CHILDLESS, push_children
+
 #: Mosaic GPU APIs only one GPU generation has, by the compute capability JAX reports for it.
 HOPPER_ONLY = frozenset({"wgmma", "wgmma_wait", "WGMMAAccumulatorRef"})
 BLACKWELL_ONLY = frozenset({"tcgen05_mma", "tcgen05_commit_arrive", "async_load_tmem", "async_store_tmem",
@@ -52,18 +54,12 @@ def _attribute_names(tree: ast.AST) -> set[str]:
             continue
         if kind is _ATTRIBUTE:
             names.add(n.attr)
-        for field in n._fields:
-            v = getattr(n, field, None)
-            if isinstance(v, list):
-                stack.extend(x for x in v if isinstance(x, ast.AST))
-            elif isinstance(v, ast.AST):
-                stack.append(v)
+        push_children(stack, n)
     return names
 
 
 # Nodes that hold no other node (or none that matters here): not walked into.
-_LEAVES = (ast.Name, ast.Constant, ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop,
-           ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal, ast.alias)
+_LEAVES = (ast.Name, *CHILDLESS)
 _ATTRIBUTE, _LEAF, _OTHER = "attribute", "leaf", "other"
 _KINDS: dict[type, str] = {}  # a node type -> what _attribute_names does with it
 

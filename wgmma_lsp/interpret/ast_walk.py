@@ -1,0 +1,23 @@
+"""What the interpreter's hand-written syntax-tree walks share (`generators.is_generator_function`,
+`driver.function_names`, `target_gpu._attribute_names`): each keeps its own stack and asks what
+each type of node is once per type, instead of `ast.walk`'s generators, which cost more than
+the walk itself on the interpreter's hot paths."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+#: Nodes that hold no other node: never walked into.
+CHILDLESS = (ast.Constant, ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop,
+             ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal, ast.alias)
+
+
+def push_children(stack: list[Any], n: ast.AST) -> None:
+    """Push the nodes directly below `n` (what `ast.iter_child_nodes(n)` gives) onto `stack`."""
+    for field in n._fields:
+        v = getattr(n, field, None)
+        if isinstance(v, list):
+            stack.extend(x for x in v if isinstance(x, ast.AST))
+        elif isinstance(v, ast.AST):
+            stack.append(v)
