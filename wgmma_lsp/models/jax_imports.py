@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wgmma_lsp import observed
-from wgmma_lsp.interpret import jax_source
+from wgmma_lsp.interpret import env_packages, jax_import_graph, jax_source
 from wgmma_lsp.interpret.jax_source_read import jax_root, module_file
 
 if TYPE_CHECKING:
@@ -75,6 +75,73 @@ def missing_module(dotted: str) -> str | None:
         if not observed.isdir(folder):
             return None  # a module file: what is below it is another error, not followed
     return None
+
+
+def _first_missing(events: list[jax_import_graph.Event], table: dict) -> jax_import_graph.Event | None:
+    """The import that fails first, where that is proven: a package the environment lacks,
+    imported where nothing catches it, with every earlier import of a missing package caught or
+    not run. None when none fails, or when which one fails cannot be told."""
+    opened: list[str] = []  # the packages outside JAX imported so far: what they import is unseen
+    for e in events:
+        found = env_packages.importable(e.name, table)
+        if found is None:
+            return None
+        if found:
+            opened.append(e.name)
+            continue
+        if e.guard == "caught":
+            continue
+        if e.guard is None:
+            # One of them may import it first, from its own modules or an extension's code (with
+            # jaxlib's words for numpy): only what none of them requires is proven.
+            for package in opened:
+                needs = env_packages.requirements(package, table)
+                if needs is None or env_packages.may_provide(needs, e.name):
+                    return None
+            return e
+        if e.guard.startswith("in-sys-modules:"):
+            # `if "pkg.mod" in sys.modules:` — nothing of a package not installed is imported
+            if env_packages.importable(e.guard.partition(":")[2], table) is False:
+                continue
+        return None
+    return None
+
+
+def _written(e: jax_import_graph.Event) -> bool:
+    """Is the import of `e` a statement of its module's body (not prose in a string)?"""
+    text = jax_source.read_source(e.via)
+    try:
+        tree = ast.parse(text) if text is not None else None
+    except (SyntaxError, ValueError):
+        return False
+    for node in tree.body if tree is not None else ():
+        if node.lineno == e.line and isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            return not getattr(node, "level", 0) and any(n.split(".")[0] == e.name for n in names)
+    return False
+
+
+def missing_dependency(dotted: str) -> str | None:
+    """See `_missing_dependency` (kept while the analysed environment is unchanged)."""
+    table = env_packages.answers()
+    return env_packages.remembered(table, "missing_dependency", dotted,
+                                   lambda: _missing_dependency(dotted, table))
+
+
+def _missing_dependency(dotted: str, table: dict | None = None) -> str | None:
+    """`ModuleNotFoundError`'s text when importing JAX's module `dotted` imports a package outside
+    JAX that the analysed environment lacks (`No module named 'absl'`); None when it works or
+    cannot be told. The cached walk only says that nothing is missing: a miss is confirmed on
+    JAX's files as they are, and on the statement itself."""
+    table = env_packages.answers() if table is None else table
+    events = jax_import_graph.events(dotted)
+    if not events or _first_missing(events, table) is None:
+        return None
+    fresh = jax_import_graph.events(dotted, fresh=True)
+    first = _first_missing(fresh, table) if fresh else None
+    if first is None or not _written(first):
+        return None
+    return f"No module named {first.name!r}"
 
 
 def _words(dotted: str, depth: int = 0) -> str | None:
@@ -177,6 +244,15 @@ def _name_span(span: Span, name: str) -> Span | None:
     return Span(span.line, span.col, span.line, span.col + len(name))
 
 
+def _report_dependency(interp: ModelHost, message: str, span: Span, line: int) -> None:
+    """WG110 for a package outside JAX the import needs: once per document (Python stops at the
+    first import that fails; the analysis goes on as if it had worked)."""
+    from wgmma_lsp.rules import module_missing
+
+    if not any(f.rule is module_missing.RULE and f.message == message for f in interp.findings):
+        _report(interp, module_missing.RULE, message, span, line)
+
+
 def check_import(interp: ModelHost, s: ast.Import | ast.ImportFrom) -> None:
     """Report WG110 / WG111 for an import statement the analysed document runs (the interpreter
     asks only there: not for another module's code, nor while quiet)."""
@@ -191,6 +267,10 @@ def check_import(interp: ModelHost, s: ast.Import | ast.ImportFrom) -> None:
                 data = {"module_span": _name_span(span, alias.name), "replacement": alt} \
                     if alt is not None else None
                 _report(interp, module_missing.RULE, message, span, s.lineno - 1, data)
+            elif (alias.name == "jax" or alias.name.startswith("jax.")) \
+                    and (message := missing_dependency(alias.name)) is not None:
+                _report_dependency(interp, message, interp.span(alias), s.lineno - 1)
+                return
         return
     if s.level or not s.module or not (s.module == "jax" or s.module.startswith("jax.")):
         return
@@ -203,7 +283,16 @@ def check_import(interp: ModelHost, s: ast.Import | ast.ImportFrom) -> None:
         data = {"module_span": span, "replacement": alt} if alt is not None else None
         _report(interp, module_missing.RULE, message, span, s.lineno - 1, data)
         return
+    if (message := missing_dependency(s.module)) is not None:
+        _report_dependency(interp, message, _module_span(interp, s), s.lineno - 1)
+        return
     for alias in s.names:
+        sub = f"{s.module}.{alias.name}"
+        if alias.name != "*" and module_file(sub) is not None:
+            if (message := missing_dependency(sub)) is not None:
+                _report_dependency(interp, message, interp.span(alias), s.lineno - 1)
+                return
+            continue
         if (message := missing_name(s.module, alias.name)) is not None:
             from wgmma_lsp.rules import import_name_missing
 
