@@ -68,6 +68,8 @@ NOT_LITERAL: dict[str, tuple[NotLiteral, ...]] = {
                                    "package's files (models/jax_imports.py)"),),
     "WG111": (NotLiteral(">=0.10", "CPython's import system's ImportError ('cannot import name …'), for the "
                                    "installed jax's files and _deprecations (models/jax_imports.py)"),),
+    "WG112": (NotLiteral(">=0.10", "CPython's ValueError from unpacking a shape in wgmma's `m, n = acc.shape` "
+                                   "(models/wgmma.py: unpacking_message)"),),
     "WG106": (NotLiteral("<0.12", "JAX 0.10 has no plgpu.mma (Ampere MMA): the rule is 0.12's"),),
     "WG107": (NotLiteral("<0.12", "JAX 0.10 has no plgpu.mma (Ampere MMA): the rule is 0.12's"),),
     "WG108": (NotLiteral("<0.12", "JAX 0.10 has no plgpu.mma (Ampere MMA): the rule is 0.12's"),),

@@ -222,3 +222,16 @@ def may_provide(distributions: set[str], package: str) -> bool:
     installed by `absl-py`)? A name that starts with the other counts (errs towards yes)."""
     want = _normal(package)
     return any(d.startswith(want) or want.startswith(d) for d in distributions)
+
+
+def analysed_python() -> tuple[int, int] | None:
+    """The analysed environment's Python version, from its `lib/python3.X` folder (this Python's
+    for wgmma-lsp's own environment); None when it cannot be told."""
+    env = environment.active()
+    if env.prefix is None or Path(env.prefix) == Path(sys.prefix):
+        return sys.version_info[:2]
+    version = _python_version(environment.environment_site_dirs(env.prefix))
+    if version is None:
+        return None
+    major, minor = version.split(".")
+    return int(major), int(minor)
