@@ -82,7 +82,7 @@ def _cpython(prefix: Path, source: str, tmp_path: Path) -> tuple[str, int, str] 
         "    print(type(e).__name__, line[-1] if line else 0, str(e), sep='\\x00', end='')\n"
     )
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    done = subprocess.run([str(prefix / "bin" / "python"), "-I", "-c", probe], capture_output=True,
+    done = subprocess.run([str(prefix / "bin" / "python"), "-I", "-c", probe], capture_output=True, check=False,
                           text=True, env=env, cwd=tmp_path, timeout=300)
     assert done.returncode == 0, done.stderr
     if not done.stdout:

@@ -45,7 +45,7 @@ def _standard_dirs(prefix: Path, version: str) -> list[Path]:
     """The analysed Python's standard library folders (`lib/python3.X`, its `lib-dynload`)."""
     bases = [prefix]
     try:
-        cfg = (prefix / "pyvenv.cfg").read_text(encoding="utf-8")
+        cfg = observed.read_text(prefix / "pyvenv.cfg")
     except OSError:
         cfg = ""
     for line in cfg.splitlines():

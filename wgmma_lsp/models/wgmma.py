@@ -13,8 +13,8 @@ from __future__ import annotations
 import ast
 
 from wgmma_lsp.interpret import dims as D
-from wgmma_lsp.interpret import env_packages
 from wgmma_lsp.interpret import dtypes as T
+from wgmma_lsp.interpret import env_packages
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import UNKNOWN, ArrayVal, Const, RefVal, Value, as_int
 from wgmma_lsp.models.indexing import is_trivial_index
