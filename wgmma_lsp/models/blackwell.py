@@ -15,6 +15,7 @@ from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.dtypes import DType
 from wgmma_lsp.interpret.values import UNKNOWN, ArrayVal, Const, RefVal, TupleVal, Value
 from wgmma_lsp.models.registry import model
+from wgmma_lsp.models.shape_unpacking import unpacking_fails
 from wgmma_lsp.rules import (
     memory_space_arguments, mma_barrier_orders_tensor_core, tcgen05_collective_tmem,
     tcgen05_memory_spaces, tcgen05_scales_pair, tcgen05_shapes, tmem_async_access, tmem_narrow_dtype,
@@ -90,6 +91,9 @@ def _space(v: Value) -> str | None:
 def _tcgen05_mma(call: Call) -> Value:
     interp = call.interp
     acc, a, b = call.get(0, "acc"), call.get(1, "a"), call.get(2, "b")
+    if call.complete and unpacking_fails(
+            call, [x.shape if isinstance(x, (RefVal, ArrayVal)) else None for x in (acc, a, b)]):
+        return Const(None)
     shapes = [x.shape if isinstance(x, RefVal) else None for x in (acc, a, b)]
     if any(s is None or len(s) != 2 for s in shapes) or not call.complete:
         return Const(None)

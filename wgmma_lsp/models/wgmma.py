@@ -14,17 +14,17 @@ import ast
 
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret import dtypes as T
-from wgmma_lsp.interpret import env_packages
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import UNKNOWN, ArrayVal, Const, RefVal, Value, as_int
 from wgmma_lsp.models.indexing import is_trivial_index
 from wgmma_lsp.models.registry import model
+from wgmma_lsp.models.shape_unpacking import unpacking_fails
 from wgmma_lsp.models.user_spelling import allocated_here, module_alias
 from wgmma_lsp.models.user_spelling import jnp_alias as _jnp_alias
 from wgmma_lsp.models.wgmma_lowering import check_wgmma_lowering
 from wgmma_lsp.rules import (
     accumulator_access_ref_type, accumulator_dtype, accumulator_shape, accumulator_store_index,
-    wait_n_negative, wgmma_accumulator_ref_type, wgmma_mixed_dtypes, wgmma_operand_rank, wgmma_shapes,
+    wait_n_negative, wgmma_accumulator_ref_type, wgmma_mixed_dtypes, wgmma_shapes,
 )
 from wgmma_lsp.rules.base import Related
 
@@ -61,13 +61,13 @@ def _wgmma(call: Call) -> Value:
     interp = call.interp
     acc, a, b = call.get(0, "acc"), call.get(1, "a"), call.get(2, "b")
     sa, sb, sacc = _shape(a), _shape(b), _shape(acc)
-    if _rank_error(call, [sacc, sa, sb]):
+    if unpacking_fails(call, [sacc, sa, sb]):
         return Const(None)
     shapes: bool | None = None  # proven compatible / proven not / undecided
     condition = ""
     if sa is not None and sb is not None and sacc is not None:
         if len(sacc) != 2 or len(sa) != 2 or len(sb) != 2:
-            _rank_error(call, [sacc, sa, sb])
+            unpacking_fails(call, [sacc, sa, sb])
             return Const(None)
         m, n = sacc
         m2, k = sa
@@ -118,34 +118,6 @@ def _wgmma(call: Call) -> Value:
     interp.report(wgmma_accumulator_ref_type.RULE, f"Expected WGMMAAbstractAccumulatorRef got {aval}",
                   call.span_of(0, "acc"), call.line, related=related, data=data)
     return Const(None)
-
-
-def unpacking_message(got: int, expected: int) -> str | None:
-    """CPython's `ValueError` for unpacking a tuple of `got` items into `expected` names, as the
-    analysed Python words it (3.10-3.13; None for another, whose words are not known here)."""
-    version = env_packages.analysed_python()
-    if version is None or not (3, 10) <= version <= (3, 13):
-        return None
-    if got > expected:
-        return f"too many values to unpack (expected {expected})"
-    return f"not enough values to unpack (expected {expected}, got {got})"
-
-
-def _rank_error(call: Call, shapes: list[tuple | None]) -> bool:
-    """JAX's `wgmma` unpacks `acc.shape`, `a.shape`, `b.shape` into two names each, in that
-    order: the first known shape of another rank fails there with Python's `ValueError` (its
-    words as CPython 3.10-3.13 print them). True when reported (or proven to fail)."""
-    for shape in shapes:
-        if shape is None:
-            return False  # this one may fail first, or not: the next ones are not looked at
-        if len(shape) == 2:
-            continue
-        words = unpacking_message(len(shape), 2)
-        if words is None:
-            return False
-        call.interp.report(wgmma_operand_rank.RULE, words, call.span, call.line)
-        return True
-    return False
 
 
 def differs_unless(pairs: list[tuple[D.Dim, D.Dim]]) -> str:
