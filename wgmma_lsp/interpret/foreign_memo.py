@@ -12,6 +12,9 @@ and cuts exactly what it did without this memo:
 - the steps the run took are counted again on each replay: every budget (a piece's step limit,
   the sweep budget that decides how many test parameter sets run) is spent as if the body ran;
   a replay that would reach the next checkpoint (a budget or cancellation check) runs instead;
+- a call replays from its third equal call on, or from its second when its first run was
+  `clean` (`memo.first_run_state`): a first run may take more steps than the ones after it,
+  and a replay counts the steps of the run it stands for;
 - another module's findings sit at the call in the analysed document that led there
   (`interp_records._into_document`): a run's findings are replayed only for that same call site;
   a run that found nothing stands for any call site, but not a run made with no call site in
@@ -27,9 +30,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from wgmma_lsp.interpret import silent_memo
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.interp_base import _origin_of
-from wgmma_lsp.interpret.memo import MemoEntry, observed_call_key
+from wgmma_lsp.interpret.memo import MemoEntry, first_run_state, observed_call_key
 from wgmma_lsp.interpret.values import FuncVal, Value
 
 ENABLED = True  # (benchmarks compare with it off)
@@ -49,6 +53,9 @@ class ForeignEntry(MemoEntry):
     # Run a second time: the first run of a call may cost more steps than the ones after it
     # (what it looked up once is cached), and a replay counts the steps of one after it.
     again: bool = False
+    # Or a first run that changed nothing a later equal run's steps depend on: it took the
+    # steps the second would (`first_run_state`).
+    clean: bool = False
 
 
 def call(interp: Any, func: FuncVal, call: Call) -> Value:
@@ -65,20 +72,22 @@ def call(interp: Any, func: FuncVal, call: Call) -> Value:
     key = (key, (len(stack), tuple(foreign_running)))
     memo = interp.foreign_memo
     hit: ForeignEntry | None = memo.get(key)
-    if hit is not None and hit.again and (hit.entry_span == entry_span or (hit.entry_span is not None
-                                                                         and not hit.findings)) \
+    if hit is not None and (hit.again or hit.clean) \
+            and (hit.entry_span == entry_span or (hit.entry_span is not None and not hit.findings)) \
             and interp.steps + hit.steps <= interp._check_at and hit.replays_here(interp):
         interp.steps += hit.steps
         return interp.memo_replay(hit, func, call)
     if interp.silent:
-        return interp._call_user(func, call)
+        return silent_memo.call(interp, func, call)  # (a silent run is not stored here)
     entry = ForeignEntry(outer_certain=interp.certain and not any(f.maybe_returned for f in stack),
                          ran_certain=interp.certain)
     entry.entry_span = entry_span
     entry.again = hit is not None
     start = interp.steps
+    before = first_run_state(interp)
     interp.memo_run(entry, func, call)
     entry.steps = interp.steps - start
+    entry.clean = first_run_state(interp) == before
     if not entry.writes_outside and entry.entered.isdisjoint(interp.defined):
         memo[key] = entry
     return entry.result

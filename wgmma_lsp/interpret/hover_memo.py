@@ -13,7 +13,9 @@ picks and stops exactly where it did without this memo:
 
 - a call replays only from its third equal call on: the first two run (and record); the first
   run may take more steps than later ones (what it looked up once is cached), and a replay
-  counts the steps of the second;
+  counts the steps of the second. Or from its second, when the first run was clean: it changed
+  nothing a later equal run's steps depend on (`memo.first_run_state`) and recorded no value
+  for code that had none (an equal second run records nothing more: see the last point);
 - the steps a replay stands for are counted: every budget (the provider's piece, a test case's)
   runs out at the same step; a replay that would pass the next checkpoint runs instead;
 - the key holds, besides the call's own (`memo.call_key`: the function, its arguments, the
@@ -30,13 +32,18 @@ from __future__ import annotations
 from typing import Any
 
 from wgmma_lsp.interpret.call import Call
-from wgmma_lsp.interpret.memo import MemoEntry, observed_call_key
+from wgmma_lsp.interpret.memo import MemoEntry, first_run_state, observed_call_key
 from wgmma_lsp.interpret.values import FuncVal, Value
 
 
 class HoverEntry(MemoEntry):
     steps: int = 0
     again: bool = False  # the second run of the call: a replay counts its steps
+    clean: bool = False  # a first run that took the steps a second would, recording nothing new
+
+
+def _first_run_state(interp: Any) -> tuple:
+    return (*first_run_state(interp), len(interp._records))
 
 
 def applies(interp: Any, func: FuncVal) -> bool:
@@ -54,14 +61,16 @@ def call(interp: Any, func: FuncVal, call: Call) -> Value:
     key = (key, running, interp.flip_flags)
     memo: dict[Any, HoverEntry] = interp.hover_memo
     hit = memo.get(key)
-    if hit is not None and hit.again and interp.steps + hit.steps <= interp._check_at:
+    if hit is not None and (hit.again or hit.clean) and interp.steps + hit.steps <= interp._check_at:
         interp.steps += hit.steps
         return interp.memo_replay(hit, func, call)
     entry = HoverEntry(outer_certain=interp.certain and not any(f.maybe_returned for f in stack))
     entry.again = hit is not None
     start = interp.steps
+    before = _first_run_state(interp)
     interp.memo_run(entry, func, call)
     entry.steps = interp.steps - start
+    entry.clean = _first_run_state(interp) == before
     if not entry.writes_outside:
         memo[key] = entry
     return entry.result

@@ -148,6 +148,8 @@ class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixi
         self.memo: dict[Any, MemoEntry] = {}
         # Another module's functions, memoised the same way (interpret/foreign_memo.py).
         self.foreign_memo: dict[Any, MemoEntry] = {}
+        # Calls in silent passes, memoised for those only (interpret/silent_memo.py).
+        self.silent_memo: dict[Any, MemoEntry] = {}
         self.captures: list[MemoEntry] = []
         # The `jax.vjp`s running (innermost last): each collects the custom_vjp calls its
         # function makes, whose backward rules its pullback runs (models/autodiff.py).

@@ -8,7 +8,7 @@ from typing import Iterator
 
 from wgmma_lsp.entry.context import Context
 from wgmma_lsp.interpret import dims as D
-from wgmma_lsp.interpret import classes, foreign_memo, generators, hover_memo, mutation, path_equalities
+from wgmma_lsp.interpret import classes, foreign_memo, generators, hover_memo, mutation, path_equalities, silent_memo
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.interp_base import MAX_DEPTH, Frame, _origin_of, _value_kind, is_driver
@@ -164,7 +164,7 @@ class CallsMixin:
             self.steps += hit.steps  # (0 unless it launches: a budget is spent as if it ran)
             return self.memo_replay(hit, func, call)
         if self.silent:
-            return self._call_user(func, call)
+            return silent_memo.call(self, func, call)  # (a silent run is not stored here)
         entry = MemoEntry(outer_certain=self.certain and not any(f.maybe_returned for f in self.stack),
                           ran_certain=self.certain)
         start = self.steps

@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 from wgmma_lsp.interpret import (
     classes, const_fold, dtypes, incomplete, jax_value_equality, loop_steps, mutation, operators, path_equalities,
-    resolve, set_elements,
+    resolve, set_elements, silent_memo,
 )
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret.call import Call
@@ -544,6 +544,8 @@ class ExpressionsMixin:
             self._closure_scopes.add(env)
         if self.where is self.home:
             self.defined[id(n)] = f
+            if self.captures:
+                silent_memo.note_defined(self, id(n))
         return f
 
     def eval_JoinedStr(self, n: ast.JoinedStr, env: Env) -> Value:

@@ -8,7 +8,9 @@ from typing import Callable
 from wgmma_lsp import observed
 from wgmma_lsp.analysis_types import ValueRecord
 from wgmma_lsp.interpret import dims as D
-from wgmma_lsp.interpret import classes, generators, incomplete, mutation, operators, path_equalities, resolve
+from wgmma_lsp.interpret import (
+    classes, generators, incomplete, mutation, operators, path_equalities, resolve, silent_memo,
+)
 from wgmma_lsp.interpret.classes import instance_attr
 from wgmma_lsp.interpret.block_exits import _expects_error, raises_to_skip
 from wgmma_lsp.interpret.call import Call
@@ -369,6 +371,8 @@ class StatementsMixin:
         func: Value = FuncVal(s, env, s.name, defaults, kw_defaults)
         if self.where is self.home:  # other modules' functions are analysed in their own files
             self.defined[id(s)] = func  # type: ignore[assignment]
+            if self.captures:
+                silent_memo.note_defined(self, id(s))
         for dec in reversed(s.decorator_list):
             decorator = self.eval(dec, env)
             func = self.apply_decorator(decorator, func, dec)

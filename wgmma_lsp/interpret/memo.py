@@ -140,3 +140,13 @@ def call_key(func: FuncVal, args: list[Value], kwargs: dict[str, Value], generic
                 None if takes_nothing else (generic, complete), kernel)
     except (_NoKey, RecursionError):
         return None
+
+
+def first_run_state(interp: Any) -> tuple:
+    """What of the interpreter's state a first run may change so that an equal run after it
+    takes fewer steps: the functions entered (a callback nothing entered is analysed with nothing
+    known, `unknown_call`; `pallas_call` too), the calls the document's memo stores (replayed,
+    they count no steps) and the functions defined. A run that left it as it was took the steps
+    an equal run after it takes: every memo it filled besides (this one's, the silent passes')
+    is one whose second run runs again, as the first did (foreign_memo.py, silent_memo.py)."""
+    return len(interp.entered), len(interp.memo), len(interp.defined)
