@@ -69,3 +69,30 @@ def test_dropped_analysis_is_freed_without_the_collector(broken: bool, monkeypat
     # A few cycles remain (parso's trees link parents and children); the analysis itself
     # (thousands of objects for this file) must not be among them.
     assert garbage < 500, garbage
+
+
+def test_check_pauses_the_collector_while_a_file_is_analysed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`wgmma-lsp check` (configure_gc ran) turns the collector off while a file is analysed
+    (what it would walk is the live analysis, freed by reference counting when it ends) and on
+    again after it, whatever the analysis did; a process embedding `check_files` keeps its own."""
+    from wgmma_lsp import batch
+    from wgmma_lsp.settings import Settings
+
+    if not gc.isenabled():
+        pytest.skip("the collector is off in this process")
+    seen: list[bool] = []
+
+    def check_source(*args, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append(gc.isenabled())
+        if len(seen) == 2:
+            raise RuntimeError("a bug in the analysis")
+        return []
+    monkeypatch.setattr(batch, "check_source", check_source)
+    monkeypatch.setattr(batch, "_gc_tuned", True)
+    assert batch._check_job("x.py", "x = 1\n", Settings(), False)[1] is None
+    crash = batch._check_job("x.py", "x = 1\n", Settings(), False)[1]
+    assert crash is not None and "a bug in the analysis" in crash
+    assert seen == [False, False] and gc.isenabled()
+    monkeypatch.setattr(batch, "_gc_tuned", False)
+    batch._check_job("x.py", "x = 1\n", Settings(), False)
+    assert seen[-1] is True
