@@ -24,15 +24,15 @@ read, is not this user's or does not parse is ignored with a log line (and repla
 from __future__ import annotations
 
 import builtins
-import logging
 import marshal
 import os
 import stat
 from importlib.util import MAGIC_NUMBER
 
+from wgmma_lsp import logs
 from wgmma_lsp.user_cache import cache_dir
 
-log = logging.getLogger("wgmma_lsp")
+log = logs.logger()
 
 #: More entries than this (code that changed many times since the file was started): the file
 #: is rewritten with what this process used, and what it compiled.
