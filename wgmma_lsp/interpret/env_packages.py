@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 from wgmma_lsp import environment, observed
+from wgmma_lsp.lazy_re import LazyPattern
 
 _VERSION_DIR = re.compile(r"python(3\.\d+)$")
 
@@ -161,8 +162,8 @@ def _normal(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-_REQUIRES = re.compile(r"^Requires-Dist:\s*([A-Za-z0-9][A-Za-z0-9._-]*)([^\n]*)", re.MULTILINE)
-_EXTRA = re.compile(r";.*\bextra\s*==")
+_REQUIRES = LazyPattern(r"^Requires-Dist:\s*([A-Za-z0-9][A-Za-z0-9._-]*)([^\n]*)", re.MULTILINE)
+_EXTRA = LazyPattern(r";.*\bextra\s*==")
 
 
 def _distribution(package: str) -> Path | None:
