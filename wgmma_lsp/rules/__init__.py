@@ -58,7 +58,7 @@ def _rule_module_names() -> frozenset[str]:
         files: set[str] = set()
         for folder in __path__:
             try:
-                files.update(os.listdir(folder))
+                files.update(os.listdir(folder))  # observed: wgmma-lsp's own files, not the analysed code
             except OSError:  # a folder that cannot be listed: its modules are imported as usual
                 continue
         _rule_modules = frozenset(f[:-3] for f in files
