@@ -26,7 +26,6 @@ its `bin/`, symlinks followed.
 from __future__ import annotations
 
 import functools
-import logging
 import os
 import re
 import sys
@@ -34,7 +33,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-log = logging.getLogger("wgmma_lsp")
+from wgmma_lsp import logs
+
+log = logs.logger()
 
 VENV_NAMES = (".venv", "venv")
 

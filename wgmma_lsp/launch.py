@@ -57,6 +57,8 @@ def main() -> int:
     # the collector walked that growing heap about a hundred times. As the server and `check`
     # set it once running (server.configure_gc, batch.configure_gc), from the start.
     gc.set_threshold(*THRESHOLDS)
+    if sys.argv[1:2] == ["check"]:
+        defer_inspect()
     from wgmma_lsp import codegen_cache  # before any dataclass is made: their code, cached
 
     codegen_cache.install()
@@ -66,6 +68,37 @@ def main() -> int:
     if cli.ends_without_teardown:
         exit_now(rc)
     return rc
+
+
+class _DeferredModule(type(sys)):  # (types.ModuleType: nothing more imported here)
+    """A module whose code runs when an attribute it does not have yet is first looked up."""
+
+    def __getattr__(self, name: str):
+        self.__class__ = type(sys)  # (before running: a look-up meanwhile is a plain one)
+        self.__spec__.loader.exec_module(self)
+        return getattr(self, name)
+
+
+def defer_inspect() -> bool:
+    """At Python 3.11, `inspect` is imported for `dataclasses` with its code not run yet: run at
+    the first look-up of one of its functions. `dataclasses` imports it (with `dis`, `opcode`,
+    `linecache`: ~3 ms of a one-file `check`) for one call, `inspect.signature`, made only for a
+    class without a docstring — wgmma-lsp's all have one. Python 3.12's `dataclasses` calls
+    `inspect.get_annotations` for every class: nothing to gain there. (`importlib.util.LazyLoader`
+    would not do: its module runs at any attribute look-up, and `import inspect` looks up
+    `__spec__`.) Only for `check`, before any thread: the server's threads get the plain import.
+    Returns whether `inspect` was deferred."""
+    if sys.version_info >= (3, 12) or "inspect" in sys.modules:
+        return False
+    from importlib.util import find_spec, module_from_spec
+
+    spec = find_spec("inspect")
+    if spec is None or spec.loader is None:
+        return False
+    module = module_from_spec(spec)
+    module.__class__ = _DeferredModule
+    sys.modules["inspect"] = module
+    return True
 
 
 def exit_now(rc: int) -> None:

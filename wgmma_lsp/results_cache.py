@@ -34,20 +34,20 @@ as unchanged (the checked file itself is compared by content, always).
 from __future__ import annotations
 
 import json
-import logging
 import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from wgmma_lsp import logs
 from wgmma_lsp import observed, user_cache
 from wgmma_lsp.digest import blake2b
 from wgmma_lsp.ide_model import Diagnostic, Fix, RelatedInfo, Severity, TextEdit
 from wgmma_lsp.settings import Settings
 from wgmma_lsp.spans import Span
 
-log = logging.getLogger("wgmma_lsp")
+log = logs.logger()
 
 FORMAT = 1
 #: Environment variables the analysis reads (program/lookup.py, interpret/incomplete.py).

@@ -21,15 +21,15 @@ another process wrote meanwhile). One that cannot be read or parsed is ignored w
 from __future__ import annotations
 
 import json
-import logging
 import os
 import sys
 from typing import Any, Callable
 
+from wgmma_lsp import logs
 from wgmma_lsp.digest import blake2b
 from wgmma_lsp.user_cache import cache_dir
 
-log = logging.getLogger("wgmma_lsp")
+log = logs.logger()
 
 FORMAT = 1
 MAX_ENTRIES = 64

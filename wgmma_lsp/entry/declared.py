@@ -31,7 +31,7 @@ from wgmma_lsp import observed
 from wgmma_lsp import toml_cache
 from wgmma_lsp.lazy_re import LazyPattern
 
-ENTRY_RE = re.compile(r"^\s*#\s*wgmma-lsp:\s*trace\s+(?P<call>.+?)\s*$")
+ENTRY_RE = LazyPattern(r"^\s*#\s*wgmma-lsp:\s*trace\s+(?P<call>.+?)\s*$")
 
 #: Short and long dtype spellings accepted in compact specs, mapped to numpy/JAX dtype names.
 DTYPE_ALIASES: dict[str, str] = {
@@ -45,7 +45,8 @@ DTYPE_ALIASES: dict[str, str] = {
 for _name in list(set(DTYPE_ALIASES.values())):
     DTYPE_ALIASES.setdefault(_name, _name)
 
-_SPEC_RE = re.compile(
+# (compiled at the first entry point: ~0.4 ms, the alternation of every alias)
+_SPEC_RE = LazyPattern(
     r"(?<![\w.])(?P<dtype>" + "|".join(sorted(map(re.escape, DTYPE_ALIASES), key=len, reverse=True))
     + r")\[(?P<dims>[\d\s,]*)\]"
 )

@@ -42,12 +42,12 @@ from __future__ import annotations
 import ast
 import functools
 import itertools
-import logging
 import os
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
+from wgmma_lsp import logs
 from wgmma_lsp import observed
 from wgmma_lsp.bounded import put_newest
 from wgmma_lsp.entry.context import Context
@@ -58,7 +58,7 @@ if TYPE_CHECKING:
     from wgmma_lsp.interpret.interp import Interpreter
     from wgmma_lsp.interpret.values import ClassVal, FuncVal, Value
 
-log = logging.getLogger("wgmma_lsp")
+log = logs.logger()
 
 MAX_TEST_MODULES = 4  # test modules read per document
 MAX_CASES_PER_DOCUMENT = 24  # test cases listed per document (the budget runs fewer)

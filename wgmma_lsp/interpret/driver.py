@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import logging
 import threading
 from collections.abc import Iterator
 from typing import Any
 
+from wgmma_lsp import logs
 from wgmma_lsp.analysis_types import Analysis
 from wgmma_lsp.entry.config_contexts import ConfigContext, config_contexts, providers
 from wgmma_lsp.entry.context import Context, contexts_note
@@ -30,7 +30,7 @@ from wgmma_lsp.spans import LineIndex, Span
 from wgmma_lsp.syntax import ORPHAN_PREFIX, TOO_DEEP, parse
 from wgmma_lsp.entry.declared import parse_entry_points
 
-log = logging.getLogger("wgmma_lsp")
+log = logs.logger()
 MAX_GENERIC_ROUNDS = 6
 #: Test cases the budget left out that the hover pass may run for lines still without a value.
 MAX_HOVER_TEST_CASES = 1

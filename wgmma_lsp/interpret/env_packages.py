@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 from wgmma_lsp import environment, observed
+from wgmma_lsp.lazy_re import LazyPattern
 
 _VERSION_DIR = re.compile(r"python(3\.\d+)$")
 
@@ -136,12 +137,34 @@ def _search_path() -> tuple[set[str], str] | None:
     return names, "\n".join(code)
 
 
+def _is_word_char(c: str) -> bool:
+    """`re`'s `\\w` for one character of a `str` pattern: alphanumeric (Unicode) or `_`."""
+    return c.isalnum() or c == "_"
+
+
+def _word_in(name: str, text: str) -> bool:
+    """`re.search(rf"\\b{re.escape(name)}\\b", text)`, without compiling a pattern per name (a
+    one-file check asked for ~15 names, ~1.3 ms of compiling): an occurrence of `name` with no
+    word character on either side. For a name made of word characters (a package's); any
+    other is searched with the pattern itself."""
+    if not name or not all(map(_is_word_char, name)):
+        return re.search(rf"\b{re.escape(name)}\b", text) is not None
+    at = text.find(name)
+    while at >= 0:
+        end = at + len(name)
+        if (at == 0 or not _is_word_char(text[at - 1])) and \
+                (end == len(text) or not _is_word_char(text[end])):
+            return True
+        at = text.find(name, at + 1)
+    return False
+
+
 def _importable(name: str, table: dict) -> bool | None:
     found = remembered(table, "search-path", "", _search_path)
     if found is None:
         return None
     names, code = found
-    if name in names or re.search(rf"\b{re.escape(name)}\b", code):
+    if name in names or _word_in(name, code):
         return True  # there, or a finder or a path that may provide it: not proven absent
     env = environment.active()
     site_dirs = environment.environment_site_dirs(env.prefix)
@@ -161,8 +184,8 @@ def _normal(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-_REQUIRES = re.compile(r"^Requires-Dist:\s*([A-Za-z0-9][A-Za-z0-9._-]*)([^\n]*)", re.MULTILINE)
-_EXTRA = re.compile(r";.*\bextra\s*==")
+_REQUIRES = LazyPattern(r"^Requires-Dist:\s*([A-Za-z0-9][A-Za-z0-9._-]*)([^\n]*)", re.MULTILINE)
+_EXTRA = LazyPattern(r";.*\bextra\s*==")
 
 
 def _distribution(package: str) -> Path | None:

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import ast
 import functools
-import logging
 import os
 
+from wgmma_lsp import logs
 from wgmma_lsp import observed
 
-log = logging.getLogger("wgmma_lsp")
+log = logs.logger()
 
 MAX_DEPTH = 8  # re-exports and bases followed
 MAX_FILE_BYTES = 2_000_000

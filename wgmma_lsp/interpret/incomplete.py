@@ -26,11 +26,11 @@ information diagnostic in the editor; a line and a non-clean summary in `wgmma-l
 from __future__ import annotations
 
 import ast
-import logging
 import os
 import threading
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
+from wgmma_lsp import logs
 from wgmma_lsp.analysis_types import Incomplete
 from wgmma_lsp.interpret import interp_base
 from wgmma_lsp.spans import LineIndex, Span
@@ -63,7 +63,7 @@ class Interpreter(Protocol):
     def record(self, node: ast.AST, value: "Value", kind: str = "expr", name: str | None = None) -> None: ...
     def tick(self) -> None: ...
 
-log = logging.getLogger("wgmma_lsp")
+log = logs.logger()
 
 STRICT_ENV = "WGMMA_LSP_STRICT"
 FILE_STEPS_PER_LINE = 30  # the document's whole budget: 30 steps a line, at least two pieces'

@@ -6,6 +6,7 @@ import ast
 from dataclasses import dataclass
 from typing import Any
 
+from wgmma_lsp import logs
 from wgmma_lsp.entry.context import Context, binding_text
 from wgmma_lsp.interpret import classes, generators, mutation, operators, sweep_reuse
 from wgmma_lsp.interpret.block_exits import _breaks, has_break, has_continue, leaves_loop
@@ -230,11 +231,9 @@ class LoopsMixin:
             # The combinations left out would have run after the ones checked: what those wrote
             # to objects made before them (a list of results, a counter) is not known now.
             mutation.forget_writes(self, written)
-            import logging
-
             msg = (f"checked {done} of {len(items)} combinations of this sweep; the analysis budget "
                    f"left out the others")
-            logging.getLogger("wgmma_lsp").info("line %d: %s", line + 1, msg)
+            logs.logger().info("line %d: %s", line + 1, msg)
             self.notes.append((span, msg))
         self.loop_else(s, env)
 

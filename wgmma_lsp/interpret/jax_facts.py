@@ -16,17 +16,17 @@ of single files. It comes, in this order, from
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 from typing import Callable
 
 from wgmma_lsp import environment
+from wgmma_lsp import logs
 from wgmma_lsp.interpret import jax_facts_cache, jax_lowering_rules, jax_reduction_scratch, jax_source_read
 from wgmma_lsp.interpret.jax_api_types import Export, Signature
 from wgmma_lsp.interpret.jax_facts_data import (  # noqa: F401  (re-exported)
     BUNDLED, FORMAT, JaxFacts, bundled, bundled_version)
 
-log = logging.getLogger("wgmma_lsp")
+log = logs.logger()
 
 # -- reading ----------------------------------------------------------------------------------
 

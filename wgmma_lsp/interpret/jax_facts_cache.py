@@ -12,17 +12,17 @@ a log line and rewritten; a cache directory that cannot be written only costs th
 from __future__ import annotations
 
 import json
-import logging
 import os
 from pathlib import Path
 from typing import Any
 
+from wgmma_lsp import logs
 from wgmma_lsp import observed
 from wgmma_lsp import user_cache
 from wgmma_lsp.digest import blake2b
 from wgmma_lsp.interpret.jax_facts_data import FORMAT, JaxFacts
 
-log = logging.getLogger("wgmma_lsp")
+log = logs.logger()
 
 _EXTRACTORS = ("jax_source_read.py", "jax_api_types.py", "jax_facts_data.py", "jax_facts.py",
                "version_text.py", "jax_deprecations.py", "jax_lowering_rules.py", "jax_reduction_scratch.py")

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import ast
 import json
-import logging
 import os
 import re
 import sys
@@ -40,14 +39,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
-from wgmma_lsp import observed, user_cache
+from wgmma_lsp import logs, observed, user_cache
 from wgmma_lsp.digest import blake2b
 from wgmma_lsp.interpret.jax_source_read import jax_root
+from wgmma_lsp.lazy_re import LazyPattern
 
-log = logging.getLogger("wgmma_lsp")
+log = logs.logger()
 
-_LINE = re.compile(r"^(?:from|import)[ \t]", re.MULTILINE)
-_INDENTED = re.compile(r"^[ \t]+(?:from|import)[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
+_LINE = LazyPattern(r"^(?:from|import)[ \t]", re.MULTILINE)
+_INDENTED = LazyPattern(r"^[ \t]+(?:from|import)[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
 _MAX_DEPTH = 100  # import chains deeper than this are not followed (nothing is said); JAX's: 12
 _IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
 
@@ -120,7 +120,7 @@ def _top_level(text: str) -> list[tuple[int, ast.stmt]]:
     return out
 
 
-_HEADER = re.compile(r"[ \t]*(?:async[ \t]+def|def|class|@)\b")
+_HEADER = LazyPattern(r"[ \t]*(?:async[ \t]+def|def|class|@)\b")
 
 
 def _in_def(text: str, at: int) -> bool:

@@ -28,13 +28,13 @@ code only runs in the abstract interpreter.
 
 from __future__ import annotations
 
-import logging
 import os
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
+from wgmma_lsp import logs
 from wgmma_lsp import observed
 from wgmma_lsp.bounded import put_newest, trim
 from wgmma_lsp.digest import blake2b
@@ -42,7 +42,7 @@ from wgmma_lsp.interpret.origin import ModuleOrigin, active_importer, set_active
 from wgmma_lsp.interpret.values import UNKNOWN, Const, Unknown, UserModuleVal, Value
 from wgmma_lsp.program import lookup
 
-log = logging.getLogger("wgmma_lsp")
+log = logs.logger()
 
 MAX_IMPORT_DEPTH = 12  # a chain of user-module imports deeper than this is cut
 MAX_MODULE_CHARS = 500_000  # larger modules are not interpreted (their names are unknown)
