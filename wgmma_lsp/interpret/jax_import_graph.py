@@ -65,11 +65,12 @@ def _standard(name: str) -> bool:
     return name in sys.stdlib_module_names or name == "__future__"
 
 
-def _module_path(root: Path, dotted: str, known: dict[str, Path | None] | None = None) -> Path | None:
+def _module_path(root: Path, dotted: str, known: dict[tuple[str, str], Path | None] | None = None) -> Path | None:
     if known is not None:
-        if dotted not in known:
-            known[dotted] = _module_path(root, dotted)
-        return known[dotted]
+        key = (str(root), dotted)
+        if key not in known:
+            known[key] = _module_path(root, dotted)
+        return known[key]
     parts = dotted.split(".")
     if parts[0] != "jax":
         return None
@@ -250,6 +251,31 @@ def _packages(node: ast.Import | ast.ImportFrom) -> list[str]:
     return [t for t in tops if t != "jax" and not _standard(t)]
 
 
+#: The imports of each file scanned in this process, by (path, mtime, size); what
+#: `_module_path` found, by (package folder, module): both dropped when the analysed JAX changes.
+_scans: dict[tuple[str, int, int], list[tuple[int, object]]] = {}
+_paths: dict[tuple[str, str], Path | None] = {}
+_MAX_SCANS = 4096
+
+
+def _forget() -> None:
+    _scans.clear()
+    _paths.clear()
+
+
+_hooked = False
+
+
+def _hook() -> None:
+    """Drop the kept scans when the analysed JAX changes (environment.on_change), once."""
+    global _hooked
+    if not _hooked:
+        from wgmma_lsp import environment
+
+        environment.on_change(_forget)
+        _hooked = True
+
+
 class _Walk:
     """One depth-first walk of the imports that importing a module runs."""
 
@@ -259,7 +285,6 @@ class _Walk:
         self.seen_outside: set[str] = set()
         self.out: list[Event] = []
         self.flags: dict[str, dict[str, str]] = {}
-        self.paths: dict[str, Path | None] = {}
         self.complete = True
 
     def module(self, dotted: str, depth: int = 0) -> None:
@@ -269,7 +294,7 @@ class _Walk:
             if name in self.seen:
                 continue
             self.seen.add(name)
-            path = _module_path(self.root, name, self.paths)
+            path = _module_path(self.root, name, _paths)
             if path is None:
                 return  # not a module of this JAX (a name, or missing: WG110's business)
             if depth > _MAX_DEPTH:
@@ -277,14 +302,22 @@ class _Walk:
                 return
             self._run(name, path, depth)
 
-    def _run(self, dotted: str, path: Path, depth: int) -> None:
+    def _scan(self, path: Path, package: str) -> list[tuple[int, object]] | None:
+        """The imports of one file, in order: kept per file (by its stamp) for the process, since
+        a `check` walks from each JAX module its files import, over mostly the same files."""
+        try:
+            st = os.stat(path)  # observed: the text is read through observed when it is scanned
+        except OSError:
+            return None
+        stamp = (str(path), st.st_mtime_ns, st.st_size)
+        items = _scans.get(stamp)
+        if items is not None:
+            return items
         try:
             text = observed.read_text(path, errors="replace")
         except OSError:
-            self.complete = False
-            return
-        package = dotted if path.name == "__init__.py" else dotted.rpartition(".")[0]
-        items: list[tuple[int, object]] = [(line, node) for line, node in _top_level(text)]
+            return None
+        items = [(line, node) for line, node in _top_level(text)]
         outside = {m.group(1) for m in _INDENTED.finditer(text)
                    if m.group(1) != "jax" and not _standard(m.group(1)) and not _in_def(text, m.start())}
         if outside:
@@ -292,6 +325,17 @@ class _Walk:
             found = _guarded(text, outside, lambda alias, attr: self._flag(aliases.get(alias), attr))
             items += [(line, (name, guard)) for line, name, guard in found]
         items.sort(key=lambda item: item[0])
+        if len(_scans) >= _MAX_SCANS:
+            _scans.clear()
+        _scans[stamp] = items
+        return items
+
+    def _run(self, dotted: str, path: Path, depth: int) -> None:
+        package = dotted if path.name == "__init__.py" else dotted.rpartition(".")[0]
+        items = self._scan(path, package)
+        if items is None:
+            self.complete = False
+            return
         for line, item in items:
             if isinstance(item, tuple):
                 self._outside(item[0], dotted, line, item[1])
@@ -319,7 +363,7 @@ class _Walk:
 
     def _flag(self, module: str | None, name: str) -> str | None:
         """`module.name`, when module-level `name = "pkg.mod" in sys.modules` there: `pkg`."""
-        path = _module_path(self.root, module, self.paths) if module else None
+        path = _module_path(self.root, module, _paths) if module else None
         if path is None:
             return None
         if module not in self.flags:
@@ -353,7 +397,7 @@ class _Walk:
         self.module(target, depth + 1)
         for alias in node.names:
             sub = f"{target}.{alias.name}"
-            if alias.name != "*" and sub not in self.seen and _module_path(self.root, sub, self.paths) is not None:
+            if alias.name != "*" and sub not in self.seen and _module_path(self.root, sub, _paths) is not None:
                 self.module(sub, depth + 1)
 
     def _outside(self, name: str, via: str, line: int, guard: str | None) -> None:
@@ -369,6 +413,7 @@ def walk(dotted: str, root: Path | None = None) -> list[Event] | None:
     root = root if root is not None else jax_root()
     if root is None or dotted.split(".")[0] != "jax":
         return None
+    _hook()
     w = _Walk(root)
     try:
         w.module(dotted)
