@@ -12,7 +12,6 @@ a log line and rewritten; a cache directory that cannot be written only costs th
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -90,21 +89,9 @@ def store(jax_root: Path, version: str | None, facts, files: list[Path]) -> Path
     path = entry_path(jax_root, version)
     stamps = [s for s in (_stamp(f) for f in files) if s is not None]
     data = {"key": _key(jax_root, version), "files": stamps, "facts": facts.to_json()}
-    import tempfile  # only here: it imports shutil, random, bz2, lzma (a check that reads the cache)
-
-    tmp = None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".jax-facts-", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, sort_keys=True)
-        os.replace(tmp, path)
+        user_cache.write_json(path, data, ".jax-facts-")
         return path
     except OSError as e:
         log.info("JAX facts not cached in %s: %s", path.parent, e)
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError as cleanup:
-                log.debug("could not remove %s: %s", tmp, cleanup)
         return None

@@ -467,25 +467,11 @@ def _load(key: str) -> dict[str, list[Event] | None]:
 
 def _store(key: str, table: dict[str, list[Event] | None]) -> None:
     path = _cache_file(key)
-    import tempfile  # only here (it imports shutil, random, ...)
-
-    tmp = None
+    data = {m: None if evs is None else [list(e) for e in evs] for m, evs in table.items()}
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".jax-imports-", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump({m: None if evs is None else [list(e) for e in evs] for m, evs in table.items()},
-                      f, sort_keys=True)
-        os.replace(tmp, path)
-        tmp = None
+        user_cache.write_json(path, data, ".jax-imports-")
     except OSError as e:
         log.info("JAX import cache %s not written (%s): only the speed is lost", path, e)
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError as e:
-                log.info("temporary file %s not removed (%s)", tmp, e)
 
 
 def events(dotted: str, fresh: bool = False) -> list[Event] | None:
