@@ -18,6 +18,7 @@ from wgmma_lsp.entry.context import Context, contexts_note
 from wgmma_lsp.entry.discover import discover
 from wgmma_lsp.entry.test_contexts import run_package_tests
 from wgmma_lsp.interpret.ast_walk import CHILDLESS, push_children
+from wgmma_lsp.interpret import axis_env
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.kernel_reach import kernels_of
 from wgmma_lsp.interpret.incomplete import Pieces, record, strict
@@ -46,7 +47,10 @@ def run(source: str, path: str | None, resolve_with_jedi: bool = False,
     previous = getattr(CURRENT_CANCEL, "event", None)
     CURRENT_CANCEL.event = cancel  # interpreters of the user's other modules check it too
     try:
-        return _run(source, path, resolve_with_jedi, cancel)
+        # The document's code runs outside any transformation: no axis name is bound (a
+        # generic call, with unknown callers, runs with the names unknown: interp_calls.py).
+        with axis_env.bound(frozenset()):
+            return _run(source, path, resolve_with_jedi, cancel)
     finally:
         CURRENT_CANCEL.event = previous
 
@@ -481,7 +485,8 @@ def _records_with_hover_pass(interp: Interpreter) -> dict:
     previous = getattr(CURRENT_CANCEL, "event", None)
     CURRENT_CANCEL.event = None  # nor the user's modules it may interpret on the way
     try:
-        hover_pass(interp)
+        with axis_env.bound(frozenset()):  # (this thread's, as the analysis' own: `run`)
+            hover_pass(interp)
     except (Budget, RecursionError):
         log.info("hover pass stopped early for %s", interp.path)
     except Exception as e:  # hovers only (diagnostics are out): said, not hidden; raised in strict mode

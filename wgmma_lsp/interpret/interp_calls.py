@@ -8,7 +8,7 @@ from typing import Iterator
 
 from wgmma_lsp.entry.context import Context
 from wgmma_lsp.interpret import dims as D
-from wgmma_lsp.interpret import classes, foreign_memo, generators, hover_memo, mutation, path_equalities, silent_memo
+from wgmma_lsp.interpret import axis_env, classes, foreign_memo, generators, hover_memo, mutation, path_equalities, silent_memo
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.interp_base import MAX_DEPTH, Frame, _origin_of, _value_kind, is_driver
@@ -106,7 +106,8 @@ class CallsMixin:
         """What of the interpreter's state a memoised call's result and findings may depend on:
         the running kernel's, whether a `jax.vjp` collects custom_vjp calls, and whether nests
         of short loops are unrolled in full (a capped run's values are less precise)."""
-        return (*self.kernel.memo_key(), bool(self.vjp_frames), self.unroll_cap is not None)
+        return (*self.kernel.memo_key(), bool(self.vjp_frames), self.unroll_cap is not None,
+                axis_env.current())
 
     def not_replayable(self) -> None:
         """What the running calls do now is not theirs alone (a custom_vjp call collected by a
@@ -132,6 +133,9 @@ class CallsMixin:
     def call_user(self, func: FuncVal, call: Call) -> Value:
         """Call a user function; module-level functions are analysed once per distinct
         arguments once the module has run (see `memo`)."""
+        if call.generic and axis_env.current() is not None:
+            with axis_env.bound(None):  # its callers are not known, nor what they bind
+                return self.call_user(func, call)
         hooks = self.program_hooks  # a test context (entry/op_dispatch.py)
         if hooks is not None and (dispatched := hooks.dispatch(func, call)) is not None:
             return dispatched

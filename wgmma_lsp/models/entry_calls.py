@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 
+from wgmma_lsp.interpret import axis_env
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.dims import Dim
 from wgmma_lsp.interpret.values import (
@@ -141,8 +142,11 @@ def _shard_map_apply(call: Call) -> Value:
     args = [shard(a, s) for a, s in zip(call.args, specs)]
     token = _MESH_AXES.set({**_MESH_AXES.get(), **axes})
     try:
-        call.interp.call_value(wrapped.func, Call(call.interp, call.node, args, {}, [None] * len(args), {},
-                                                  call.env, call.complete))
+        # The body runs under the mesh's axis names (the mesh's own, all of them: `axes` is
+        # empty when the mesh is not known, and so are the names then).
+        with axis_env.extended(tuple(axes) if axes else None):
+            call.interp.call_value(wrapped.func, Call(call.interp, call.node, args, {}, [None] * len(args), {},
+                                                      call.env, call.complete))
     finally:
         _MESH_AXES.reset(token)
     return UNKNOWN
@@ -156,8 +160,11 @@ _MESH_AXES: ContextVar[dict[str, Dim]] = ContextVar("mesh_axes", default={})
 def _axis_size(call: Call) -> Value:
     """`lax.axis_size(name)` inside a shard_map body over a known mesh: the axis' size (a tuple
     of names: the product)."""
+    from wgmma_lsp.models.axis_names import axis_size_fails
     from wgmma_lsp.models.meshes import axis_size
 
+    if axis_size_fails(call, call.get(0, "axis_name")):
+        return UNKNOWN
     return axis_size(call.get(0, "axis_name"), _MESH_AXES.get())
 
 

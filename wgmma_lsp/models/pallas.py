@@ -10,7 +10,7 @@ from typing import Callable
 
 from wgmma_lsp.interpret.jax_source import pallas_call_lowers_mosaic_gpu
 from wgmma_lsp.interpret.call import Call
-from wgmma_lsp.interpret import kernel_reach
+from wgmma_lsp.interpret import axis_env, kernel_reach
 from wgmma_lsp.interpret.kernel_state import KernelState
 from wgmma_lsp.interpret.values import (
     UNKNOWN, AllocSpec, ApiVal, ArrayVal, BlockSpecVal, Const, DSliceVal, FuncVal, RefVal,
@@ -20,7 +20,7 @@ from wgmma_lsp.interpret.values import (
 from wgmma_lsp.models.arrays import FLOAT32, INT32, as_array, to_dtype
 from wgmma_lsp.models.block_refs import block_ref as _block_ref
 from wgmma_lsp.models.registry import CONSTANTS, METHODS, model
-from wgmma_lsp.models import implicit_copies, interpret_mode, smem_budget, tmem_budget
+from wgmma_lsp.models import axis_names, implicit_copies, interpret_mode, smem_budget, tmem_budget
 from wgmma_lsp.models.scopes_lowering import check_run_scoped_lowering
 
 _SPACES = {"plgpu.SMEM": "smem", "plgpu.GMEM": "gmem", "plgpu.TMEM": "tmem", "plgpu.REGS": "regs",
@@ -382,7 +382,8 @@ def _pallas_call_apply(call: Call) -> Value:
         smem_budget.pallas_call_pipeline(root, refs, n_buffers, kw.get("compiler_params"), kw.get("grid"))
         implicit_copies.check_input_copies(call.interp, refs, len(args), call.span, call.line)
 
-    return _run_kernel(call, wrapped, refs, "pallas_call", smem_setup=smem_setup)
+    with axis_env.bound(None):  # (what a pallas_call's grid binds is not followed here)
+        return _run_kernel(call, wrapped, refs, "pallas_call", smem_setup=smem_setup)
 
 
 def _run_kernel(call: Call, wrapped: Wrapped, refs: list[Value], what: str,
@@ -550,8 +551,9 @@ def _kernel_apply(call: Call) -> Value:
         by_name["collective_axes"] = kw["thread_name"]
     scoped = Call(call.interp, call.node, [PartialVal(wrapped.func, tuple(refs), {}), *positional],
                   by_name, [None] * (1 + len(positional)), {}, call.env)
-    return _run_kernel(call, wrapped, refs, "plgpu.kernel",
-                       lambda: _run_scoped(scoped))
+    # The body is traced under `extend_axis_env_nd(mesh.shape)`: the kernel's axis names.
+    with axis_env.extended(axis_names.kernel_axes(kw)):
+        return _run_kernel(call, wrapped, refs, "plgpu.kernel", lambda: _run_scoped(scoped))
 
 
 # -- control flow inside kernels -------------------------------------------------------------
@@ -664,8 +666,17 @@ def _jit_apply(call: Call) -> Value:
     return trace_call(call, wrapped.func, call.args, call.kwargs, wrapped.kwargs)
 
 
-@model("pl.program_id", "pl.num_programs", "lax.axis_index", "jax.lax.axis_index")
+@model("pl.program_id", "pl.num_programs")
 def _program_id(call: Call) -> Value:
+    return ArrayVal((), INT32)
+
+
+@model("lax.axis_index", "jax.lax.axis_index")
+def _axis_index(call: Call) -> Value:
+    """`lax.axis_index(axis_name)`: an int32 scalar; inside a kernel, a name nothing binds
+    raises (WG113, models/axis_names.py)."""
+    if axis_names.axis_index_fails(call, call.get(0, "axis_name")):
+        return UNKNOWN
     return ArrayVal((), INT32)
 
 

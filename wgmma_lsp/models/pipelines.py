@@ -26,14 +26,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from wgmma_lsp.interpret import loop_steps
+from wgmma_lsp.interpret import axis_env, loop_steps
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import (
     UNKNOWN, ArrayVal, BlockSpecVal, Const, FuncVal, RefVal, TupleVal, Value, Wrapped,
     is_unknown, join, tree_leaves,
 )
 from wgmma_lsp.models.arrays import INT32
-from wgmma_lsp.models import smem_budget
+from wgmma_lsp.models import axis_names, smem_budget
 from wgmma_lsp.models.registry import ATTRIBUTES, METHODS, model
 
 
@@ -271,6 +271,8 @@ def _nd_loop_info(call: Call) -> Value:
 def _loop_with_info(name: str):
     @model(name)
     def make(call: Call) -> Value:
+        if name.endswith("nd_loop") and axis_names.axis_index_fails(call, call.kwargs.get("collective_axes", UNKNOWN)):
+            return UNKNOWN  # nd_loop takes `lax.axis_index(collective_axes)` first thing
         kwargs = dict(call.kwargs)
         # nd_loop(grid, ...) indexes its grid; dynamic_scheduling_loop(grid_names, ...) gives one
         # index per grid name.
@@ -351,13 +353,17 @@ def _core_map(call: Call) -> Value:
 
 @model("pl.core_map()")
 def _core_map_apply(call: Call) -> Value:
-    """`@pl.core_map(mesh)`: the body is traced once, with no arguments."""
-    call.interp.call_traced(call.get(0), [], call)
+    """`@pl.core_map(mesh)`: the body is traced once, with no arguments (under the mesh's axis
+    names, not followed here)."""
+    with axis_env.bound(None):
+        call.interp.call_traced(call.get(0), [], call)
     return Const(None)
 
 
 @model("plgpu.warp_map")
 def _warp_map(call: Call) -> Value:
-    """`@plgpu.warp_map def body(warp_id)`: traced once with the warp index (`int32[]`)."""
-    call.interp.call_traced(call.get(0), [index_scalar()], call)
+    """`@plgpu.warp_map def body(warp_id)`: traced once with the warp index (`int32[]`), under a
+    warp mesh's axis name (not followed here)."""
+    with axis_env.bound(None):
+        call.interp.call_traced(call.get(0), [index_scalar()], call)
     return Const(None)

@@ -17,6 +17,7 @@ arguments are known).
 
 from __future__ import annotations
 
+from wgmma_lsp.interpret import axis_env
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.dims import Dim
@@ -139,7 +140,12 @@ def _vmap_apply(call: Call) -> Value:
         given = wrapped.kwargs["axis_size"]
         size = given.value if isinstance(given, Const) and type(given.value) is int else size
     inner = Call(call.interp, call.node, args, kwargs, list(call.arg_nodes), dict(call.kw_nodes), call.env)
-    result = call.interp.call_value(wrapped.func, inner)
+    # `axis_name=` binds a name for the function's collectives (batching.py: extend_axis_env_nd)
+    name = wrapped.kwargs.get("axis_name", Const(None))
+    names = None if "?" in wrapped.kwargs else () if isinstance(name, Const) and name.value is None \
+        else (name.value,) if isinstance(name, Const) and isinstance(name.value, str) else None
+    with axis_env.extended(names):
+        result = call.interp.call_value(wrapped.func, inner)
     if not (isinstance(out_axes, Const) and type(out_axes.value) is int):
         return UNKNOWN
     return _batch(result, out_axes.value, size)

@@ -1,0 +1,91 @@
+"""WG113: axis names inside a `plgpu.kernel` body (interpret/axis_env.py keeps which are bound).
+
+`plgpu.kernel(..., grid=, grid_names=, cluster=, cluster_names=, num_threads=, thread_name=)`
+builds a `plgpu.Mesh` and traces the body under `core.extend_axis_env_nd(mesh.shape)`: the
+grid's names, the cluster's, and the thread axis when there is one (mosaic_gpu/core.py,
+`Mesh.shape`, the same in 0.10.2, 0.12.0.1 and 0.12.1). Inside, `lax.axis_index(name)` (and
+`plgpu.nd_loop`, which calls it on its `collective_axes`) raise
+`NameError: Found an unbound axis name: …` for a name nothing binds, `lax.axis_size(name)`
+`NameError: unbound axis name: …` (jax/_src/lax/parallel.py `_check_axis_names`,
+jax/_src/core.py `AxisEnv.axis_size`).
+
+Reported only where every binding around the call is known (`axis_env.current()` is a set):
+the kernel's names are constants of the right lengths, and the code around the kernel's launch
+runs in a known context (not a function analysed with unknown callers)."""
+
+from __future__ import annotations
+
+from wgmma_lsp.interpret import axis_env
+from wgmma_lsp.interpret.call import Call
+from wgmma_lsp.interpret.values import Const, TupleVal, Value
+from wgmma_lsp.rules import unbound_axis_name
+
+
+def names_of(v: Value) -> tuple[str, ...] | None:
+    """The axis names a value spells: one string, or a tuple/list of strings (None: not known)."""
+    if isinstance(v, Const) and isinstance(v.value, str):
+        return (v.value,)
+    if isinstance(v, TupleVal) and not v.spoiled \
+            and all(isinstance(i, Const) and isinstance(i.value, str) for i in v.items):
+        return tuple(i.value for i in v.items)  # type: ignore[union-attr]
+    return None
+
+
+def _length(v: Value) -> int | None:
+    if isinstance(v, TupleVal) and not v.spoiled:
+        return len(v.items)
+    return None
+
+
+def kernel_axes(kw: dict[str, Value]) -> tuple[str, ...] | None:
+    """The names a `plgpu.kernel`'s mesh binds (`Mesh.shape`), from its keywords; None when any
+    is not known, or when JAX's `Mesh` would refuse them (then the body is never traced)."""
+    if "?" in kw:
+        return None
+    names: list[str] = []
+    for sizes, labels in (("grid", "grid_names"), ("cluster", "cluster_names")):
+        size = kw.get(sizes, TupleVal(()))
+        label = kw.get(labels, TupleVal(()))
+        got = names_of(label) if isinstance(label, TupleVal) else None  # (a string is split)
+        if got is None or _length(size) != len(got):
+            return None
+        names.extend(got)
+    threads = kw.get("num_threads", Const(None))
+    thread = kw.get("thread_name", Const(None))
+    if not (isinstance(threads, Const) and isinstance(thread, Const)):
+        return None
+    if (threads.value is None) != (thread.value is None):
+        return None  # JAX's Mesh raises
+    if thread.value is not None:
+        if not isinstance(thread.value, str):
+            return None
+        names.append(thread.value)
+    return tuple(names)
+
+
+def unbound(call: Call, name: Value) -> str | None:
+    """The name JAX finds unbound first at this call inside a kernel body, if surely one."""
+    if not call.interp.kernel.inside:
+        return None
+    names = names_of(name)
+    if names is None:
+        return None
+    return axis_env.unbound_name(names)
+
+
+def axis_index_fails(call: Call, name: Value) -> bool:
+    """`lax.axis_index(name)` (or `plgpu.nd_loop` on `name`): reported, True, when it raises."""
+    missing = unbound(call, name)
+    if missing is None:
+        return False
+    call.interp.report(unbound_axis_name.RULE, unbound_axis_name.index_message(missing), call.span, call.line)
+    return True
+
+
+def axis_size_fails(call: Call, name: Value) -> bool:
+    """`lax.axis_size(name)`: reported, True, when it raises."""
+    missing = unbound(call, name)
+    if missing is None:
+        return False
+    call.interp.report(unbound_axis_name.RULE, unbound_axis_name.size_message(missing), call.span, call.line)
+    return True

@@ -1,0 +1,35 @@
+"""WG113 unbound-axis-name: `lax.axis_index`, `lax.axis_size` or `plgpu.nd_loop(collective_axes=)`
+inside a `plgpu.kernel` body names an axis the kernel does not have (its `grid_names`,
+`cluster_names`, `thread_name`) and no enclosing `shard_map`/`vmap` binds: JAX's `NameError`
+while the kernel is traced."""
+
+from __future__ import annotations
+
+from wgmma_lsp.rules.base import Rule, doc_path
+
+RULE = Rule(
+    code="WG113",
+    name="unbound-axis-name",
+    apis=("lax.axis_index", "lax.axis_size", "plgpu.nd_loop"),
+    summary="An axis name used inside a plgpu.kernel body must be one of the kernel's grid_names, "
+            "cluster_names or thread_name (or bound by an enclosing shard_map / vmap).",
+    template="Found an unbound axis name: {name}. To fix this, please call {api_name} under "
+             "`jax.shard_map`.",
+    exception="NameError",
+    jax_source="jax/_src/lax/parallel.py: _check_axis_names (lax.axis_index); "
+               "jax/_src/core.py: AxisEnv.axis_size (lax.axis_size)",
+    doc_file=doc_path(__file__),
+    table_message="`Found an unbound axis name: x. To fix this, please call axis_index under "
+                  "`jax.shard_map`.` / `unbound axis name: x` (lax.axis_size)",
+)
+
+#: `lax.axis_size(name)`'s words (jax/_src/core.py), 0.10.2 to 0.12.1.
+SIZE_TEMPLATE = "unbound axis name: {name}"
+
+
+def index_message(name: str) -> str:
+    return RULE.installed_template().format(name=name, api_name="axis_index")
+
+
+def size_message(name: str) -> str:
+    return SIZE_TEMPLATE.format(name=name)
