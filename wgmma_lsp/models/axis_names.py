@@ -15,6 +15,10 @@ runs in a known context (not a function analysed with unknown callers)."""
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Callable
+from typing import Any
+
 from wgmma_lsp.interpret import axis_env
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import Const, TupleVal, Value
@@ -73,19 +77,33 @@ def unbound(call: Call, name: Value) -> str | None:
     return axis_env.unbound_name(names)
 
 
-def axis_index_fails(call: Call, name: Value) -> bool:
-    """`lax.axis_index(name)` (or `plgpu.nd_loop` on `name`): reported, True, when it raises."""
+def _fix_data(call: Call, i: int, keyword: str, missing: str) -> dict[str, Any]:
+    """What WG113's fix needs: where the missing name is spelled as a string literal in the call
+    (one of a tuple's items, or the argument itself), and the names bound there."""
+    node = call.node_of(i, keyword)
+    if isinstance(node, (ast.Tuple, ast.List)):
+        node = next((e for e in node.elts if isinstance(e, ast.Constant) and e.value == missing), None)
+    bound = axis_env.current()
+    if not (isinstance(node, ast.Constant) and node.value == missing) or bound is None:
+        return {}
+    return {"name_span": call.interp.span(node), "missing": missing, "bound": sorted(bound)}
+
+
+def _fails(call: Call, name: Value, keyword: str, message: Callable[[str], str]) -> bool:
     missing = unbound(call, name)
     if missing is None:
         return False
-    call.interp.report(unbound_axis_name.RULE, unbound_axis_name.index_message(missing), call.span, call.line)
+    i = -1 if keyword == "collective_axes" else 0  # (nd_loop takes it by keyword only)
+    call.interp.report(unbound_axis_name.RULE, message(missing), call.span, call.line,
+                       data=_fix_data(call, i, keyword, missing))
     return True
+
+
+def axis_index_fails(call: Call, name: Value, keyword: str = "axis_name") -> bool:
+    """`lax.axis_index(name)` (or `plgpu.nd_loop` on `name`): reported, True, when it raises."""
+    return _fails(call, name, keyword, unbound_axis_name.index_message)
 
 
 def axis_size_fails(call: Call, name: Value) -> bool:
     """`lax.axis_size(name)`: reported, True, when it raises."""
-    missing = unbound(call, name)
-    if missing is None:
-        return False
-    call.interp.report(unbound_axis_name.RULE, unbound_axis_name.size_message(missing), call.span, call.line)
-    return True
+    return _fails(call, name, "axis_name", unbound_axis_name.size_message)

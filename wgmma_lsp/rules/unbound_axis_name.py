@@ -5,7 +5,28 @@ while the kernel is traced."""
 
 from __future__ import annotations
 
-from wgmma_lsp.rules.base import Rule, doc_path
+import difflib
+
+from wgmma_lsp.ide_model import Fix
+from wgmma_lsp.rules.base import Finding, Rule, doc_path
+from wgmma_lsp.rules.fixes_common import replace, text_of
+
+
+def fixes(finding: Finding, source: str) -> list[Fix]:
+    """The bound names spelled most like the missing one (a typo: `"blocks"` for `"block"`), the
+    closest preferred; none when no bound name is close (a missing axis is added to the kernel's
+    call, not guessed: see the documentation)."""
+    d = finding.data
+    span = d.get("name_span")
+    if span is None:
+        return []
+    literal = text_of(source, span)
+    quote = literal[:1] if literal[:1] in ("'", '"') and literal[-1:] == literal[:1] else '"'
+    close = [n for n in difflib.get_close_matches(d["missing"], d["bound"], n=3, cutoff=0.6)
+             if n.isidentifier()]  # (spelled as is between quotes)
+    return [replace(f"Use the bound axis name {name!r}", span, f"{quote}{name}{quote}", preferred=i == 0)
+            for i, name in enumerate(close)]
+
 
 RULE = Rule(
     code="WG113",
@@ -19,6 +40,8 @@ RULE = Rule(
     jax_source="jax/_src/lax/parallel.py: _check_axis_names (lax.axis_index); "
                "jax/_src/core.py: AxisEnv.axis_size (lax.axis_size)",
     doc_file=doc_path(__file__),
+    fixes=fixes,
+    fix_summary="use the bound axis name it is a typo of",
     table_message="`Found an unbound axis name: x. To fix this, please call axis_index under "
                   "`jax.shard_map`.` / `unbound axis name: x` (lax.axis_size)",
 )
