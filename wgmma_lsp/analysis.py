@@ -6,9 +6,12 @@ data it returns is defined in the leaf `analysis_types` (re-exported here)."""
 from __future__ import annotations
 
 import threading
-from typing import Any
 
 from wgmma_lsp.analysis_types import Analysis, Incomplete, ValueRecord  # noqa: F401  (re-exported)
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def analyze(source: str, path: str | None = None, resolve_with_jedi: bool = False,

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable
 
 from wgmma_lsp.rules.base import Finding
 from wgmma_lsp.spans import LineIndex, Span
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 
 @dataclass

@@ -17,7 +17,6 @@ import tokenize
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from wgmma_lsp import observed, results_cache
 from wgmma_lsp.discovery import Found
@@ -27,6 +26,7 @@ from wgmma_lsp.rules.tool_codes import SYNTAX_ERROR, UNREADABLE_FILE
 from wgmma_lsp.settings import Settings
 from wgmma_lsp.spans import Span
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
 if TYPE_CHECKING:
     from concurrent.futures import Future
 

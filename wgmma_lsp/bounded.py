@@ -3,10 +3,12 @@ dropped first. Callers hold their own lock."""
 
 from __future__ import annotations
 
-from typing import TypeVar
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import TypeVar
 
-K = TypeVar("K")
-V = TypeVar("V")
+    K = TypeVar("K")
+    V = TypeVar("V")
 
 
 def trim(cache: dict, limit: int) -> None:

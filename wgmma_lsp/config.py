@@ -30,10 +30,13 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from wgmma_lsp import toml_cache
 from wgmma_lsp.settings import _SEVERITIES, Settings
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 CONFIG_NAMES = ("wgmma-lsp.toml", ".wgmma-lsp.toml", "pyproject.toml")
 KEYS = {"select", "ignore", "severity", "exclude", "extend-exclude", "per-file-ignores",

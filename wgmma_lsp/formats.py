@@ -10,12 +10,15 @@ import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from wgmma_lsp import __version__
 from wgmma_lsp.batch import FileResult
 from wgmma_lsp.ide.model import Diagnostic, Severity
 from wgmma_lsp.spans import Span
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 FORMATS = ("text", "full", "json", "sarif", "github")
 

@@ -11,20 +11,24 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Any, AnyStr, Callable, Generic, Iterator
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any, AnyStr, Callable, Iterator
 
 
-class LazyPattern(Generic[AnyStr]):
-    """`re.compile(pattern, flags)`, done at the first match, search, substitution... ."""
+class LazyPattern:
+    """`re.compile(pattern, flags)`, done at the first match, search, substitution... . (Not a
+    `Generic[AnyStr]`: typing is not imported at run time; each method is generic instead.)"""
 
     __slots__ = ("pattern", "flags", "_compiled")
 
-    def __init__(self, pattern: AnyStr, flags: int = 0) -> None:
+    def __init__(self, pattern: str | bytes, flags: int = 0) -> None:
         self.pattern = pattern
         self.flags = flags
-        self._compiled: re.Pattern[AnyStr] | None = None
+        self._compiled: re.Pattern[Any] | None = None
 
-    def compiled(self) -> re.Pattern[AnyStr]:
+    def compiled(self) -> re.Pattern[Any]:
         p = self._compiled
         if p is None:
             p = self._compiled = re.compile(self.pattern, self.flags)

@@ -11,9 +11,10 @@ logger is the same object, fetched when first used. A leaf: nothing is imported 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
 if TYPE_CHECKING:
+    from typing import Any
     import logging
 
 NAME = "wgmma_lsp"

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from wgmma_lsp.ide_model import Severity
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 _SEVERITIES = {"error": Severity.ERROR, "warning": Severity.WARNING,
                "information": Severity.INFORMATION, "info": Severity.INFORMATION,

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import ast
-from typing import NamedTuple
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from wgmma_lsp.named_tuple import NamedTuple
 
 
 class Span(NamedTuple):

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Any, Iterator
 
 from wgmma_lsp.spans import Span
 from wgmma_lsp.syntax_spans import _past_the_end, _region_error, _span_of
@@ -25,6 +24,10 @@ from wgmma_lsp.syntax_text import (
     _orphan_header,
     _wrap,
 )
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any, Iterator
 
 MAX_DISAGREEMENTS = 4  # extra parses when CPython rejects a statement parso accepted
 MAX_QUICK = 3  # lines of one statement blanked one by one before parso is asked

@@ -23,11 +23,14 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any, Callable
 
 from wgmma_lsp import logs
 from wgmma_lsp.digest import blake2b
 from wgmma_lsp.user_cache import cache_dir
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 log = logs.logger()
 

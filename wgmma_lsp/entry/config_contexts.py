@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from wgmma_lsp.entry.context import Context, binding_text
 from wgmma_lsp.spans import Span
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
 if TYPE_CHECKING:
     from wgmma_lsp.interpret.interp import Interpreter
     from wgmma_lsp.interpret.values import ClassVal, FuncVal, Value

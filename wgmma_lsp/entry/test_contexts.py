@@ -45,7 +45,6 @@ import itertools
 import os
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
 
 from wgmma_lsp import logs
 from wgmma_lsp import observed
@@ -54,7 +53,9 @@ from wgmma_lsp.entry.context import Context
 from wgmma_lsp.entry.discover import EntrySite, ParamSet, _test_site
 from wgmma_lsp.lazy_re import LazyPattern
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
 if TYPE_CHECKING:
+    from typing import Callable
     from wgmma_lsp.interpret.interp import Interpreter
     from wgmma_lsp.interpret.values import ClassVal, FuncVal, Value
 

@@ -10,10 +10,13 @@ nothing rather than a partial list.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from wgmma_lsp.hazards.log import KernelLog
 from wgmma_lsp.spans import Span
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 _WHAT = {"load": "arrives: `copy_gmem_to_smem`", "arrive": "arrives: `barrier_arrive`",
          "wait": "waits: `barrier_wait`"}

@@ -12,12 +12,15 @@ from __future__ import annotations
 import ast
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Iterator
 
 from wgmma_lsp.hazards import unroll, warps
 from wgmma_lsp.hazards.regions import Box, box_of
 from wgmma_lsp.interpret.values import RefVal, TupleVal, Value
 from wgmma_lsp.spans import Span
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any, Iterator
 
 
 @dataclass

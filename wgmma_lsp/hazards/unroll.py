@@ -16,11 +16,14 @@ the models do not follow) is unknown, as before, and proves nothing.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 from wgmma_lsp.hazards.regions import box_of
 from wgmma_lsp.interpret import loop_steps
 from wgmma_lsp.interpret.values import RefVal
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_STEPS = 64  # a loop with more steps is not unrolled (its body is seen once or twice, as before)
 

@@ -15,10 +15,12 @@ what they were before: possible only, in no thread — silent.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
 
-#: hazards.log.KernelLog, as a type: not imported, since log.py imports this module.
-KernelLog = Any
+    #: hazards.log.KernelLog, as a type: not imported, since log.py imports this module.
+    KernelLog = Any
 
 WARPS = 4  # mosaic_gpu/core.py: WarpMesh._NUM_WARPS_PER_WARPGROUP
 

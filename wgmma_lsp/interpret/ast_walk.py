@@ -6,7 +6,10 @@ the walk itself on the interpreter's hot paths."""
 from __future__ import annotations
 
 import ast
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Nodes that hold no other node: never walked into.
 CHILDLESS = (ast.Constant, ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop,

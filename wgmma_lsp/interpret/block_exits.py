@@ -4,7 +4,10 @@ leaves (`raise`/`return`) or breaks out of a loop."""
 from __future__ import annotations
 
 import ast
-from typing import Iterator
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Iterator
 
 
 def _walk(node: ast.AST, handlers: bool) -> Iterator[ast.AST]:

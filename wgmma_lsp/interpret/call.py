@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from wgmma_lsp.interpret.values import UNKNOWN, Value
 from wgmma_lsp.spans import Span
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
 if TYPE_CHECKING:  # pragma: no cover
     from wgmma_lsp.interpret.env import Env
     from wgmma_lsp.interpret.host import ModelHost

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Any
 
 from wgmma_lsp.interpret import mutation
 from wgmma_lsp.interpret.call import Call
@@ -32,8 +31,12 @@ from wgmma_lsp.interpret.values import (
     join,
 )
 
-#: The interpreter (interp.Interpreter), as a type: not imported, since it imports this module.
-Interpreter = Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
+
+    #: The interpreter (interp.Interpreter), as a type: not imported, since it imports this module.
+    Interpreter = Any
 
 KIND_OF_BASE = {
     "enum.Enum": "enum", "enum.Flag": "enum", "enum.IntEnum": "intenum", "enum.IntFlag": "intenum",

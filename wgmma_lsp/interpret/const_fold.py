@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import ast
 import operator
-from typing import Any, Callable
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 MAX_BITS = 1 << 16  # an int result of up to ~20,000 decimal digits is computed
 MAX_ITEMS = 1 << 20  # a str/bytes/tuple/list repetition of up to ~a million items

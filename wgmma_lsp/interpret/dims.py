@@ -7,7 +7,6 @@ non-zero constant, and undecided otherwise (`tile_m` against `64`, or `tile_n` a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 
 @dataclass(frozen=True)
@@ -38,7 +37,7 @@ class Sym:
     __repr__ = __str__
 
 
-Dim = Union[int, Sym, None]  # None: unknown
+Dim = int | Sym | None  # None: unknown
 
 
 def _terms(d: int | Sym) -> tuple[dict[str, int], int]:

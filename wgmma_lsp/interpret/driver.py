@@ -9,7 +9,6 @@ import ast
 import contextlib
 import threading
 from collections.abc import Iterator
-from typing import Any
 
 from wgmma_lsp import logs
 from wgmma_lsp.analysis_types import Analysis
@@ -30,6 +29,10 @@ from wgmma_lsp.rules.base import Related
 from wgmma_lsp.spans import LineIndex, Span
 from wgmma_lsp.syntax import ORPHAN_PREFIX, TOO_DEEP, parse
 from wgmma_lsp.entry.declared import parse_entry_points
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 log = logs.logger()
 MAX_GENERIC_ROUNDS = 6

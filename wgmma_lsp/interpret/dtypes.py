@@ -20,7 +20,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Optional, Union
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Optional, Union
 
 __all__ = [
     "DType", "DTYPE_NAMES", "canonical_name", "canonicalize", "python_scalar",

@@ -28,13 +28,16 @@ and cuts exactly what it did without this memo:
 
 from __future__ import annotations
 
-from typing import Any
 
 from wgmma_lsp.interpret import silent_memo
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.interp_base import _origin_of
 from wgmma_lsp.interpret.memo import MemoEntry, first_run_state, observed_call_key
 from wgmma_lsp.interpret.values import FuncVal, Value
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 ENABLED = True  # (benchmarks compare with it off)
 

@@ -20,14 +20,17 @@ whose generator body runs is left out of the race analysis (hazards/log.make_opa
 from __future__ import annotations
 
 import ast
-from typing import Any
 
 from wgmma_lsp.interpret import mutation
 from wgmma_lsp.interpret.ast_walk import CHILDLESS, push_children
 from wgmma_lsp.interpret.values import UNKNOWN, Const, FuncVal, Value, next_born
 
-#: The interpreter (interp.Interpreter), as a type: not imported, since it imports this module.
-Interpreter = Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
+
+    #: The interpreter (interp.Interpreter), as a type: not imported, since it imports this module.
+    Interpreter = Any
 
 def is_generator_function(node: ast.AST) -> bool:
     """A `def` whose own body (not a nested function's) holds `yield` or `yield from` (kept on

@@ -29,11 +29,14 @@ picks and stops exactly where it did without this memo:
 
 from __future__ import annotations
 
-from typing import Any
 
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.memo import MemoEntry, first_run_state, observed_call_key
 from wgmma_lsp.interpret.values import FuncVal, Value
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class HoverEntry(MemoEntry):

@@ -28,40 +28,41 @@ from __future__ import annotations
 import ast
 import os
 import threading
-from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from wgmma_lsp import logs
 from wgmma_lsp.analysis_types import Incomplete
 from wgmma_lsp.interpret import interp_base
 from wgmma_lsp.spans import LineIndex, Span
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
 if TYPE_CHECKING:
+    from typing import Any, Callable, Protocol
     from wgmma_lsp.interpret.env import Env
     from wgmma_lsp.interpret.origin import ModuleOrigin
     from wgmma_lsp.interpret.values import Value
 
+    class Interpreter(Protocol):
+        """What this module reads and sets on the interpreter (`interp.Interpreter`)."""
 
-class Interpreter(Protocol):
-    """What this module reads and sets on the interpreter (`interp.Interpreter`)."""
+        path: str | None
+        lines: LineIndex
+        home: "ModuleOrigin | None"
+        where: "ModuleOrigin | None"
+        entry_span: Span | None
+        hover_only: bool
+        incomplete: list
+        steps: int
+        step_limit: int
+        cancel: threading.Event | None
+        _check_at: int
+        _home_state: tuple
 
-    path: str | None
-    lines: LineIndex
-    home: "ModuleOrigin | None"
-    where: "ModuleOrigin | None"
-    entry_span: Span | None
-    hover_only: bool
-    incomplete: list
-    steps: int
-    step_limit: int
-    cancel: threading.Event | None
-    _check_at: int
-    _home_state: tuple
+        def span(self, node: ast.AST) -> Span: ...
+        def eval(self, node: ast.expr | None, env: "Env") -> "Value": ...
+        def binop(self, op: ast.operator, left: "Value", right: "Value", node: ast.AST) -> "Value": ...
+        def record(self, node: ast.AST, value: "Value", kind: str = "expr", name: str | None = None) -> None: ...
+        def tick(self) -> None: ...
 
-    def span(self, node: ast.AST) -> Span: ...
-    def eval(self, node: ast.expr | None, env: "Env") -> "Value": ...
-    def binop(self, op: ast.operator, left: "Value", right: "Value", node: ast.AST) -> "Value": ...
-    def record(self, node: ast.AST, value: "Value", kind: str = "expr", name: str | None = None) -> None: ...
-    def tick(self) -> None: ...
 
 log = logs.logger()
 

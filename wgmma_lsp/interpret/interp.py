@@ -12,7 +12,6 @@ from __future__ import annotations
 import ast
 import threading
 import weakref
-from typing import Any
 
 from wgmma_lsp.analysis_types import ValueRecord
 from wgmma_lsp.interpret import interp_base
@@ -23,7 +22,7 @@ from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.kernel_state import KernelState, outside_kernel
 from wgmma_lsp.interpret.memo import MemoEntry
 from wgmma_lsp.interpret.observe import Observations
-from wgmma_lsp.interpret.origin import Importer, ModuleOrigin, active_importer
+from wgmma_lsp.interpret.origin import ModuleOrigin, active_importer
 from wgmma_lsp.interpret.sweep_budget import sweep_steps
 from wgmma_lsp.interpret.values import FuncVal, Value
 from wgmma_lsp.models import registry
@@ -43,6 +42,12 @@ from wgmma_lsp.interpret.interp_records import RecordsMixin  # noqa: E402
 from wgmma_lsp.interpret.interp_statements import StatementsMixin  # noqa: E402
 from wgmma_lsp.interpret.interp_try import TryMixin, _TryScope  # noqa: E402
 from wgmma_lsp.interpret.interp_match import MatchMixin  # noqa: E402
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from wgmma_lsp.interpret.origin import Importer
 
 class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixin, MatchMixin, ExpressionsMixin,
                   GeneratorsMixin):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 from contextlib import contextmanager
-from typing import Iterator
 
 from wgmma_lsp.entry.context import Context
 from wgmma_lsp.interpret import dims as D
@@ -35,6 +34,10 @@ from wgmma_lsp.interpret.values import (
     join,
 )
 from wgmma_lsp.models import jax_api
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Iterator
 
 
 class CallsMixin:

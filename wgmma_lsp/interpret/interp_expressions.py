@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import operator
-from typing import Any, Callable
 
 from wgmma_lsp.interpret import (
     classes, const_fold, dtypes, incomplete, jax_value_equality, loop_steps, mutation, operators, path_equalities,
@@ -52,6 +51,10 @@ from wgmma_lsp.models.arrays import array_binop, array_compare
 from wgmma_lsp.models.python import BUILTINS
 from wgmma_lsp.models.registry import (API_ATTRIBUTES, ATTRIBUTE_SITES, ATTRIBUTES, COMPUTED_CONSTANTS, CONSTANTS,
                                       GETITEM, SETITEM)
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 _CMPOPS: dict[type, Callable[[Any, Any], Any]] = {
     ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,

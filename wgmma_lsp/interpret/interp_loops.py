@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Any
 
 from wgmma_lsp import logs
 from wgmma_lsp.entry.context import Context, binding_text
@@ -26,6 +25,10 @@ from wgmma_lsp.interpret.values import (
     join,
     next_born,
 )
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class LoopsMixin:

@@ -19,7 +19,6 @@ reaches that function.
 from __future__ import annotations
 
 import ast
-from typing import Any
 
 from wgmma_lsp.interpret import classes, instance_checks
 from wgmma_lsp.interpret.env import Env
@@ -33,6 +32,10 @@ from wgmma_lsp.interpret.values import (
     Value,
     join,
 )
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Builtin types whose class pattern with one positional sub-pattern matches the subject itself.
 _SELF_MATCHING = frozenset({"builtins.bool", "builtins.bytearray", "builtins.bytes", "builtins.dict",

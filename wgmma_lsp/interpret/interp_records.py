@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-from typing import Any
 
 from wgmma_lsp.analysis_types import ValueRecord
 from wgmma_lsp.interpret.interp_base import MAX_RECORD_VALUES, _informative, _partial
@@ -14,6 +13,10 @@ from wgmma_lsp.interpret.values import (
 )
 from wgmma_lsp.rules.base import Finding, Related, Rule
 from wgmma_lsp.spans import Span
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class RecordsMixin:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-from typing import Callable
 
 from wgmma_lsp import observed
 from wgmma_lsp.analysis_types import ValueRecord
@@ -44,6 +43,10 @@ from wgmma_lsp.interpret.values import (
     join,
 )
 from wgmma_lsp.spans import Span
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Callable
 
 
 class StatementsMixin:

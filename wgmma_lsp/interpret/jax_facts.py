@@ -17,7 +17,6 @@ of single files. It comes, in this order, from
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
 
 from wgmma_lsp import environment
 from wgmma_lsp import logs
@@ -25,6 +24,10 @@ from wgmma_lsp.interpret import jax_facts_cache, jax_lowering_rules, jax_reducti
 from wgmma_lsp.interpret.jax_api_types import Export, Signature
 from wgmma_lsp.interpret.jax_facts_data import (  # noqa: F401  (re-exported)
     BUNDLED, FORMAT, JaxFacts, bundled, bundled_version)
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Callable
 
 log = logs.logger()
 

@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from wgmma_lsp import logs
 from wgmma_lsp import observed
 from wgmma_lsp import user_cache
 from wgmma_lsp.digest import blake2b
 from wgmma_lsp.interpret.jax_facts_data import FORMAT, JaxFacts
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 log = logs.logger()
 

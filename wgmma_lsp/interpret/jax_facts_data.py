@@ -8,9 +8,12 @@ import json
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from wgmma_lsp.interpret.jax_api_types import Export, Param, Signature
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Bumped when the facts' shape changes (the cache also keys on the extractor's source).
 FORMAT = 1

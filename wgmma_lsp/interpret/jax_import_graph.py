@@ -37,12 +37,17 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
 
 from wgmma_lsp import logs, observed, user_cache
 from wgmma_lsp.digest import blake2b
 from wgmma_lsp.interpret.jax_source_read import jax_root
 from wgmma_lsp.lazy_re import LazyPattern
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from wgmma_lsp.named_tuple import NamedTuple
 
 log = logs.logger()
 

@@ -12,9 +12,12 @@ from the installed files (never imported) and kept with the other facts (`jax_fa
 from __future__ import annotations
 
 import ast
-from typing import Any
 
 from wgmma_lsp.interpret import jax_source_read as jax_source
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 _ESTIMATOR = "_reduce_resource_estimator"
 

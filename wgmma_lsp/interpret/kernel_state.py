@@ -16,9 +16,10 @@ A leaf module: it imports nothing of the interpreter or the models.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
 if TYPE_CHECKING:  # pragma: no cover - types only
+    from typing import Any
     from wgmma_lsp.spans import Span
 
 #: `wg_axis` when it is not known whether the kernel has a thread axis.

@@ -18,10 +18,13 @@ from __future__ import annotations
 import ast
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
 
 from wgmma_lsp.interpret.dtypes import DType
 from wgmma_lsp.interpret.values import ArrayVal, Const, Value
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 INT32_NAME = "int32"
 

@@ -21,22 +21,22 @@ Tests over anything else (an unknown argument, a traced value) keep their usual 
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Protocol
 
 from wgmma_lsp.interpret.values import Const, SymInt, Value
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
 if TYPE_CHECKING:  # pragma: no cover
+    from typing import Protocol
     from contextlib import AbstractContextManager
 
     from wgmma_lsp.interpret.env import Env
 
+    class Interpreter(Protocol):
+        """What a machine guard needs of the interpreter (`interp.Interpreter`): evaluating
+        without recording."""
 
-class Interpreter(Protocol):
-    """What a machine guard needs of the interpreter (`interp.Interpreter`): evaluating
-    without recording."""
-
-    def eval(self, node: ast.expr | None, env: "Env") -> Value: ...
-    def quiet(self) -> "AbstractContextManager[None]": ...
+        def eval(self, node: ast.expr | None, env: "Env") -> Value: ...
+        def quiet(self) -> "AbstractContextManager[None]": ...
 
 
 #: The symbols (`models/collectives.py`) that stand for facts of the machine.

@@ -12,12 +12,15 @@ and the replaying path is certain too.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from wgmma_lsp.interpret.generators import GeneratorVal
 from wgmma_lsp.interpret.values import (
     Const, DictVal, FuncVal, InstanceVal, PartialVal, TupleVal, Value, next_born,
 )
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_DEPTH = 6
 

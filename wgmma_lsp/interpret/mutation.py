@@ -27,7 +27,6 @@ A call that changes an object made before it is not memoised (a replay would not
 
 from __future__ import annotations
 
-from typing import Any
 
 from wgmma_lsp.interpret.values import (
     UNKNOWN,
@@ -39,8 +38,12 @@ from wgmma_lsp.interpret.values import (
     join,
 )
 
-#: The interpreter (interp.Interpreter), as a type: not imported, since it imports this module.
-Interpreter = Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
+
+    #: The interpreter (interp.Interpreter), as a type: not imported, since it imports this module.
+    Interpreter = Any
 
 Container = TupleVal | DictVal | SetVal
 

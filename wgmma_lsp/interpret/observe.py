@@ -22,9 +22,12 @@ A memoised call replayed instead of run reports what its body observed when it r
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Any, Iterator
 
 from wgmma_lsp.interpret.values import Const
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any, Iterator
 
 
 class Observations:

@@ -19,7 +19,6 @@ of arrays and of library objects are their models'.
 from __future__ import annotations
 
 import ast
-from typing import Any
 
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.classes import ENUMS, bind, decorated, lookup, mro, opaque_bases
@@ -35,8 +34,12 @@ from wgmma_lsp.interpret.values import (
     Value,
 )
 
-#: The interpreter (interp.Interpreter), as a type: not imported, since it imports this module.
-Interpreter = Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
+
+    #: The interpreter (interp.Interpreter), as a type: not imported, since it imports this module.
+    Interpreter = Any
 
 BINARY: dict[type, str] = {
     ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.MatMult: "matmul", ast.Div: "truediv",

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Protocol
 
 from wgmma_lsp.spans import LineIndex, Span
 
@@ -43,18 +42,22 @@ class ModuleOrigin:
         return ForeignSpan(s.line, s.col, s.end_line, s.end_col, self.path)
 
 
-class Importer(Protocol):
-    """What the interpreter asks about imports the JAX import table does not know.
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any, Protocol
 
-    Each returns None when the module is not one of the user's (then jedi's cache is asked)."""
+    class Importer(Protocol):
+        """What the interpreter asks about imports the JAX import table does not know.
 
-    def import_from(self, from_path: str | None, module: str | None, level: int,
-                    name: str) -> Any | None: ...
+        Each returns None when the module is not one of the user's (then jedi's cache is asked)."""
 
-    def import_module(self, from_path: str | None, dotted: str) -> Any | None: ...
+        def import_from(self, from_path: str | None, module: str | None, level: int,
+                        name: str) -> Any | None: ...
 
-    def import_star(self, from_path: str | None, module: str | None,
-                    level: int) -> tuple[dict[str, Any], list[str]] | None: ...
+        def import_module(self, from_path: str | None, dotted: str) -> Any | None: ...
+
+        def import_star(self, from_path: str | None, module: str | None,
+                        level: int) -> tuple[dict[str, Any], list[str]] | None: ...
 
 
 _active = threading.local()

@@ -25,7 +25,6 @@ from __future__ import annotations
 import ast
 import math
 from collections import OrderedDict
-from typing import Any
 
 from wgmma_lsp.interpret import classes, mutation, operators
 from wgmma_lsp.interpret.call import Call
@@ -41,8 +40,12 @@ from wgmma_lsp.interpret.values import (
     Value,
 )
 
-#: The interpreter (interp.Interpreter), as a type: not imported, since it imports this module.
-Interpreter = Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
+
+    #: The interpreter (interp.Interpreter), as a type: not imported, since it imports this module.
+    Interpreter = Any
 
 MAX_ELEMENTS = 256  # a set whose elements are compared pair by pair: not followed past this
 MAX_KEYED_ELEMENTS = 4096  # a set whose elements all have equality keys

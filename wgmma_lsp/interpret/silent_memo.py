@@ -39,12 +39,15 @@ apart, so the analysis finds, notes and cuts exactly what it did without this me
 
 from __future__ import annotations
 
-from typing import Any
 
 from wgmma_lsp.interpret import mutation
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.memo import MemoEntry, first_run_state, observed_call_key
 from wgmma_lsp.interpret.values import UNKNOWN, FuncVal, Value
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 ENABLED = True  # (benchmarks compare with it off)
 

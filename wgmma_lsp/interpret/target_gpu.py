@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import ast
 import functools
-from typing import Any
 
 from wgmma_lsp.interpret.ast_walk import CHILDLESS, push_children
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Mosaic GPU APIs only one GPU generation has, by the compute capability JAX reports for it.
 HOPPER_ONLY = frozenset({"wgmma", "wgmma_wait", "WGMMAAccumulatorRef"})

@@ -10,12 +10,15 @@ from __future__ import annotations
 import ast
 import itertools
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable
 
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret.dims import Dim, Sym
 from wgmma_lsp.interpret.dtypes import DType
 from wgmma_lsp.spans import Span
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 
 _BORN = itertools.count(1)

@@ -26,7 +26,6 @@ through the call runs no backward rule.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from wgmma_lsp.interpret import mutation
 from wgmma_lsp.interpret.call import Call
@@ -45,6 +44,10 @@ from wgmma_lsp.interpret.values import (
 )
 from wgmma_lsp.models.entry_calls import trace_call, traced_value
 from wgmma_lsp.models.registry import METHODS, model
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 CUSTOM_VJP = "jax.custom_vjp"
 PULLBACK = "jax.vjp_pullback"

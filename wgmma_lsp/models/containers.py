@@ -9,7 +9,6 @@ anything not known gives an unknown value, never a guess.
 from __future__ import annotations
 
 import ast
-from typing import Any
 
 from wgmma_lsp.interpret import generators, mutation, operators, set_elements
 from wgmma_lsp.interpret.call import Call
@@ -25,6 +24,10 @@ from wgmma_lsp.interpret.values import (
     Value,
 )
 from wgmma_lsp.models.registry import method
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_ITEMS = 10_000  # a list or string built by a method beyond this is not followed
 

@@ -4,12 +4,15 @@ type it returns (`np.float32`, not a `numpy.dtype` object), or None."""
 
 from __future__ import annotations
 
-from typing import Any
 
 from wgmma_lsp.interpret import jax_facts
 from wgmma_lsp.interpret.dtypes import DType
 from wgmma_lsp.interpret.values import Const, DTypeVal, Value
 from wgmma_lsp.models.registry import API_ATTRIBUTES
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 _ENUM = "lax.DotAlgorithmPreset"
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 import ast
 import dataclasses
 import itertools
-from typing import Callable
 
 from wgmma_lsp.hazards import log as H
 from wgmma_lsp.hazards import unroll, warps
@@ -34,6 +33,10 @@ from wgmma_lsp.interpret.values import UNKNOWN, AllocSpec, ArrayVal, Const, RefV
 from wgmma_lsp.models import arrays, blackwell, pallas, pipelines, refs, tma  # noqa: F401  (first: wrapped here)
 from wgmma_lsp.models.arrays import INT32
 from wgmma_lsp.models.registry import GETITEM, MODELS, SETITEM, model
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Callable
 
 
 def _smem(ref: Value) -> bool:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 import weakref
-from typing import Any
 
 from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.jax_source import pallas_call_lowers_mosaic_gpu
@@ -27,6 +26,10 @@ from wgmma_lsp.interpret.values import Const, RefVal, TupleVal, Value
 from wgmma_lsp.models import pipelines, refs  # noqa: F401 - their models are wrapped below
 from wgmma_lsp.models.registry import GETITEM, SETITEM
 from wgmma_lsp.rules import strided_elements, tma_bytes_per_warpgroup
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 WARPGROUP_SIZE = 128
 _MLIR = {"float32": "f32", "float16": "f16", "bfloat16": "bf16", "float64": "f64", "int32": "i32",

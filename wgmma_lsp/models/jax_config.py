@@ -11,12 +11,15 @@ program's modules set and read flags in, nor which context set one).
 
 from __future__ import annotations
 
-from typing import Any
 
 from wgmma_lsp.interpret import jax_facts
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import Const, Value
 from wgmma_lsp.models.registry import API_ATTRIBUTES, model
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Flags some analysed code set with `jax.config.update`: no longer at their defaults.
 UPDATED: set[str] = set()

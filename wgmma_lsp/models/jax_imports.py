@@ -27,13 +27,14 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from wgmma_lsp import observed
 from wgmma_lsp.interpret import env_packages, jax_import_graph, jax_source
 from wgmma_lsp.interpret.jax_source_read import jax_root, module_file
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
 if TYPE_CHECKING:
+    from typing import Any
     from wgmma_lsp.interpret.host import ModelHost
     from wgmma_lsp.rules.base import Rule
     from wgmma_lsp.spans import Span

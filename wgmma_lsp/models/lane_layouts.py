@@ -24,7 +24,6 @@ and an Ampere `MMA_RHS` cast of a 32-row tile is fine (`cast_right_after`).
 
 from __future__ import annotations
 
-from typing import Any
 
 from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.call import Call
@@ -34,6 +33,10 @@ from wgmma_lsp.lazy_re import LazyPattern
 from wgmma_lsp.models import arrays, implicit_copies  # noqa: F401 - wrapped after theirs
 from wgmma_lsp.models.registry import GETITEM, METHODS, MODELS, SETITEM
 from wgmma_lsp.rules import tiled_layout_shape, tiling_without_swizzle
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 #: The layout a whole tiled+swizzled load gives (ArrayVal.layout), read by the reductions.
 WGMMA_LOADED = "wgmma (tiled load)"

@@ -6,7 +6,6 @@ Mirrors `jax._src.pallas.primitives` (run_scoped), `jax._src.state.discharge` (r
 
 from __future__ import annotations
 
-from typing import Callable
 
 from wgmma_lsp.interpret.jax_source import pallas_call_lowers_mosaic_gpu
 from wgmma_lsp.interpret.call import Call
@@ -22,6 +21,10 @@ from wgmma_lsp.models.block_refs import block_ref as _block_ref
 from wgmma_lsp.models.registry import CONSTANTS, METHODS, model
 from wgmma_lsp.models import axis_names, implicit_copies, interpret_mode, smem_budget, tmem_budget
 from wgmma_lsp.models.scopes_lowering import check_run_scoped_lowering
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Callable
 
 _SPACES = {"plgpu.SMEM": "smem", "plgpu.GMEM": "gmem", "plgpu.TMEM": "tmem", "plgpu.REGS": "regs",
            "plgpu.MemorySpace.SMEM": "smem", "plgpu.MemorySpace.GMEM": "gmem",
@@ -297,8 +300,6 @@ def _blockspec(call: Call) -> Value:
     return BlockSpecVal(block, space, _transforms(call.get(99, "transforms", Const(()))),
                         index_map=call.get(1, "index_map", Const(None)),
                         delay_release=as_int(delay), collective_axes=collective, span=call.span)
-
-
 
 
 def _specs_list(v: Value, n: int) -> list[Value]:

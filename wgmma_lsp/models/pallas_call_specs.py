@@ -10,7 +10,6 @@ blamed on the call; nothing after them runs (the kernel is never traced).
 
 from __future__ import annotations
 
-from typing import Callable
 
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.jax_version import matches
@@ -18,6 +17,10 @@ from wgmma_lsp.interpret.values import UNKNOWN, BlockSpecVal, TupleVal, Value, W
 from wgmma_lsp.models import pallas  # noqa: F401 - its pallas_call model is wrapped below
 from wgmma_lsp.models.registry import MODELS
 from wgmma_lsp.rules import pallas_call_collective_axes, pallas_call_spec_transforms
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Callable
 
 #: The JAX versions whose `plgpu.BlockSpec.to_block_mapping` asserts that a spec has no transforms.
 _NO_TRANSFORMS = ">=0.12.1"

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import ast
 import weakref
-from typing import Any, Callable
 
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.jax_source import lowering_rule_registered as registered
@@ -34,6 +33,10 @@ from wgmma_lsp.interpret.values import ArrayVal, Const, TupleVal, Value
 from wgmma_lsp.models import arrays, pipelines  # noqa: F401 - their models are wrapped below
 from wgmma_lsp.models.registry import ATTRIBUTE_SITES, METHODS, MODELS, OPERATOR_SITES
 from wgmma_lsp.rules import lowering_unimplemented_primitive as wg084
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 #: The JAX versions whose jnp/lax -> primitive mapping the tests verified.
 _VERIFIED = ((0, 10), (0, 12))

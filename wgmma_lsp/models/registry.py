@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable
 
 from wgmma_lsp.interpret.values import Value
 from wgmma_lsp.submodules import module_names
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 MODELS: dict[str, Callable[..., Value]] = {}  # canonical name -> fn(call)
 METHODS: dict[str, Callable[..., Value]] = {}  # "array.astype" -> fn(obj, call)

@@ -13,12 +13,15 @@ or unexpected argument: TypeError) gives no value.
 from __future__ import annotations
 
 import ast
-from typing import Any
 
 from wgmma_lsp.interpret import mutation
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import UNKNOWN, ApiVal, Const, DictVal, FuncVal, TupleVal, Value, Wrapped
 from wgmma_lsp.models.registry import attribute, method, model
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 SIGNATURE = "inspect.Signature"
 PARAMETER = "inspect.Parameter"

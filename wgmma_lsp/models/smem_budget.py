@@ -34,7 +34,6 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
 
 from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret import jax_source
@@ -54,7 +53,11 @@ MAX_SMEM_BYTES = 227 * 1024  # sm_90 and sm_100, when JAX cannot ask a device
 # a plain barrier). A field not known is None: the bytes of one scope do not depend on it (its
 # barriers add up whatever they are), but whether two sibling scopes share a kind does
 # (`barrier_counts | ...`), so such a merge makes the total a lower bound (`merge_barriers`).
-BarrierKey = tuple[str, "int | None", int, "bool | None", Any]
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
+
+    BarrierKey = tuple[str, "int | None", int, "bool | None", Any]
 
 
 def align(n: int) -> int:

@@ -23,7 +23,6 @@ lowering_kernel/swizzle_only_slices_by_version.py, checked against 0.10.2, 0.12.
 
 from __future__ import annotations
 
-from typing import Any
 
 from wgmma_lsp.interpret.jax_version import installed, matches
 from wgmma_lsp.interpret.values import ArrayVal, Const, DSliceVal, RefVal, SliceVal, Value
@@ -32,6 +31,10 @@ from wgmma_lsp.models.lane_layouts import cast_right_after
 from wgmma_lsp.models.registry import GETITEM
 from wgmma_lsp.models.swizzle_only_loads import swizzled_only, whole_load
 from wgmma_lsp.rules import swizzle_without_tiling
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _static_slice(item: Value) -> bool:

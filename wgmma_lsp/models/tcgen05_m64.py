@@ -13,7 +13,6 @@ scales, no collective axis; the call itself reported nothing.
 
 from __future__ import annotations
 
-from typing import Callable
 
 from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.call import Call
@@ -23,6 +22,10 @@ from wgmma_lsp.models import blackwell  # noqa: F401 - its tcgen05_mma model is 
 from wgmma_lsp.models.registry import MODELS
 from wgmma_lsp.models.tcgen05_lowering import _operand
 from wgmma_lsp.rules import tcgen05_m64_swizzle
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Callable
 
 _DTYPES = {"bfloat16", "float16"}
 

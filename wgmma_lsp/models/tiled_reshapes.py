@@ -15,13 +15,16 @@ through it, on those JAX versions.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from wgmma_lsp.interpret.jax_version import installed
 from wgmma_lsp.interpret.values import RefVal, Value
 from wgmma_lsp.models import refs  # noqa: F401 - its ref models are wrapped below
 from wgmma_lsp.models.registry import check_ref_accesses
 from wgmma_lsp.rules import tiled_reshape_unfold
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def unfolds(source: tuple[int, ...], target: tuple[int, ...]) -> bool | None:

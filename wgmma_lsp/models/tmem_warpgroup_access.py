@@ -18,13 +18,16 @@ lowering_kernel/kernel_level_tmem_plain_access_warpgroup.py).
 
 from __future__ import annotations
 
-from typing import Any
 
 from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.jax_version import installed
 from wgmma_lsp.interpret.values import ArrayVal, Const, RefVal, Value
 from wgmma_lsp.models.registry import GETITEM, SETITEM
 from wgmma_lsp.rules.base import Related
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 #: JAX's message, up to the op text it appends.
 MESSAGE = "Expected the same number of in_tmem_layouts (0) as TMEM ref operands (1)."

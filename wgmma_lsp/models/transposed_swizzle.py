@@ -14,13 +14,16 @@ pallas_call block) whose own transforms are a swizzle, or a 2-D ref's tiling and
 
 from __future__ import annotations
 
-from typing import Any
 
 from wgmma_lsp.interpret.jax_version import installed
 from wgmma_lsp.interpret.values import RefVal, Value
 from wgmma_lsp.models import refs  # noqa: F401 - its ref models are wrapped below
 from wgmma_lsp.models.registry import check_ref_accesses
 from wgmma_lsp.rules import transpose_swizzled_dim
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def moves_swizzled_dim(ref: Value) -> bool:

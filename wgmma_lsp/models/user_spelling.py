@@ -3,10 +3,13 @@ imported under (`plgpu`, `jnp`), and where a ref was allocated (related informat
 
 from __future__ import annotations
 
-from typing import Any
 
 from wgmma_lsp.interpret.values import ModuleVal, RefVal
 from wgmma_lsp.rules.base import Related
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def module_alias(interp: Any, canonical: str) -> str | None:

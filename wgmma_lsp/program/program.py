@@ -32,7 +32,6 @@ import os
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
 
 from wgmma_lsp import logs
 from wgmma_lsp import observed
@@ -41,6 +40,10 @@ from wgmma_lsp.digest import blake2b
 from wgmma_lsp.interpret.origin import ModuleOrigin, active_importer, set_active_importer
 from wgmma_lsp.interpret.values import UNKNOWN, Const, Unknown, UserModuleVal, Value
 from wgmma_lsp.program import lookup
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Callable, Iterator
 
 log = logs.logger()
 

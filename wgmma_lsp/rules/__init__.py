@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import importlib
 import os
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class LazyRuleModule:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
 
 from wgmma_lsp.spans import Span
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
 if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any, Callable
     from wgmma_lsp.ide_model import Fix
 
 
