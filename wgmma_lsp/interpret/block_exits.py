@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import ast
 
+from wgmma_lsp.interpret.ast_walk import push_children
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
 if TYPE_CHECKING:
     from typing import Iterator
@@ -18,10 +20,13 @@ def _walk(node: ast.AST, handlers: bool) -> Iterator[ast.AST]:
         return
     skip = (ast.ExceptHandler, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
     todo = [node]
+    kids: list[ast.AST] = []
     while todo:
         n = todo.pop()
         yield n
-        todo.extend(c for c in ast.iter_child_nodes(n) if not isinstance(c, skip))
+        push_children(kids, n)  # (ast.iter_child_nodes, without its generators)
+        todo.extend(c for c in kids if not isinstance(c, skip))
+        kids.clear()
 
 
 def rebound_names(tree: ast.AST) -> set[str]:
@@ -81,7 +86,7 @@ def _exits_own_loop(body: list[ast.stmt], kinds: tuple[type, ...], attr: str) ->
         elif isinstance(n, (ast.For, ast.AsyncFor, ast.While)):
             todo.extend(n.orelse)  # (its body's break/continue are its own)
         elif not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.expr)):
-            todo.extend(ast.iter_child_nodes(n))
+            push_children(todo, n)
     setattr(body[0], attr, found)
     return found
 

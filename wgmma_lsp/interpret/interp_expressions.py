@@ -10,6 +10,7 @@ from wgmma_lsp.interpret import (
     resolve, set_elements, silent_memo,
 )
 from wgmma_lsp.interpret import dims as D
+from wgmma_lsp.interpret.ast_walk import push_children
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.dtypes import SymDType
 from wgmma_lsp.interpret.env import Env
@@ -491,7 +492,7 @@ class ExpressionsMixin:
                 if v is not None:
                     self.record(x, v, "name", x.id)
                 continue
-            stack.extend(ast.iter_child_nodes(x))
+            push_children(stack, x)  # (ast.iter_child_nodes, without its generators)
 
     def eval_Tuple(self, n: ast.Tuple, env: Env) -> Value:
         return self._seq(n.elts, env, False)

@@ -40,6 +40,9 @@ class RecordsMixin:
             self._records[id(node)] = (node, kind, name, [value], [self.ctx])
             return
         values = entry[3]
+        for v in values:
+            if v is value:
+                return  # recorded already (what `_record` would find first, with nothing read)
         if len(values) >= MAX_RECORD_VALUES and not any(map(_partial, values)):
             return  # full of fully known values: nothing can be added or replaced
         if self.observing:  # keeping books for hovers is not looking at a swept value

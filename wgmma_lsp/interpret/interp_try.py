@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from wgmma_lsp.interpret.ast_walk import push_children
 from wgmma_lsp.interpret.block_exits import _breaks, _leaves
 from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.values import UNKNOWN, join
@@ -205,7 +206,9 @@ def _bindings(stmts: list[ast.stmt], weight: int) -> dict[str, int]:
         if name is not None:
             out[name] = out.get(name, 0) + w
         inner = 2 if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.comprehension)) else w
-        todo.extend((c, inner) for c in ast.iter_child_nodes(node))
+        kids: list[ast.AST] = []
+        push_children(kids, node)  # (ast.iter_child_nodes, without its generators)
+        todo.extend((c, inner) for c in kids)
     return out
 
 

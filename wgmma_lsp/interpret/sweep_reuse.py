@@ -19,9 +19,10 @@ entered are added again with the repeat's bindings, which is what running it wou
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from wgmma_lsp.entry.context import Context
+from wgmma_lsp.interpret.ast_walk import push_children
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
 if TYPE_CHECKING:
@@ -68,9 +69,11 @@ _MISSING = _Missing()
 
 
 def rebind(c: Any, old: tuple, new: tuple) -> Any:
-    """A context the run iteration made (bindings starting with `old`), for the repeat."""
+    """A context the run iteration made (bindings starting with `old`), for the repeat. (Made
+    field by field: what `dataclasses.replace` makes, without its walk of the fields — a repeat
+    rebinds every context its run recorded.)"""
     if isinstance(c, Context) and c.bindings[:len(old)] == old:
-        return replace(c, bindings=new + c.bindings[len(old):])
+        return type(c)(c.origin, c.line, new + c.bindings[len(old):], c.span, c.open)
     return c
 
 
@@ -157,7 +160,8 @@ def _closure_loads(scope: ast.AST) -> frozenset[str]:
     if cached is not None:
         return cached
     out: set[str] = set()
-    todo = list(ast.iter_child_nodes(scope))
+    todo: list[ast.AST] = []
+    push_children(todo, scope)  # (ast.iter_child_nodes, without its generators)
     while todo:
         n = todo.pop()
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
@@ -166,7 +170,7 @@ def _closure_loads(scope: ast.AST) -> frozenset[str]:
             local = {x.id for x in ast.walk(n) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store)}
             out |= _loads(n) - params - local
         else:
-            todo.extend(ast.iter_child_nodes(n))
+            push_children(todo, n)
     result = frozenset(out)
     scope.__dict__["_wgmma_closure_loads"] = result
     return result
@@ -188,7 +192,9 @@ def _names(node: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
     if isinstance(node, ast.Name):
         (loads if isinstance(node.ctx, ast.Load) else stores).add(node.id)
     else:
-        for child in ast.iter_child_nodes(node):
+        children: list[ast.AST] = []
+        push_children(children, node)  # (ast.iter_child_nodes, without its generators)
+        for child in children:
             child_loads, child_stores = _names(child)
             loads |= child_loads
             stores |= child_stores
