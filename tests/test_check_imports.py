@@ -1,6 +1,7 @@
 """What a one-file `wgmma-lsp check` of a JAX kernel file does not import (CONTRIBUTING.md, Speed):
-`typing` (~2-2.5 ms; its names are imported for type checkers only) and, at Python 3.11 and
-3.12, the code of `inspect` (launch.defer_inspect). The findings are checked elsewhere; here, only
+`typing` (~2-2.5 ms; its names are imported for type checkers only), the race and role analyses'
+reports for a kernel that logged nothing (models/hazard_ops.py, hazard_roles.py) and, at Python
+3.11 and 3.12, the code of `inspect` (launch.defer_inspect). The findings are checked elsewhere; here, only
 that the file was analysed."""
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import pytest
 
 _CHECK = ("import sys; sys.argv = ['wgmma-lsp', 'check', '--no-cache', '--format', 'json', sys.argv[1]]\n"
           "from wgmma_lsp import launch\nlaunch.exit_now = lambda rc: None\nrc = launch.main()\n"
-          "print()\nprint(rc, 'typing' in sys.modules, 'wgmma_lsp.interpret.interp' in sys.modules)")
+          "print()\nprint(rc, 'typing' in sys.modules, 'wgmma_lsp.interpret.interp' in sys.modules,\n"
+          "      'wgmma_lsp.hazards.report' in sys.modules, 'wgmma_lsp.hazards.roles_report' in sys.modules)")
 
 _KERNEL = '''\
 import jax
@@ -39,7 +41,9 @@ def test_a_fresh_check_of_a_jax_file_never_imports_typing(tmp_path) -> None:
     done = subprocess.run([sys.executable, "-c", _CHECK, str(kernel)], capture_output=True,
                           text=True, timeout=300, cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip().splitlines()[-1].split() == ["0", "False", "True"], done.stdout
+    # (a kernel that logged nothing for the race analysis: its reports' modules not imported)
+    assert done.stdout.strip().splitlines()[-1].split() == ["0", "False", "True", "False", "False"], \
+        done.stdout
 
 
 _NT = '''

@@ -25,7 +25,6 @@ import itertools
 
 from wgmma_lsp.hazards import log as H
 from wgmma_lsp.hazards import unroll, warps
-from wgmma_lsp.hazards.report import report_hazards
 from wgmma_lsp.interpret import loop_steps
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.loop_steps import StepInt
@@ -152,6 +151,9 @@ def _kernel_launch(name: str) -> None:
             result = inner(call)
             log = H.finished(call.interp)
             if log is not None:
+                # (imported here: the race analysis' modules only for a kernel that logged)
+                from wgmma_lsp.hazards.report import report_hazards
+
                 report_hazards(call.interp, log)
         finally:
             H.kernel_pop(call.interp)

@@ -9,7 +9,6 @@ still open, and reports from it when it is one to analyse (`hazards.log.finished
 from __future__ import annotations
 
 from wgmma_lsp.hazards import log as H
-from wgmma_lsp.hazards.roles_report import report_roles
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import Value
 from wgmma_lsp.models import pallas  # noqa: F401  (first: the launches wrapped here)
@@ -26,6 +25,9 @@ def _launch(name: str) -> None:
         result = inner(call)
         log = H.finished(call.interp)
         if log is not None:
+            # (imported here: the role analysis' modules only for a kernel that logged)
+            from wgmma_lsp.hazards.roles_report import report_roles
+
             report_roles(call.interp, log)
         return result
 
