@@ -16,13 +16,16 @@ runs in a known context (not a function analysed with unknown callers)."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
-from typing import Any
 
 from wgmma_lsp.interpret import axis_env
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import Const, TupleVal, Value
 from wgmma_lsp.rules import unbound_axis_name
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 
 def names_of(v: Value) -> tuple[str, ...] | None:
