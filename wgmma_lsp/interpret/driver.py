@@ -11,6 +11,7 @@ import threading
 from collections.abc import Iterator
 
 from wgmma_lsp import logs
+from wgmma_lsp.frame_room import roomy
 from wgmma_lsp.analysis_types import Analysis
 from wgmma_lsp.entry.config_contexts import ConfigContext, config_contexts, providers
 from wgmma_lsp.entry.context import Context, contexts_note
@@ -40,6 +41,7 @@ MAX_GENERIC_ROUNDS = 6
 MAX_HOVER_TEST_CASES = 1
 
 
+@roomy  # its frames in a chunk of their own (frame_room.py)
 def run(source: str, path: str | None, resolve_with_jedi: bool = False,
         cancel: threading.Event | None = None) -> Analysis:
     """Analyse a document. With `resolve_with_jedi`, imports only jedi can resolve are resolved
@@ -501,6 +503,7 @@ def _records_with_hover_pass(interp: Interpreter) -> dict:
     return interp.finish_records()
 
 
+@roomy
 def hover_pass(interp: Interpreter) -> None:
     """Module-level functions reached only in concrete contexts, once more with nothing known:
     lines no context reached (a branch on another config) still get symbolic hovers."""
