@@ -16,9 +16,11 @@ itself is unchanged, and no frame is added (the recursion limit cuts where it di
 
 from __future__ import annotations
 
-from typing import Callable, TypeVar
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Callable, TypeVar
 
-F = TypeVar("F", bound=Callable)
+    F = TypeVar("F", bound=Callable)
 
 #: Stack slots (8 bytes each) a roomy function's frame reserves: with CPython's overhead of
 #: 1,000 slots per chunk, just over 512 KiB, so its chunk is 1 MiB (sizes double from 16 KiB).
