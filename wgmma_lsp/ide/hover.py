@@ -28,6 +28,29 @@ def records_at(analysis: Analysis, line: int, col: int) -> list[ValueRecord]:
     return found
 
 
+_KEYWORD = re.compile(r"([A-Za-z_][A-Za-z_0-9]*)\s*=(?!=)\s*")
+
+
+def _keyword_at(analysis: Analysis, line: int, col: int) -> tuple[str, int, int] | None:
+    """On the name of a call's keyword argument (`f(x, axis=1)`, the cursor on `axis`): the
+    name, the column its value starts at on that line and the name's own column; None elsewhere
+    (an assignment's target starts its statement; the caller rules out parameter defaults)."""
+    lines = analysis.lines.lines if analysis.lines is not None else []
+    if line >= len(lines):
+        return None
+    text = lines[line]
+    for m in _KEYWORD.finditer(text):
+        if m.start(1) <= col <= m.end(1):
+            before = text[:m.start(1)].rstrip()
+            if not before:  # a continuation line: the argument list goes on from the line above
+                above = next((ln.rstrip() for ln in reversed(lines[:line]) if ln.strip()), "")
+                before = above[-1:]
+            if before.endswith(("(", ",")) and m.end() < len(text):
+                return m.group(1), m.end(), m.start(1)
+            return None
+    return None
+
+
 def record_at(analysis: Analysis, line: int, col: int) -> ValueRecord | None:
     """The innermost recorded expression containing the position."""
     found = records_at(analysis, line, col)
@@ -160,7 +183,17 @@ def hover(analysis: Analysis, line: int, col: int, settings: Settings | None = N
     # the call around it has the value).
     rec, shown = None, []
     contexts: dict[str, str] = {}  # a value's text -> the concrete context it was seen in
-    for candidate in records_at(analysis, line, col)[:4]:
+    candidates = records_at(analysis, line, col)
+    keyword = _keyword_at(analysis, line, col)
+    if keyword is not None and any(r.span.line == line and r.span.col >= keyword[2] for r in candidates):
+        keyword = None  # a recorded name there (a parameter's default: `def f(n=3)`)
+    if keyword is not None:  # `name=` of a call: its argument's value, never the call's result
+        text = analysis.lines.lines[line] if analysis.lines is not None else ""
+        value = [r for r in records_at(analysis, line, keyword[1]) if r.span.line == line
+                 and r.span.col == keyword[1] and r.span.end_line == line
+                 and text[r.span.end_col:].lstrip()[:1] in ("", ",", ")")]  # the whole value
+        candidates = sorted(value, key=lambda r: _extent(r.span), reverse=True)  # the whole value first
+    for candidate in candidates[:4]:
         shown, contexts = [], {}
         for i, v in enumerate(candidate.values):
             d = describe(v)
@@ -179,6 +212,8 @@ def hover(analysis: Analysis, line: int, col: int, settings: Settings | None = N
         if shown:
             span = rec.span
             label = f"**{escape(rec.name)}**: " if rec.name else ""
+            if keyword is not None:
+                label = f"**{escape(keyword[0])}**=" + ("" if not rec.name or rec.name == keyword[0] else label)
 
             def item(s: str) -> str:
                 return f"{_code(s)} ({escape_prose(contexts[s])})" if s in contexts else _code(s)
