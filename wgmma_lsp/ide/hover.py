@@ -6,7 +6,7 @@ On a diagnostic, the hover also explains the rule and lists its fixes.
 from __future__ import annotations
 
 import re
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from wgmma_lsp.analysis import Analysis, ValueRecord
 from wgmma_lsp.ide.diagnostics import diagnostics
@@ -31,10 +31,16 @@ def records_at(analysis: Analysis, line: int, col: int) -> list[ValueRecord]:
 _KEYWORD = re.compile(r"([A-Za-z_][A-Za-z_0-9]*)\s*=(?!=)\s*")
 
 
-def _keyword_at(analysis: Analysis, line: int, col: int) -> tuple[str, int, int] | None:
-    """On the name of a call's keyword argument (`f(x, axis=1)`, the cursor on `axis`): the
-    name, the column its value starts at on that line and the name's own column; None elsewhere
-    (an assignment's target starts its statement; the caller rules out parameter defaults)."""
+class _Keyword(NamedTuple):
+    name: str
+    value_col: int  # where its value starts, on the same line
+    name_col: int
+
+
+def _keyword_at(analysis: Analysis, line: int, col: int) -> _Keyword | None:
+    """On the name of a call's keyword argument (`f(x, axis=1)`, the cursor on `axis`); None
+    elsewhere (an assignment's target starts its statement; the caller rules out parameter
+    defaults)."""
     lines = analysis.lines.lines if analysis.lines is not None else []
     if line >= len(lines):
         return None
@@ -46,9 +52,19 @@ def _keyword_at(analysis: Analysis, line: int, col: int) -> tuple[str, int, int]
                 above = next((ln.rstrip() for ln in reversed(lines[:line]) if ln.strip()), "")
                 before = above[-1:]
             if before.endswith(("(", ",")) and m.end() < len(text):
-                return m.group(1), m.end(), m.start(1)
+                return _Keyword(m.group(1), m.end(), m.start(1))
             return None
     return None
+
+
+def _argument_records(analysis: Analysis, line: int, keyword: _Keyword) -> list[ValueRecord]:
+    """The recorded expressions that are a keyword argument's whole value (starting where it
+    starts, followed by `,`, `)` or the line's end), the widest first."""
+    text = analysis.lines.lines[line] if analysis.lines is not None else ""
+    value = [r for r in records_at(analysis, line, keyword.value_col)
+             if r.span.line == r.span.end_line == line and r.span.col == keyword.value_col
+             and text[r.span.end_col:].lstrip()[:1] in ("", ",", ")")]
+    return sorted(value, key=lambda r: _extent(r.span), reverse=True)
 
 
 def record_at(analysis: Analysis, line: int, col: int) -> ValueRecord | None:
@@ -185,14 +201,10 @@ def hover(analysis: Analysis, line: int, col: int, settings: Settings | None = N
     contexts: dict[str, str] = {}  # a value's text -> the concrete context it was seen in
     candidates = records_at(analysis, line, col)
     keyword = _keyword_at(analysis, line, col)
-    if keyword is not None and any(r.span.line == line and r.span.col >= keyword[2] for r in candidates):
+    if keyword is not None and any(r.span.line == line and r.span.col >= keyword.name_col for r in candidates):
         keyword = None  # a recorded name there (a parameter's default: `def f(n=3)`)
     if keyword is not None:  # `name=` of a call: its argument's value, never the call's result
-        text = analysis.lines.lines[line] if analysis.lines is not None else ""
-        value = [r for r in records_at(analysis, line, keyword[1]) if r.span.line == line
-                 and r.span.col == keyword[1] and r.span.end_line == line
-                 and text[r.span.end_col:].lstrip()[:1] in ("", ",", ")")]  # the whole value
-        candidates = sorted(value, key=lambda r: _extent(r.span), reverse=True)  # the whole value first
+        candidates = _argument_records(analysis, line, keyword)
     for candidate in candidates[:4]:
         shown, contexts = [], {}
         for i, v in enumerate(candidate.values):
@@ -213,7 +225,7 @@ def hover(analysis: Analysis, line: int, col: int, settings: Settings | None = N
             span = rec.span
             label = f"**{escape(rec.name)}**: " if rec.name else ""
             if keyword is not None:
-                label = f"**{escape(keyword[0])}**=" + ("" if not rec.name or rec.name == keyword[0] else label)
+                label = f"**{escape(keyword.name)}**=" + ("" if not rec.name or rec.name == keyword.name else label)
 
             def item(s: str) -> str:
                 return f"{_code(s)} ({escape_prose(contexts[s])})" if s in contexts else _code(s)

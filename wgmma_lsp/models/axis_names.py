@@ -19,7 +19,7 @@ import ast
 
 from wgmma_lsp.interpret import axis_env
 from wgmma_lsp.interpret.call import Call
-from wgmma_lsp.interpret.values import Const, TupleVal, Value
+from wgmma_lsp.interpret.values import UNKNOWN, Const, TupleVal, Value
 from wgmma_lsp.rules import unbound_axis_name
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
@@ -80,10 +80,9 @@ def unbound(call: Call, name: Value) -> str | None:
     return axis_env.unbound_name(names)
 
 
-def _fix_data(call: Call, i: int, keyword: str, missing: str) -> dict[str, Any]:
-    """What WG113's fix needs: where the missing name is spelled as a string literal in the call
-    (one of a tuple's items, or the argument itself), and the names bound there."""
-    node = call.node_of(i, keyword)
+def _fix_data(call: Call, node: ast.expr | None, missing: str) -> dict[str, Any]:
+    """What WG113's fix needs: where the missing name is spelled as a string literal in the
+    argument `node` (one of a tuple's items, or the argument itself), and the names bound there."""
     if isinstance(node, (ast.Tuple, ast.List)):
         node = next((e for e in node.elts if isinstance(e, ast.Constant) and e.value == missing), None)
     bound = axis_env.current()
@@ -92,21 +91,27 @@ def _fix_data(call: Call, i: int, keyword: str, missing: str) -> dict[str, Any]:
     return {"name_span": call.interp.span(node), "missing": missing, "bound": sorted(bound)}
 
 
-def _fails(call: Call, name: Value, keyword: str, message: Callable[[str], str]) -> bool:
+def _fails(call: Call, name: Value, node: ast.expr | None, message: Callable[[str], str]) -> bool:
+    """Reported, True, when the axis name(s) `name`, written as `node`, raise at this call."""
     missing = unbound(call, name)
     if missing is None:
         return False
-    i = -1 if keyword == "collective_axes" else 0  # (nd_loop takes it by keyword only)
     call.interp.report(unbound_axis_name.RULE, message(missing), call.span, call.line,
-                       data=_fix_data(call, i, keyword, missing))
+                       data=_fix_data(call, node, missing))
     return True
 
 
-def axis_index_fails(call: Call, name: Value, keyword: str = "axis_name") -> bool:
-    """`lax.axis_index(name)` (or `plgpu.nd_loop` on `name`): reported, True, when it raises."""
-    return _fails(call, name, keyword, unbound_axis_name.index_message)
+def axis_index_fails(call: Call) -> bool:
+    """`lax.axis_index(axis_name)`: reported, True, when it raises."""
+    return _fails(call, call.get(0, "axis_name"), call.node_of(0, "axis_name"), unbound_axis_name.index_message)
 
 
-def axis_size_fails(call: Call, name: Value) -> bool:
-    """`lax.axis_size(name)`: reported, True, when it raises."""
-    return _fails(call, name, "axis_name", unbound_axis_name.size_message)
+def nd_loop_fails(call: Call) -> bool:
+    """`plgpu.nd_loop(grid, *, collective_axes)`: `lax.axis_index(collective_axes)` first thing."""
+    return _fails(call, call.kwargs.get("collective_axes", UNKNOWN), call.kw_nodes.get("collective_axes"),
+                  unbound_axis_name.index_message)
+
+
+def axis_size_fails(call: Call) -> bool:
+    """`lax.axis_size(axis_name)`: reported, True, when it raises."""
+    return _fails(call, call.get(0, "axis_name"), call.node_of(0, "axis_name"), unbound_axis_name.size_message)

@@ -163,7 +163,7 @@ def _axis_size(call: Call) -> Value:
     from wgmma_lsp.models.axis_names import axis_size_fails
     from wgmma_lsp.models.meshes import axis_size
 
-    if axis_size_fails(call, call.get(0, "axis_name")):
+    if axis_size_fails(call):
         return UNKNOWN
     return axis_size(call.get(0, "axis_name"), _MESH_AXES.get())
 

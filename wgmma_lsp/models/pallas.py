@@ -676,7 +676,7 @@ def _program_id(call: Call) -> Value:
 def _axis_index(call: Call) -> Value:
     """`lax.axis_index(axis_name)`: an int32 scalar; inside a kernel, a name nothing binds
     raises (WG113, models/axis_names.py)."""
-    if axis_names.axis_index_fails(call, call.get(0, "axis_name")):
+    if axis_names.axis_index_fails(call):
         return UNKNOWN
     return ArrayVal((), INT32)
 

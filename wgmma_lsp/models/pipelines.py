@@ -271,8 +271,7 @@ def _nd_loop_info(call: Call) -> Value:
 def _loop_with_info(name: str):
     @model(name)
     def make(call: Call) -> Value:
-        if name.endswith("nd_loop") and axis_names.axis_index_fails(call, call.kwargs.get("collective_axes", UNKNOWN),
-                                                                      "collective_axes"):
+        if name.endswith("nd_loop") and axis_names.nd_loop_fails(call):
             return UNKNOWN  # nd_loop takes `lax.axis_index(collective_axes)` first thing
         kwargs = dict(call.kwargs)
         # nd_loop(grid, ...) indexes its grid; dynamic_scheduling_loop(grid_names, ...) gives one

@@ -142,8 +142,12 @@ def _vmap_apply(call: Call) -> Value:
     inner = Call(call.interp, call.node, args, kwargs, list(call.arg_nodes), dict(call.kw_nodes), call.env)
     # `axis_name=` binds a name for the function's collectives (batching.py: extend_axis_env_nd)
     name = wrapped.kwargs.get("axis_name", Const(None))
-    names = None if "?" in wrapped.kwargs else () if isinstance(name, Const) and name.value is None \
-        else (name.value,) if isinstance(name, Const) and isinstance(name.value, str) else None
+    names: tuple[str, ...] | None = None  # (not known: unknown keywords, a computed name)
+    if "?" not in wrapped.kwargs and isinstance(name, Const):
+        if name.value is None:
+            names = ()
+        elif isinstance(name.value, str):
+            names = (name.value,)
     with axis_env.extended(names):
         result = call.interp.call_value(wrapped.func, inner)
     if not (isinstance(out_axes, Const) and type(out_axes.value) is int):
