@@ -41,3 +41,11 @@ def test_a_value_with_nothing_recorded_shows_nothing_rather_than_the_call_s_resu
 def test_a_parameter_default_and_an_assignment_are_not_keywords() -> None:
     assert _first_line(4, "n=3").startswith("**n**: `3`")
     assert _first_line(5, "y =").startswith("**y**: `bfloat16[4,8]`")
+
+
+def test_a_value_over_several_lines() -> None:
+    source = SOURCE.replace("w = dict(a=y)", "w = dict(a=jnp.zeros(\n      (2, 2)))")
+    analysis = analyze(source, "/tmp/hover_keywords.py")
+    line = source.splitlines().index("  w = dict(a=jnp.zeros(")
+    h = hover(analysis, line, source.splitlines()[line].index("a=") + 1)
+    assert h is not None and h.markdown.startswith("**a**=`float32[2,2]`")

@@ -59,11 +59,11 @@ def _keyword_at(analysis: Analysis, line: int, col: int) -> _Keyword | None:
 
 def _argument_records(analysis: Analysis, line: int, keyword: _Keyword) -> list[ValueRecord]:
     """The recorded expressions that are a keyword argument's whole value (starting where it
-    starts, followed by `,`, `)` or the line's end), the widest first."""
-    text = analysis.lines.lines[line] if analysis.lines is not None else ""
+    starts, followed by `,`, `)` or their last line's end), the widest first."""
+    lines = analysis.lines.lines if analysis.lines is not None else []
     value = [r for r in records_at(analysis, line, keyword.value_col)
-             if r.span.line == r.span.end_line == line and r.span.col == keyword.value_col
-             and text[r.span.end_col:].lstrip()[:1] in ("", ",", ")")]
+             if r.span.line == line and r.span.col == keyword.value_col and r.span.end_line < len(lines)
+             and lines[r.span.end_line][r.span.end_col:].lstrip()[:1] in ("", ",", ")")]
     return sorted(value, key=lambda r: _extent(r.span), reverse=True)
 
 
