@@ -103,3 +103,40 @@ def test_the_private_tpu_backend_makes_no_file_relevant(tmp_path: Path) -> None:
                              "from jax.experimental.pallas import tpu as pltpu\n",
     })
     assert relevant == {"gpu_private.py", "pallas_and_tpu.py", "tpu_kernel.py"}
+
+
+# -- `module.NAME` spelled in a file: one set of attributes per (file, module alias) ----------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+def _by_regex(data: bytes, prefix: str, names: set[str]) -> bool:
+    """The pre-filter's first spelling of the question: one regular expression per name set."""
+    import re
+
+    pattern = re.escape(prefix).encode() + rb"\s*\.\s*(" + b"|".join(
+        re.escape(n).encode() for n in sorted(names)) + rb")\b"
+    return re.search(pattern, data) is not None
+
+
+_WORDS = st.sampled_from(["pl", "plgpu", "a", "ab", "b", "x_1", "_", "wgmma", "é"])
+_GLUE = st.sampled_from([".", " . ", "\n.", "..", " ", "(", ")", "x", "é", "_", "1", ""])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(_WORDS, _GLUE), max_size=12), _WORDS,
+       st.sets(_WORDS.filter(lambda w: w != "é"), min_size=1, max_size=4))
+def test_attribute_set_answers_as_the_regex_does(parts, prefix, names):
+    """`pl.ab` spells `ab`, not `a`; `xpl.a` spells `a` after `pl` too (no boundary before the
+    alias, as before); overlapping spellings (`pl.pl.a`) count; non-ASCII text around them."""
+    data = "".join(w + g for w, g in parts).encode()
+    assert prefilter._spells_attribute(data, prefix, names) == _by_regex(data, prefix, names)
+
+
+def test_attribute_set_examples():
+    assert prefilter._spells_attribute(b"pl.pl.a", "pl", {"a"})
+    assert not prefilter._spells_attribute(b"pl.ab", "pl", {"a"})
+    assert prefilter._spells_attribute(b"pl .\n ab", "pl", {"a", "ab"})
+    assert prefilter._spells_attribute(b"xpl.a", "pl", {"a"})
+    assert not prefilter._spells_attribute(b"pl.a", "pl", set())

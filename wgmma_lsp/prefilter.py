@@ -243,15 +243,30 @@ def defs_reaching_api(data: bytes) -> set[str]:
     return out
 
 
-def _spells_attribute(data: bytes, prefix: str, names: set[str]) -> bool:
-    """Does the code use `prefix.NAME` for one of `names` (a module's API names)?"""
+def _spells_attribute(data: bytes, prefix: str, names: set[str],
+                      attributes: frozenset[str] | None = None) -> bool:
+    """Does the code use `prefix.NAME` for one of `names` (a module's API names)?
+    `attributes`: `_attributes_after(data, prefix)`, when the caller keeps it."""
     if not names:
         return False
     if "*" in names:
         return True
+    if data.isascii():  # (then no name spelled in it has other characters)
+        if attributes is None:
+            attributes = _attributes_after(data, prefix)
+        return not attributes.isdisjoint(names)
     pattern = re.escape(prefix).encode() + rb"\s*\.\s*(" + b"|".join(
         re.escape(n).encode() for n in sorted(names)) + rb")\b"
     return re.search(pattern, data) is not None
+
+
+def _attributes_after(data: bytes, prefix: str) -> frozenset[str]:
+    """Every word `W` an ASCII text spells as `prefix.W` (whitespace around the dot allowed;
+    overlapping spellings too: `pl.pl.x` gives `pl` and `x`). One set answers
+    what `re.search(prefix\\s*\\.\\s*(NAME|...)\\b)` answers for any of them: a whole word
+    `NAME` there is exactly a match of the alternation followed by a word boundary."""
+    pattern = rb"(?=" + re.escape(prefix).encode() + rb"\s*\.\s*(\w+))"
+    return frozenset(m.group(1).decode("ascii") for m in re.finditer(pattern, data))
 
 
 class Prefilter:
@@ -262,6 +277,7 @@ class Prefilter:
         self._imports: dict[str, list[Import]] = {}
         self._api: dict[str, set[str]] = {}  # module file -> names it binds to the API ("*": all)
         self._direct: dict[str, bool] = {}  # module file -> imports the API itself
+        self._attrs: dict[tuple[str, str], frozenset[str]] = {}  # (module file, prefix) -> `_attributes_after`
 
     def add(self, path: Path, data: bytes) -> None:
         self._data.setdefault(_key(path), data)
@@ -274,6 +290,16 @@ class Prefilter:
             except OSError:
                 self._data[key] = b""
         return self._data[key]
+
+    def _attributes(self, key: str, prefix: str, names: set[str]) -> frozenset[str] | None:
+        """`_attributes_after` of a module's text, kept per (module, prefix): `_solve` asks again
+        at every round of its fixpoint, with a growing set of names."""
+        if not names or "*" in names or not self._text(key).isascii():
+            return None
+        got = self._attrs.get((key, prefix))
+        if got is None:
+            got = self._attrs[(key, prefix)] = _attributes_after(self._text(key), prefix)
+        return got
 
     def _imports_of(self, key: str) -> list[Import]:
         if key not in self._imports:
@@ -342,7 +368,8 @@ class Prefilter:
                         names.update(exported)
                     elif kind == "name" and (name in exported or "*" in exported):
                         names.add(as_)
-                    elif kind == "module" and _spells_attribute(self._text(key), as_, exported):
+                    elif kind == "module" and _spells_attribute(
+                            self._text(key), as_, exported, self._attributes(key, as_, exported)):
                         names.add(as_)
                 if names:  # module-level assignments from the API: `ACC = plgpu.ACC`
                     for m in _ASSIGN_RE.finditer(self._text(key)):
