@@ -123,7 +123,7 @@ def _show_settings(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from wgmma_lsp import config, formats
+    from wgmma_lsp import config, formats, kept_trees
     from wgmma_lsp.batch import check_files, configure_gc, incomplete_summary, kernels_summary
     from wgmma_lsp.discovery import DEFAULT_EXCLUDE, exclude_spec, python_files
     from wgmma_lsp.ide.model import Severity
@@ -146,6 +146,7 @@ def _check(args: argparse.Namespace) -> int:
         config.find(Path(p)).respect_gitignore for p in args.paths)
     found = list(python_files(args.paths, excludes=excludes, respect_gitignore=gitignore))
     configure_gc()
+    kept_trees.keep_documents_too()  # a file analysed and imported is parsed once (kept_trees.py)
     results = check_files(found, settings_for, trace=args.trace, jobs=args.jobs,
                           progress=False if args.no_progress else None, cache=not args.no_cache)
     if args.fix or args.diff:  # apply_fixes.py: the preferred fixes, then the files checked again

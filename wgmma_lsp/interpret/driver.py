@@ -10,7 +10,7 @@ import contextlib
 import threading
 from collections.abc import Iterator
 
-from wgmma_lsp import logs
+from wgmma_lsp import kept_trees, logs
 from wgmma_lsp.frame_room import roomy
 from wgmma_lsp.analysis_types import Analysis
 from wgmma_lsp.entry.config_contexts import ConfigContext, config_contexts, providers
@@ -28,7 +28,7 @@ from wgmma_lsp.interpret.values import (UNKNOWN, Const, FuncVal, Opaque, ShapeDt
 from wgmma_lsp.lazy_re import LazyPattern
 from wgmma_lsp.rules.base import Related
 from wgmma_lsp.spans import LineIndex, Span
-from wgmma_lsp.syntax import ORPHAN_PREFIX, TOO_DEEP, parse
+from wgmma_lsp.syntax import ORPHAN_PREFIX, TOO_DEEP
 from wgmma_lsp.entry.declared import parse_entry_points
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
@@ -72,7 +72,7 @@ def _run(source: str, path: str | None, resolve_with_jedi: bool,
 
 
 def _run_once(source: str, path: str | None, cancel: threading.Event | None = None) -> Analysis:
-    parsed = parse(source)
+    parsed = kept_trees.document(source, path)  # (`check`: the tree a module import parsed)
     if cancel is not None and cancel.is_set():
         raise Cancelled()
     lines = LineIndex(source)

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from wgmma_lsp import logs
 from wgmma_lsp import observed
 from wgmma_lsp.bounded import put_newest, trim
-from wgmma_lsp.digest import blake2b
+from wgmma_lsp import kept_trees
 from wgmma_lsp.interpret.origin import ModuleOrigin, active_importer, set_active_importer
 from wgmma_lsp.interpret.values import UNKNOWN, Const, Unknown, UserModuleVal, Value
 from wgmma_lsp.program import lookup
@@ -55,15 +55,10 @@ MODULE_STEPS = 100_000  # interpreter steps for one module's top-level code
 MAX_SUMMARIES = 2_000  # summaries kept (oldest dropped first)
 MAX_DISK_TEXTS = 2_000  # texts of modules read from disk kept (oldest dropped first)
 MAX_DOCUMENTS = 10_000  # documents whose dependencies are kept (for re-analysis on change)
-MAX_TREES = 64  # syntax trees of modules kept for the analyses that interpret them again
 
 # A module whose summary cannot be reused (it read the analysed document: a test module of the
 # kernel module being edited) is interpreted again by each analysis: its text, unchanged, is not
-# parsed again (tokamax's ragged_dot op module: 11 ms an analysis). Only trees parsed without a
-# syntax error are kept; each analysis interprets a module once (`_here`), so one tree is never
-# two modules' at once. By (path, digest); the oldest dropped first.
-_TREES: dict[tuple[str, str], object] = {}
-_TREES_LOCK = threading.Lock()
+# parsed again (tokamax's ragged_dot op module: 11 ms an analysis) — wgmma_lsp/kept_trees.py.
 
 
 @dataclass(frozen=True)
@@ -87,8 +82,7 @@ class Summary:
     complete: bool = True  # False: a cycle or a bound cut it (then used by one analysis only)
 
 
-def digest_of(text: str) -> str:
-    return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+digest_of = kept_trees.digest_of
 
 
 class Program:
@@ -390,9 +384,8 @@ class Session:
     def _build(self, path: str, name: str, text: Text) -> Summary:
         from wgmma_lsp.interpret.interp import MAX_STEPS, Budget, Cancelled, Interpreter
         from wgmma_lsp.spans import LineIndex
-        from wgmma_lsp.syntax import parse
 
-        parsed = _parsed(path, text, parse)
+        parsed = kept_trees.parsed(path, text.text, text.digest)  # (each analysis interprets a module once)
         lines = LineIndex(text.text)
         origin = ModuleOrigin(path, name, lines)
         self.stack.append(path)
@@ -469,15 +462,3 @@ def default_program() -> Program:
         return _default
 
 
-def _parsed(path: str, text: Text, parse: Callable) -> object:
-    """`parse(text.text)`, kept by (path, digest) when it found no syntax error (see `_TREES`)."""
-    key = (path, text.digest)
-    with _TREES_LOCK:
-        hit = _TREES.get(key)
-    if hit is not None:
-        return hit
-    parsed = parse(text.text)
-    if not parsed.errors and not parsed.repaired:
-        with _TREES_LOCK:
-            put_newest(_TREES, key, parsed, MAX_TREES)
-    return parsed
