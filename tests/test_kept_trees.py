@@ -55,15 +55,15 @@ def _workspace(tmp_path: Path) -> tuple[Path, Path]:
 
 def test_check_parses_a_document_that_is_also_imported_once(tmp_path, parses):
     helper, kernel = _workspace(tmp_path)
-    kept_trees.keep_documents_too()
     program = Program(roots=(str(tmp_path),))
-    first = analyze(HELPER, str(helper), program=program)
-    second = analyze(KERNEL, str(kernel), program=program)
+    with kept_trees.documents_kept():
+        first = analyze(HELPER, str(helper), program=program)
+        second = analyze(KERNEL, str(kernel), program=program)
+    assert not kept_trees.keep_documents  # (the run's setting only)
     assert parses.count(HELPER) == 1  # analysed, then imported: one parse
     assert parses.count(KERNEL) == 1
     # the same answers as without shared trees
     kept_trees.clear()
-    kept_trees.keep_documents = False
     assert diagnostics(analyze(HELPER, str(helper), program=Program(roots=(str(tmp_path),)))) \
         == diagnostics(first)
     assert diagnostics(analyze(KERNEL, str(kernel), program=Program(roots=(str(tmp_path),)))) \
@@ -80,7 +80,7 @@ def test_the_server_does_not_keep_documents(tmp_path, parses):
 
 def test_a_tree_with_syntax_errors_is_not_kept(tmp_path, parses):
     broken = HELPER + "def half(:\n"
-    kept_trees.keep_documents_too()
-    analyze(broken, str(tmp_path / "helper.py"), program=Program(roots=(str(tmp_path),)))
-    analyze(broken, str(tmp_path / "helper.py"), program=Program(roots=(str(tmp_path),)))
+    with kept_trees.documents_kept():
+        analyze(broken, str(tmp_path / "helper.py"), program=Program(roots=(str(tmp_path),)))
+        analyze(broken, str(tmp_path / "helper.py"), program=Program(roots=(str(tmp_path),)))
     assert parses.count(broken) == 2

@@ -146,20 +146,20 @@ def _check(args: argparse.Namespace) -> int:
         config.find(Path(p)).respect_gitignore for p in args.paths)
     found = list(python_files(args.paths, excludes=excludes, respect_gitignore=gitignore))
     configure_gc()
-    kept_trees.keep_documents_too()  # a file analysed and imported is parsed once (kept_trees.py)
-    results = check_files(found, settings_for, trace=args.trace, jobs=args.jobs,
-                          progress=False if args.no_progress else None, cache=not args.no_cache)
-    if args.fix or args.diff:  # apply_fixes.py: the preferred fixes, then the files checked again
-        from wgmma_lsp import apply_fixes
+    with kept_trees.documents_kept():  # a file analysed and imported is parsed once (kept_trees.py)
+        results = check_files(found, settings_for, trace=args.trace, jobs=args.jobs,
+                              progress=False if args.no_progress else None, cache=not args.no_cache)
+        if args.fix or args.diff:  # apply_fixes.py: the preferred fixes, then the files checked again
+            from wgmma_lsp import apply_fixes
 
-        by_path = {f.path: f for f in found}
-        results, fixed = apply_fixes.run(
-            results, settings_for, lambda paths: check_files(
-                [by_path[p] for p in paths], settings_for, trace=args.trace, jobs=args.jobs,
-                progress=False, cache=not args.no_cache), diff_only=args.diff,
-            machine=args.format in ("json", "sarif", "github"))
-        if args.diff:
-            return 1 if fixed else 0
+            by_path = {f.path: f for f in found}
+            results, fixed = apply_fixes.run(
+                results, settings_for, lambda paths: check_files(
+                    [by_path[p] for p in paths], settings_for, trace=args.trace, jobs=args.jobs,
+                    progress=False, cache=not args.no_cache), diff_only=args.diff,
+                machine=args.format in ("json", "sarif", "github"))
+            if args.diff:
+                return 1 if fixed else 0
     docs = settings_for(Path(args.paths[0])).docs_base_url if args.paths else None
     out = formats.render(args.format, results, docs)
     if out:

@@ -20,17 +20,22 @@ from __future__ import annotations
 
 import os
 import threading
+from contextlib import contextmanager
 
-from wgmma_lsp.bounded import put_newest
+from wgmma_lsp.bounded import put_newest, trim
 from wgmma_lsp.digest import blake2b
 from wgmma_lsp.syntax import Parsed, parse
 
 MAX_TREES = 64
 #: Documents' trees looked up and kept as well (see above): `wgmma-lsp check` only
-#: (`keep_documents_too`).
+#: (`documents_kept`).
 keep_documents = False
 #: Trees kept then: a folder's modules and documents (tokamax: +35 MB at most for a worker).
 MAX_TREES_WITH_DOCUMENTS = 256
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from typing import Iterator
 
 _TREES: dict[tuple[str, str], Parsed] = {}
 _LOCK = threading.Lock()
@@ -41,11 +46,20 @@ def digest_of(text: str) -> str:
     return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
-def keep_documents_too() -> None:
-    """`wgmma-lsp check`: documents' trees are looked up and kept too, and more trees kept."""
+@contextmanager
+def documents_kept() -> Iterator[None]:
+    """`wgmma-lsp check`: documents' trees looked up and kept too, and more trees kept, while
+    the run lasts (a process that embeds the checker, such as the test suite, serves editors
+    afterwards as before)."""
     global keep_documents, MAX_TREES
-    keep_documents = True
-    MAX_TREES = max(MAX_TREES, MAX_TREES_WITH_DOCUMENTS)
+    saved = keep_documents, MAX_TREES
+    keep_documents, MAX_TREES = True, max(MAX_TREES, MAX_TREES_WITH_DOCUMENTS)
+    try:
+        yield
+    finally:
+        keep_documents, MAX_TREES = saved
+        with _LOCK:
+            trim(_TREES, MAX_TREES)
 
 
 def parsed(path: str, text: str, digest: str) -> Parsed:
