@@ -55,7 +55,7 @@ from wgmma_lsp.lazy_re import LazyPattern
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
 if TYPE_CHECKING:
-    from typing import Callable
+    from typing import Callable, Iterator
     from wgmma_lsp.interpret.interp import Interpreter
     from wgmma_lsp.interpret.values import ClassVal, FuncVal, Value
 
@@ -132,17 +132,41 @@ def _imported_names(path: str) -> frozenset[str]:
         return hit
     tree = _parse(path)
     names: set[str] = set()
-    for node in ast.walk(tree) if tree is not None else ():
+    for node in _import_statements(tree.body) if tree is not None else ():
         if isinstance(node, ast.ImportFrom):
             if node.module:
                 names.add(node.module.rsplit(".", 1)[-1])
             names.update(a.name for a in node.names)
-        elif isinstance(node, ast.Import):
+        else:
             names.update(a.name.rsplit(".", 1)[-1] for a in node.names)
     found = frozenset(names)
     with _IMPORTS_LOCK:
         put_newest(_IMPORTS, key, found, MAX_IMPORT_CACHE)
     return found
+
+
+def _import_statements(body: list[ast.stmt]) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Every `import` statement of a block and of the blocks inside it (functions, classes,
+    branches, loops, `with`, `try`, `match`): what `ast.walk` finds, without walking
+    expressions, where no statement can be."""
+    stack = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+            continue
+        for field in _STATEMENT_LISTS:
+            inner = getattr(node, field, None)
+            if inner:
+                stack.extend(reversed(inner))
+        cases = getattr(node, "cases", None)  # `match`: each case's body
+        if cases:
+            stack.extend(reversed([s for c in cases for s in c.body]))
+
+
+#: The fields of a statement that hold statements (`handlers` holds `except` clauses, each with
+#: a `body`).
+_STATEMENT_LISTS = ("body", "orelse", "finalbody", "handlers")
 
 
 def test_modules(path: str) -> list[str]:
