@@ -127,3 +127,28 @@ def test_yields_on_undecided_paths_claim_nothing() -> None:
         r = run(unknown_flag)
     """)
     assert not isinstance(got.get("r"), (TupleVal, Const))
+
+
+def test_a_file_that_never_spells_yield_has_its_functions_called_unwalked(monkeypatch):
+    """Whether a called function is a generator is read from its body once; a module whose text
+    never spells `yield` (most kernel files) has none, and its bodies are not walked for it.
+    A file that spells it anywhere, even in a comment, is walked as before."""
+    from wgmma_lsp.analysis import analyze
+    from wgmma_lsp.interpret import generators
+
+    walked: list[str] = []
+    real = generators.is_generator_function
+
+    def counting(node):
+        walked.append(node.name)
+        return real(node)
+
+    monkeypatch.setattr(generators, "is_generator_function", counting)
+    plain = "def f(n):\n    return n + 1\n\nx = f(1)\n"
+    analyze(plain, "/tmp/plain_module.py")
+    assert walked == []
+    analyze("# yield: none here\n" + plain, "/tmp/plain_module.py")
+    assert walked == ["f"]
+    gen = "def g(n):\n    yield n\n\nx = list(g(1))\n"
+    analyze(gen, "/tmp/gen_module.py")
+    assert walked[-1] == "g"  # (what it yields: the programs above, against CPython)

@@ -41,6 +41,15 @@ class LineIndex:
     def __init__(self, source: str) -> None:
         self.lines = source.splitlines()
         self._ascii = [ln.isascii() for ln in self.lines]
+        self._may_yield: bool | None = None
+
+    @property
+    def may_yield(self) -> bool:
+        """Whether the text spells `yield` anywhere: a file that does not has no generator
+        function (asked once per text; most kernel files have none)."""
+        if self._may_yield is None:
+            self._may_yield = any("yield" in ln for ln in self.lines)
+        return self._may_yield
 
     def col(self, line0: int, byte_col: int) -> int:
         if line0 >= len(self.lines) or self._ascii[line0]:

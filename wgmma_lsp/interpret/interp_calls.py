@@ -105,6 +105,19 @@ class CallsMixin:
                     self.generic_call(v)
         return UNKNOWN
 
+    def _text_may_yield(self, func: FuncVal) -> bool:
+        """Whether the text of the module a function was defined in spells `yield` (if not, it
+        is no generator and its body is not walked to find out); True when that text is not
+        at hand."""
+        env = func.closure
+        while env.parent is not None:
+            env = env.parent
+        if env is self.module_env:
+            return self._home_state[0].may_yield  # (this interpreter's own text: `self.lines` is
+            # the text of the module running now)
+        origin = env.origin
+        return origin.lines.may_yield if origin is not None else True
+
     def memo_state(self) -> tuple:
         """What of the interpreter's state a memoised call's result and findings may depend on:
         the running kernel's, whether a `jax.vjp` collects custom_vjp calls, and whether nests
@@ -146,7 +159,7 @@ class CallsMixin:
             node = func.node
             gen = getattr(node, "_wgmma_generator", None)  # (is_generator_function's own cache)
             if gen is None:
-                gen = generators.is_generator_function(node)
+                gen = self._text_may_yield(func) and generators.is_generator_function(node)
             if gen:
                 return generators.make(self, func, call)  # its body runs when it is iterated
         if self.return_log is not None and id(func.node) in self.return_log:
