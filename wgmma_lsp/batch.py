@@ -182,8 +182,17 @@ def _collector_paused() -> Iterator[None]:
     when it ends (tests/test_analysis_garbage.py: no cycle keeps it), so a collection during it
     found next to nothing to free, and walked every object the analysis still used: about a
     tenth of the CPU of checking tokamax (young collections of the growing live analysis, and
-    now and then of every object that survived them). The garbage a file's analysis leaves in
-    cycles waits at most until that file is done."""
+    now and then of every object that survived them).
+
+    When the file is done, everything its analysis allocated is young (nothing was collected
+    meanwhile): one young collection frees the garbage it left in cycles (the scopes of the
+    other modules it interpreted again), and what survives — the caches of modules, summaries
+    and syntax trees the next files reuse — is frozen, never walked again. Left to the
+    thresholds, that growing heap was walked by collections that came at random: when a run
+    crossed the twentieth young collection, one walk of it cost 0.75 s (a check of tokamax
+    with the documents' trees kept, kept_trees.py). A cache entry dropped later is freed by
+    reference counting (trees and texts hold no cycles); the peak memory of a check of
+    tokamax, jax, flax and optax in one process is unchanged (576 -> 579 MB)."""
     if not _gc_tuned or not gc.isenabled():
         yield
         return
@@ -191,6 +200,8 @@ def _collector_paused() -> Iterator[None]:
     try:
         yield
     finally:
+        gc.collect(1)
+        gc.freeze()
         gc.enable()
 
 
