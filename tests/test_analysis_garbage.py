@@ -73,8 +73,10 @@ def test_dropped_analysis_is_freed_without_the_collector(broken: bool, monkeypat
 
 def test_check_pauses_the_collector_while_a_file_is_analysed(monkeypatch: pytest.MonkeyPatch) -> None:
     """`wgmma-lsp check` (configure_gc ran) turns the collector off while a file is analysed
-    (what it would walk is the live analysis, freed by reference counting when it ends) and on
-    again after it, whatever the analysis did; a process embedding `check_files` keeps its own."""
+    (what it would walk is the live analysis, freed by reference counting when it ends) and
+    leaves it off until the next file, which first collects the last one's garbage and freezes
+    what survived; on again when the files are done (`check_files`), whatever the analysis did;
+    a process embedding `check_files` keeps its own."""
     from wgmma_lsp import batch
     from wgmma_lsp.settings import Settings
 
@@ -89,8 +91,13 @@ def test_check_pauses_the_collector_while_a_file_is_analysed(monkeypatch: pytest
         return []
     monkeypatch.setattr(batch, "check_source", check_source)
     monkeypatch.setattr(batch, "_gc_tuned", True)
-    assert batch._check_job("x.py", "x = 1\n", Settings(), False)[1] is None
-    crash = batch._check_job("x.py", "x = 1\n", Settings(), False)[1]
+    monkeypatch.setattr(batch, "_files_analysed", 0)
+    try:
+        assert batch._check_job("x.py", "x = 1\n", Settings(), False)[1] is None
+        assert not gc.isenabled()  # off until the next file
+        crash = batch._check_job("x.py", "x = 1\n", Settings(), False)[1]
+    finally:
+        batch._collector_resumed()  # (what check_files does when its files are done)
     assert crash is not None and "a bug in the analysis" in crash
     assert seen == [False, False] and gc.isenabled()
     monkeypatch.setattr(batch, "_gc_tuned", False)

@@ -160,6 +160,7 @@ def syntax_only(path: str, source: str, settings: Settings) -> list[Diagnostic]:
 
 _prefilter: Prefilter | None = None  # one per process: module facts are read once
 _gc_tuned = False  # configure_gc() ran: the pool's parent freezes its warm heap before forking
+_files_analysed = 0  # by this process, with the collector paused (see _collector_paused)
 
 
 def configure_gc() -> None:
@@ -184,24 +185,33 @@ def _collector_paused() -> Iterator[None]:
     tenth of the CPU of checking tokamax (young collections of the growing live analysis, and
     now and then of every object that survived them).
 
-    When the file is done, everything its analysis allocated is young (nothing was collected
-    meanwhile): one young collection frees the garbage it left in cycles (the scopes of the
-    other modules it interpreted again), and what survives — the caches of modules, summaries
-    and syntax trees the next files reuse — is frozen, never walked again. Left to the
+    The collector stays off until the next file starts (`check_files` turns it on again when
+    its files are done). Then everything the last file's analysis allocated is young (nothing
+    was collected meanwhile): one young collection frees the garbage it left in cycles (the
+    scopes of the other modules it interpreted again), and what survives — the caches of
+    modules, summaries and syntax trees the next files reuse — is frozen, never walked again. Left to the
     thresholds, that growing heap was walked by collections that came at random: when a run
     crossed the twentieth young collection, one walk of it cost 0.75 s (a check of tokamax
     with the documents' trees kept, kept_trees.py). A cache entry dropped later is freed by
     reference counting (trees and texts hold no cycles); the peak memory of a check of
     tokamax, jax, flax and optax in one process is unchanged (576 -> 579 MB)."""
-    if not _gc_tuned or not gc.isenabled():
+    global _files_analysed
+    if not _gc_tuned or not (gc.isenabled() or _files_analysed):
         yield
         return
+    if _files_analysed:
+        gc.collect(1)
+        gc.freeze()
     gc.disable()
     try:
         yield
     finally:
-        gc.collect(1)
-        gc.freeze()
+        _files_analysed += 1  # (the collector stays off until the next file, see above)
+
+
+def _collector_resumed() -> None:
+    """The files are done (in this process): the collector on again, as `configure_gc` set it."""
+    if _gc_tuned and _files_analysed:
         gc.enable()
 
 
@@ -380,6 +390,7 @@ def check_files(found: Sequence[Found], settings_for: Callable[[Path], Settings]
         else:
             _run_pool(results, todo, jobs, trace, bar, keep)
     finally:
+        _collector_resumed()
         bar.close()
     if keep and todo:  # entries were (re)written: logs nobody refers to any more go
         results_cache.collect_garbage()
