@@ -73,3 +73,35 @@ def test_a_module_on_pythonpath_is_followed_as_the_program_layer_follows_it(tmp_
 def test_the_same_content_is_parsed_once() -> None:
     text = b"from jax.experimental.pallas import mosaic_gpu as plgpu\n"
     assert prefilter._imports_by_content(text) is prefilter._imports_by_content(bytes(text))
+
+
+def test_the_prefilter_finds_modules_through_namespace_packages_as_the_program_layer_does(
+        tmp_path: Path, monkeypatch) -> None:
+    """`shared/` in the project has no `__init__.py`; `shared/` on PYTHONPATH has one. Python
+    imports the regular package, whose `defs` binds no API: `from shared.defs import ACC` cannot
+    reach Pallas, though the namespace folder's `defs.py` would. `from nsdefs import defs`, a
+    namespace package's submodule, can. The pre-filter asks the program layer's lookup."""
+    project = tmp_path / "project"
+    (project / "shared").mkdir(parents=True)
+    (project / "shared" / "defs.py").write_text(REEXPORT)
+    (project / "nsdefs").mkdir()
+    (project / "nsdefs" / "defs.py").write_text(REEXPORT)
+    lib = tmp_path / "lib"
+    (lib / "shared").mkdir(parents=True)
+    (lib / "shared" / "__init__.py").write_text("")
+    (lib / "shared" / "defs.py").write_text("ACC = 1\n")
+    regular = project / "regular.py"
+    regular.write_text("from shared.defs import ACC\n")
+    namespace = project / "namespace.py"
+    namespace.write_text("from nsdefs import defs\nacc = defs.ACC\n")
+    monkeypatch.setenv("PYTHONPATH", str(lib))
+    from wgmma_lsp.program import lookup
+
+    lookup.environment_roots.cache_clear()
+    try:
+        assert Prefilter().relevant([regular, namespace]) == {str(namespace)}
+        roots = lookup.search_roots(str(regular), ())
+        assert prefilter._find_absolute(str(project), "shared.defs") == \
+            lookup.find_absolute("shared.defs", roots) == str(lib / "shared" / "defs.py")
+    finally:
+        lookup.environment_roots.cache_clear()

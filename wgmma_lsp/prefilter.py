@@ -141,23 +141,12 @@ def _roots_of(folder: str) -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=65536)
 def _find_absolute(folder: str, dotted: str) -> str | None:
-    """`lookup.find_absolute(dotted, roots)`, each (root, module) looked up on disk once per run
-    (the files of one package share their roots: jax's 600 files ask the same few)."""
+    """The file of module `dotted` imported from a module in `folder`: the program layer's own
+    lookup (`lookup.find_absolute`), with its roots and own package; a namespace package has
+    no file (its submodules are looked up by their own names)."""
     if not all(p.isidentifier() for p in dotted.split(".")):
         return None
-    ops = lookup.find_kernel_ops(dotted)
-    if ops is not None:
-        return ops
-    own = _own_package(folder)
-    if own is not None and dotted.split(".")[0] == own[1]:
-        f = _module_in(own[0], dotted)
-        if f is not None:
-            return f
-    for root in _roots_of(folder):
-        f = _module_in(root, dotted)
-        if f is not None:
-            return f
-    return None
+    return _file(_find_in_roots(_roots_of(folder), _own_package(folder), dotted))
 
 
 @functools.lru_cache(maxsize=65536)
@@ -167,18 +156,25 @@ def _own_package(folder: str) -> tuple[str, str] | None:
 
 
 @functools.lru_cache(maxsize=65536)
-def _module_in(root: str, dotted: str) -> str | None:
-    return lookup.module_file(root, dotted.split("."))
+def _find_in_roots(roots: tuple[str, ...], own: tuple[str, str] | None,
+                   dotted: str) -> str | lookup.Namespace | None:
+    """`lookup.find_absolute`, once per (roots, own package, module) in a run: the folders of one
+    installed package share their roots (jax's 600 files ask the same few)."""
+    return lookup.find_absolute(dotted, roots, own)
+
+
+def _file(found: str | lookup.Namespace | None) -> str | None:
+    return found if isinstance(found, str) else None
 
 
 @functools.lru_cache(maxsize=65536)
 def _find_relative(folder: str, level: int, dotted: str) -> str | None:
-    return lookup.find_relative(os.path.join(folder, "__init__.py"), level, dotted)
+    return _file(lookup.find_relative(os.path.join(folder, "__init__.py"), level, dotted))
 
 
 def cache_clear() -> None:
     """Forget the module lookups (files created or removed since)."""
-    for f in (_roots_of, _own_package, _find_absolute, _module_in, _find_relative):
+    for f in (_roots_of, _own_package, _find_absolute, _find_in_roots, _find_relative):
         f.cache_clear()
 
 

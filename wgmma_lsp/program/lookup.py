@@ -14,6 +14,12 @@ user's (`find_kernel_ops`) — and a file's own installed package: a module of
 its folder is no script directory (`import jaxtyping` in `tokamax/_src/jaxtyping.py` is not itself).
 The project's own virtualenvs (`.venv`, `venv`, `env` in a workspace root, `$VIRTUAL_ENV`) are
 read the same way, so a package installed there with `pip install -e` is found.
+
+Namespace packages (PEP 420: folders without `__init__.py`, such as tokamax's
+`_src/ops/experimental/routing_moe/gmm/`) are resolved as importlib's path finder resolves them
+(`find_in`): a regular package or module of the name anywhere on the search path wins, else all
+the folders of that name are the package's portions (`Namespace`), whose attributes are only
+their submodules.
 """
 
 from __future__ import annotations
@@ -175,16 +181,76 @@ def own_package(from_path: str | None) -> tuple[str, str] | None:
     return None
 
 
+class Namespace:
+    """A namespace package (PEP 420): folders named like it that hold no `__init__.py`, found
+    where no folder searched holds a regular package or a module of that name. Its `__path__` is
+    all of them (`portions`, in search order): a submodule may live in any. It has no attributes
+    of its own but its submodules."""
+
+    __slots__ = ("portions",)
+
+    def __init__(self, portions: tuple[str, ...]) -> None:
+        self.portions = portions
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Namespace) and other.portions == self.portions
+
+    def __hash__(self) -> int:
+        return hash(self.portions)
+
+    def __repr__(self) -> str:
+        return f"Namespace({self.portions!r})"
+
+
+def find_in(folders: tuple[str, ...] | list[str], name: str) -> str | Namespace | None:
+    """One name looked up in `folders` (a search path, or a package's `__path__`) as importlib's
+    path finder does: in each folder in order, a regular package (`name/__init__.py`) or a
+    module (`name.py`) wins at once; a folder `name/` without `__init__.py` is a namespace
+    portion, remembered, and all of them are the namespace package when no folder has a regular
+    package or module of that name."""
+    portions: list[str] = []
+    for folder in folders:
+        base = os.path.join(folder, name)
+        init = os.path.join(base, "__init__.py")
+        if observed.isfile(init):
+            return init
+        f = base + ".py"
+        if observed.isfile(f):
+            return f
+        if observed.isdir(base):
+            portions.append(base)
+    return Namespace(tuple(portions)) if portions else None
+
+
+def submodule_path(found: str | Namespace) -> tuple[str, ...]:
+    """Where the submodules of a module found are looked up (its `__path__`): a regular
+    package's folder, a namespace package's portions; none for a plain module."""
+    if isinstance(found, Namespace):
+        return found.portions
+    return (os.path.dirname(found),) if is_package(found) else ()
+
+
+def find_module(folders: tuple[str, ...] | list[str], parts: list[str]) -> str | Namespace | None:
+    """Module `a.b.c` (parts [a, b, c]) from the search path `folders`: `a` there, then `b` in
+    `a`'s `__path__`, and so on (`find_in`). One step a part, so a link loop cannot make it
+    endless."""
+    found: str | Namespace | None = None
+    path = tuple(folders)
+    for part in parts:
+        if not path:
+            return None  # a plain module has no submodules
+        found = find_in(path, part)
+        if found is None:
+            return None
+        path = submodule_path(found)
+    return found
+
+
 def module_file(directory: str, parts: list[str]) -> str | None:
-    """`directory/a/b.py` or `directory/a/b/__init__.py` for parts [a, b]."""
-    base = os.path.join(directory, *parts)
-    f = base + ".py"
-    if observed.isfile(f):
-        return f
-    init = os.path.join(base, "__init__.py")
-    if observed.isfile(init):
-        return init
-    return None
+    """`directory/a/b.py` or `directory/a/b/__init__.py` for parts [a, b] (the folders on the
+    way may be namespace packages); None for a namespace package."""
+    found = find_module((directory,), parts)
+    return found if isinstance(found, str) else None
 
 
 @functools.lru_cache(maxsize=1)
@@ -215,9 +281,12 @@ def find_kernel_ops(dotted: str) -> str | None:
 
 
 def find_absolute(dotted: str, roots: tuple[str, ...],
-                  own: tuple[str, str] | None = None) -> str | None:
-    """The file of module `dotted`: jax's kernel ops, the importing file's own installed package
-    (`own`, see `own_package`), then the search roots in order."""
+                  own: tuple[str, str] | None = None) -> str | Namespace | None:
+    """The file of module `dotted`, or the namespace package it names: jax's kernel ops, the
+    importing file's own installed package (`own`, see `own_package`), then the search roots as
+    one search path (`find_module`). A top-level namespace package found in the roots is none
+    when the environment has a regular package or module of that name (`_installed`): Python
+    would import that one, which is not the user's."""
     parts = dotted.split(".")
     if not all(p.isidentifier() for p in parts):
         return None
@@ -225,14 +294,35 @@ def find_absolute(dotted: str, roots: tuple[str, ...],
     if ops is not None:
         return ops
     if own is not None and parts[0] == own[1]:
-        f = module_file(own[0], parts)
+        f = find_module((own[0],), parts)
         if f is not None:
             return f
-    for r in roots:
-        f = module_file(r, parts)
-        if f is not None:
-            return f
-    return None
+    top = find_in(roots, parts[0])
+    if top is None or (isinstance(top, Namespace) and _installed(parts[0])):
+        return None
+    return find_module(submodule_path(top), parts[1:]) if len(parts) > 1 else top
+
+
+def _installed(name: str) -> bool:
+    """Does the analysed environment (its site-packages, the folder holding its jax, the standard
+    library) have a regular package, a module or an extension module named `name`?"""
+    if name in sys.stdlib_module_names:
+        return True
+    from importlib.machinery import EXTENSION_SUFFIXES
+
+    from wgmma_lsp.environment import active, environment_site_dirs
+
+    env = active()
+    folders = [str(d) for d in environment_site_dirs(env.prefix)] if env.prefix is not None \
+        else list(getattr(site, "getsitepackages", lambda: [])())
+    if env.jax_root is not None:
+        folders.append(os.path.dirname(os.path.abspath(str(env.jax_root))))
+    for folder in dict.fromkeys(folders):
+        base = os.path.join(folder, name)
+        if observed.isfile(os.path.join(base, "__init__.py")) or any(
+                observed.isfile(base + suffix) for suffix in (".py", *EXTENSION_SUFFIXES)):
+            return True
+    return False
 
 
 def relative_base(from_path: str | None, level: int) -> str | None:
@@ -248,15 +338,17 @@ def relative_base(from_path: str | None, level: int) -> str | None:
     return d
 
 
-def find_relative(from_path: str | None, level: int, module: str | None) -> str | None:
+def find_relative(from_path: str | None, level: int, module: str | None) -> str | Namespace | None:
+    """The module `from .module` (dots: `level`) names: the package's `__init__.py` without a
+    module; else its submodule, looked up in the package's folder (a namespace package's other
+    portions are not searched)."""
     base = relative_base(from_path, level)
     if base is None:
         return None
     if not module:
         init = os.path.join(base, "__init__.py")
         return init if observed.isfile(init) else None
-    parts = module.split(".")
-    return module_file(base, parts)
+    return find_module((base,), module.split("."))
 
 
 def is_package(path: str) -> bool:

@@ -225,11 +225,12 @@ class Session:
         if module:
             target = lookup.find_relative(from_path, level, module)
             return self._name_of(target, module, name) if target is not None else None
-        # `from . import x`: a name of the package's __init__, else its submodule x.
+        # `from . import x`: a name of the package's __init__, else its submodule x (a folder
+        # without `__init__.py`: a namespace package, whose names are its submodules).
         init = os.path.join(base, "__init__.py")
         if observed.isfile(init):
             return self._name_of(init, os.path.basename(base), name)
-        sub = lookup.module_file(base, [name])
+        sub = lookup.find_in((base,), name)
         return self.module_value(sub, name) if sub is not None else None
 
     def import_module(self, from_path: str | None, dotted: str) -> Value | None:
@@ -242,6 +243,8 @@ class Session:
                   if level == 0 and module else lookup.find_relative(from_path, level, module))
         if target is None:
             return None
+        if isinstance(target, lookup.Namespace):
+            return {}, []  # no names of its own (its submodules are bound by their imports)
         s = self.summary(target, module or os.path.basename(os.path.dirname(target)))
         if s is None:
             return {}, []
@@ -266,15 +269,20 @@ class Session:
             self._own_pkg[from_path] = lookup.own_package(from_path)
         return self._own_pkg[from_path]
 
-    def _name_of(self, target: str, module: str, name: str) -> Value:
+    def _name_of(self, target: str | lookup.Namespace, module: str, name: str) -> Value:
+        """`from module import name`, `module` found at `target`: a name the module binds, else
+        its submodule; a namespace package's names are its submodules alone."""
+        if isinstance(target, lookup.Namespace):
+            sub = lookup.find_in(target.portions, name)
+            return self.module_value(sub, f"{module}.{name}") if sub is not None else UNKNOWN
         if lookup.is_package(target):
-            sub = lookup.module_file(os.path.dirname(target), [name])
+            sub = lookup.find_in((os.path.dirname(target),), name)
             if sub is not None and self._leaves_submodule(target, name):
                 return self.module_value(sub, f"{module}.{name}")
         s = self.summary(target, module)
         v = s.names.get(name) if s is not None else None
         if (v is None or isinstance(v, Unknown)) and lookup.is_package(target):
-            sub = lookup.module_file(os.path.dirname(target), [name])
+            sub = lookup.find_in((os.path.dirname(target),), name)
             if sub is not None:
                 return self.module_value(sub, f"{module}.{name}")
         return v if v is not None else UNKNOWN
@@ -292,21 +300,28 @@ class Session:
         return init_bindings.leaves_submodule(text.text, text.digest, name,
                                               os.path.basename(os.path.dirname(init)))
 
-    def module_value(self, path: str, name: str) -> Value:
-        s = self.summary(path, name)
-        if s is None:
-            return UNKNOWN
+    def module_value(self, path: str | lookup.Namespace, name: str) -> Value:
+        """The module found at `path` (a namespace package: a module with no file, whose
+        attributes are its submodules)."""
+        if isinstance(path, lookup.Namespace):
+            names: dict[str, Value] = {"__name__": Const(name)}
+            file = path.portions[0]
+        else:
+            s = self.summary(path, name)
+            if s is None:
+                return UNKNOWN
+            names, file = s.names, path
         submodule = None
-        if lookup.is_package(path):
-            pkg_dir = os.path.dirname(path)
+        search = lookup.submodule_path(path)
+        if search:
 
-            def submodule(attr: str, pkg_dir: str = pkg_dir, name: str = name) -> Value | None:
+            def submodule(attr: str, search: tuple[str, ...] = search, name: str = name) -> Value | None:
                 session = active_importer()
-                sub = lookup.module_file(pkg_dir, [attr])
+                sub = lookup.find_in(search, attr)
                 if sub is None or not isinstance(session, Session):
                     return None
                 return session.module_value(sub, f"{name}.{attr}")
-        return UserModuleVal(name, path, s.names, submodule)
+        return UserModuleVal(name, file, names, submodule)
 
     def _text(self, path: str) -> Text | None:
         if path not in self._digests:
