@@ -122,6 +122,24 @@ def test_a_name_that_is_no_submodule_stays_unknown(tmp_path: Path) -> None:
     assert [getattr(v, "value", None) for v in values_of(analysis, "N")] == ["nskern"]
 
 
+def test_a_name_an_init_binds_to_what_is_unknown_is_no_folder_beside_it(tmp_path: Path) -> None:
+    """`pkg/__init__.py` binds `data` to what is not known here (a third-party call), and a
+    folder `pkg/data/` without `__init__.py` sits beside it: `from pkg import data` is the
+    `__init__`'s value (Python: the attribute wins), unknown, not the folder; `from pkg import
+    kernels` (bound by nothing) is the namespace package."""
+    ws = tmp_path / "ws"
+    write(ws / "pkg" / "__init__.py", "import thirdparty\ndata = thirdparty.load()\n")
+    write(ws / "pkg" / "data" / "table.py", "X = 1\n")
+    write(ws / "pkg" / "kernels" / "allocs.py", ALLOCS)
+    path = write(ws / "user.py", "import pkg\nfrom pkg import data, kernels\nA = data\nB = pkg.data\n"
+                                 "K = kernels\n")
+    _, analysis = findings(path, (str(ws),))
+    for name in ("A", "B"):
+        assert not any(isinstance(v, UserModuleVal) for v in values_of(analysis, name))
+    (k,) = values_of(analysis, "K")
+    assert isinstance(k, UserModuleVal) and k.name == "pkg.kernels"
+
+
 def test_a_namespace_folder_named_like_an_installed_module_is_not_that_module(tmp_path: Path) -> None:
     """`import json` imports the standard library's module, whatever folder `json/` a search root
     holds: the folder is no package of the user's. A regular package of that name in the roots

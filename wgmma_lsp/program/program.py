@@ -283,7 +283,9 @@ class Session:
         v = s.names.get(name) if s is not None else None
         if (v is None or isinstance(v, Unknown)) and lookup.is_package(target):
             sub = lookup.find_in((os.path.dirname(target),), name)
-            if sub is not None:
+            # (a folder without `__init__.py` only for a name the `__init__` leaves unbound: a
+            # name bound to what is not known here is not taken for a data folder beside it)
+            if sub is not None and (v is None or not isinstance(sub, lookup.Namespace)):
                 return self.module_value(sub, f"{module}.{name}")
         return v if v is not None else UNKNOWN
 
@@ -315,11 +317,13 @@ class Session:
         search = lookup.submodule_path(path)
         if search:
 
-            def submodule(attr: str, search: tuple[str, ...] = search, name: str = name) -> Value | None:
+            def submodule(attr: str, search: tuple[str, ...] = search, name: str = name,
+                          bound: dict[str, Value] = names) -> Value | None:
                 session = active_importer()
                 sub = lookup.find_in(search, attr)
-                if sub is None or not isinstance(session, Session):
-                    return None
+                if sub is None or not isinstance(session, Session) \
+                        or (isinstance(sub, lookup.Namespace) and attr in bound):
+                    return None  # (a name bound to what is not known is no data folder beside it)
                 return session.module_value(sub, f"{name}.{attr}")
         return UserModuleVal(name, file, names, submodule)
 
