@@ -24,8 +24,8 @@ KERNEL = (FIXTURE / "kernel_dtype.py").read_text()  # WG001 with the accumulator
 IMPORT = "from accpkg.allocs import acc_for\n"
 ALLOCS = ("import jax.numpy as jnp\nfrom jax.experimental.pallas import mosaic_gpu as plgpu\n\n\n"
           "def acc_for():\n  return plgpu.ACC((64, 128), jnp.float32)\n")
-# The same helper, giving an accumulator whose dtype matches the kernel's store: no WG001.
-ALLOCS_BF16 = ALLOCS.replace("jnp.float32", "jnp.bfloat16")
+# A helper of the same name whose accumulator is not known here: no finding.
+ALLOCS_UNKNOWN = "import thirdparty\n\n\ndef acc_for():\n  return thirdparty.accumulator()\n"
 
 
 def write(path: Path, text: str) -> Path:
@@ -92,12 +92,12 @@ def test_every_portion_of_a_namespace_package_holds_its_submodules(tmp_path: Pat
 
 def test_a_regular_package_later_on_the_path_wins_over_a_namespace_portion(tmp_path: Path) -> None:
     """`ws/nskern/` has no `__init__.py`, `ws/src/nskern/` has one: Python imports the regular
-    package, so `nskern.allocs` is the one beside that `__init__.py` (whose accumulator matches
-    the kernel's store), not the namespace folder's."""
+    package, so `nskern.allocs` is the one beside that `__init__.py` (whose accumulator is not
+    known here: no finding), not the namespace folder's."""
     ws = tmp_path / "ws"
     write(ws / "nskern" / "allocs.py", ALLOCS)
     write(ws / "src" / "nskern" / "__init__.py", "")
-    write(ws / "src" / "nskern" / "allocs.py", ALLOCS_BF16)
+    write(ws / "src" / "nskern" / "allocs.py", ALLOCS_UNKNOWN)
     path, _ = kernel(ws / "kernel.py", "from nskern.allocs import acc_for\n")
     got, analysis = findings(path, (str(ws),))
     assert got == set()
