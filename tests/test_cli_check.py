@@ -377,3 +377,24 @@ def test_summary_counts_errors_warnings_and_notes() -> None:
     assert summary([a, b]) == "Found 2 errors, 1 warning and 1 note in 2 files."
     assert summary([b]) == "Found 1 note in 1 file."
     assert summary([FileResult(Path("c.py"))]) == "All checks passed!"
+
+
+def test_a_file_reaching_the_api_through_a_src_layout_package_is_checked(tmp_path: Path) -> None:
+    """`check .` in a project whose package lives in `src/` (what the analysis imports from: the
+    working directory and its `src/`): a kernel file that gets `pl`/`plgpu` only from that
+    package is analysed — the pre-filter resolves its imports with the same roots — and its
+    errors are reported, not passed over as a file that cannot use Pallas."""
+    pkg = tmp_path / "src" / "mykernels"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "api.py").write_text("from jax.experimental import pallas as pl\n"
+                                "from jax.experimental.pallas import mosaic_gpu as plgpu\n")
+    kernel = BAD_KERNEL.replace("from jax.experimental import pallas as pl\n", "").replace(
+        "from jax.experimental.pallas import mosaic_gpu as plgpu\n", "from mykernels.api import pl, plgpu\n")
+    assert "jax.experimental.pallas" not in kernel
+    (tmp_path / "kernels").mkdir()
+    (tmp_path / "kernels" / "matmul.py").write_text(kernel)
+    done = subprocess.run([sys.executable, "-m", "wgmma_lsp", "check", "--no-cache", "."],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stdout.splitlines()[-1].startswith("Found 3 errors in 1 file")

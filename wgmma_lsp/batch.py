@@ -217,8 +217,9 @@ def _collector_resumed() -> None:
 
 def _new_prefilter() -> Prefilter:
     from wgmma_lsp.prefilter import Prefilter  # not needed by a run the cache serves
+    from wgmma_lsp.program import default_program
 
-    return Prefilter()
+    return Prefilter(default_program().roots)  # (the roots the analyses import from)
 
 
 def _may_be_api(path: str, module: str, name: str) -> bool:

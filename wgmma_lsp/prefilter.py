@@ -133,20 +133,21 @@ def _has_keyword(data: bytes) -> bool:
 
 
 @functools.lru_cache(maxsize=65536)
-def _roots_of(folder: str) -> tuple[str, ...]:
-    """The program layer's search roots for a module in `folder` (`program/lookup.py`): the
-    prefilter follows exactly the imports the analysis can follow, no more."""
-    return lookup.search_roots(os.path.join(folder, "__init__.py"), ())
+def _roots_of(folder: str, workspace_roots: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The program layer's search roots for a module in `folder` (`program/lookup.py`), with
+    the same workspace roots (the working directory of `check`, its `src/`, its virtualenv's
+    editable installs): the prefilter follows exactly the imports the analysis can follow."""
+    return lookup.search_roots(os.path.join(folder, "__init__.py"), workspace_roots)
 
 
 @functools.lru_cache(maxsize=65536)
-def _find_absolute(folder: str, dotted: str) -> str | None:
+def _find_absolute(folder: str, dotted: str, workspace_roots: tuple[str, ...] = ()) -> str | None:
     """The file of module `dotted` imported from a module in `folder`: the program layer's own
     lookup (`lookup.find_absolute`), with its roots and own package; a namespace package has
     no file (its submodules are looked up by their own names)."""
     if not all(p.isidentifier() for p in dotted.split(".")):
         return None
-    return _file(_find_in_roots(_roots_of(folder), _own_package(folder), dotted))
+    return _file(_find_in_roots(_roots_of(folder, workspace_roots), _own_package(folder), dotted))
 
 
 @functools.lru_cache(maxsize=65536)
@@ -268,7 +269,10 @@ def _attributes_after(data: bytes, prefix: str) -> frozenset[str]:
 class Prefilter:
     """Which of a set of files must be analysed (see the module docstring)."""
 
-    def __init__(self) -> None:
+    def __init__(self, workspace_roots: tuple[str, ...] = ()) -> None:
+        # The program layer's roots (`Program.roots`: for `check`, the working directory): an
+        # import the analysis resolves through them (a `src/` layout) is followed here too.
+        self._workspace = tuple(os.path.abspath(r) for r in workspace_roots)
         self._data: dict[str, bytes] = {}
         self._imports: dict[str, list[Import]] = {}
         self._api: dict[str, set[str]] = {}  # module file -> names it binds to the API ("*": all)
@@ -306,7 +310,7 @@ class Prefilter:
         """The user's module file an import names, found as the program layer finds it."""
         folder = os.path.dirname(importer)
         f = _find_relative(folder, level, module) if level else (
-            _find_absolute(folder, module) if module else None)
+            _find_absolute(folder, module, self._workspace) if module else None)
         return f if f is not None and f != importer else None
 
     def _edges(self, key: str) -> list[tuple[str, str, str, str | None]]:
