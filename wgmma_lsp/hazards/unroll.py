@@ -15,8 +15,6 @@ the models do not follow) is unknown, as before, and proves nothing.
 
 from __future__ import annotations
 
-import dataclasses
-
 from wgmma_lsp.hazards.regions import box_of
 from wgmma_lsp.interpret import loop_steps
 from wgmma_lsp.interpret.values import RefVal
@@ -54,14 +52,15 @@ def expand(log: Any, start: int, loop: int, n: int, max_events: int) -> bool:
     # Which of each operation's sources change with the step (the others are the same at every step)
     moving = {id(e): [loop_steps.mentions(x, loop) for x in e.per_step]
               for e in body if e.per_step is not None}
+    fixed: set = set()  # (what at_step found the same at every step)
     for t in range(n):
         memo: dict = {}  # (at_step's answers at this step)
         for e in body:
             if e.steps is not None and not e.steps[t]:
                 continue
-            c = dataclasses.replace(e, data=dict(e.data), steps=None, per_step=None)
+            c = _step_copy(e)
             if e.per_step is not None:
-                ref, index, barrier, gmem = (loop_steps.at_step(x, loop, t, memo=memo) if m else x
+                ref, index, barrier, gmem = (loop_steps.at_step(x, loop, t, memo=memo, fixed=fixed) if m else x
                                              for x, m in zip(e.per_step, moving[id(e)]))
                 if isinstance(ref, RefVal) and c.buffer is not None:
                     c.box = box_of(ref, index)
@@ -72,3 +71,15 @@ def expand(log: Any, start: int, loop: int, n: int, max_events: int) -> bool:
             out.append(c)
     log.events[start:] = out
     return True
+
+
+def _step_copy(e: Any) -> Any:
+    """`dataclasses.replace(e, data=dict(e.data), steps=None, per_step=None)` of an `Event`
+    (a plain dataclass: its `__init__` only assigns its fields), without `replace`'s walk of
+    the fields and keyword call: one copy per operation per step of every unrolled loop."""
+    c = object.__new__(type(e))
+    c.__dict__.update(e.__dict__)
+    c.data = dict(e.data)
+    c.steps = None
+    c.per_step = None
+    return c

@@ -155,33 +155,42 @@ def _compared(v: Any) -> tuple[str, ...]:
     return names
 
 
-def at_step(v: Any, loop: int, t: int, depth: int = 0, memo: dict | None = None) -> Any:
+def at_step(v: Any, loop: int, t: int, depth: int = 0, memo: dict | None = None,
+            fixed: set | None = None) -> Any:
     """The value with this loop's `StepInt`s replaced by their value at step t (Python ints).
     `memo` (one per step, while the values it is given stay alive): the answers so far, by the
-    value's id and depth — the operations of a loop body share their refs and indices."""
+    value's id and depth — the operations of a loop body share their refs and indices.
+    `fixed` (one for all the steps, the same lifetime): the (id, depth) of values found to hold
+    none of this loop's `StepInt`s within the depth walked — the same at every step, since only
+    the number substituted depends on the step — so that each step walks only what moves (a
+    ref's shape, dtype and transforms were walked again at every step of every operation)."""
     if isinstance(v, StepInt):
         return Const(v.at[t]) if v.loop == loop else v
     if depth > 12:
         return v
     if memo is not None:
         key = (id(v), depth)
+        if fixed is not None and key in fixed:
+            return v
         known = memo.get(key)
         if known is None:
-            known = memo[key] = _at_step(v, loop, t, depth, memo)
+            known = memo[key] = _at_step(v, loop, t, depth, memo, fixed)
+            if known is v and fixed is not None:
+                fixed.add(key)
         return known
-    return _at_step(v, loop, t, depth, memo)
+    return _at_step(v, loop, t, depth, memo, fixed)
 
 
-def _at_step(v: Any, loop: int, t: int, depth: int, memo: dict | None) -> Any:
+def _at_step(v: Any, loop: int, t: int, depth: int, memo: dict | None, fixed: set | None) -> Any:
     kind = _kind(v)
     if kind is _PLAIN_TUPLE:
-        items = tuple(at_step(x, loop, t, depth + 1, memo) for x in v)
+        items = tuple(at_step(x, loop, t, depth + 1, memo, fixed) for x in v)
         return items if any(a is not b for a, b in zip(items, v)) else v
     if kind is _DATACLASS:
         changes = {}
         for name in _compared(v):
             x = getattr(v, name)
-            y = at_step(x, loop, t, depth + 1, memo)
+            y = at_step(x, loop, t, depth + 1, memo, fixed)
             if y is not x:
                 changes[name] = y
         return dataclasses.replace(v, **changes) if changes else v
