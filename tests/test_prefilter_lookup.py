@@ -3,6 +3,7 @@ and a kernel that imports the API itself costs no walk of its imports."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,23 @@ class CountingPrefilter(Prefilter):
         return super()._text(key)
 
 
+@pytest.fixture
+def pythonpath(monkeypatch):
+    """`pythonpath(folder)` sets PYTHONPATH to it, `pythonpath()` unsets it; the lookups that
+    read it (environment roots, the pre-filter's) are asked again each time, and after the test."""
+    from wgmma_lsp.program import lookup
+
+    def set_to(*folders: Path) -> None:
+        if folders:
+            monkeypatch.setenv("PYTHONPATH", os.pathsep.join(map(str, folders)))
+        else:
+            monkeypatch.delenv("PYTHONPATH", raising=False)
+        lookup.environment_roots.cache_clear()
+        prefilter.cache_clear()
+    yield set_to
+    lookup.environment_roots.cache_clear()
+
+
 def test_a_kernel_that_imports_the_api_is_selected_without_reading_its_imports(tmp_path: Path) -> None:
     (tmp_path / "helpers.py").write_text("import numpy as np\n")
     (tmp_path / "config.py").write_text("from helpers import np\n")
@@ -44,7 +62,7 @@ def test_a_kernel_that_imports_the_api_is_selected_without_reading_its_imports(t
     assert pf.read == [str(kernel)]
 
 
-def test_a_module_on_pythonpath_is_followed_as_the_program_layer_follows_it(tmp_path: Path, monkeypatch) -> None:
+def test_a_module_on_pythonpath_is_followed_as_the_program_layer_follows_it(tmp_path: Path, pythonpath) -> None:
     # a shared kernel library outside the checked folder, reached through PYTHONPATH: the
     # program layer resolves `from shared_defs import ACC` there, so must the pre-filter
     lib = tmp_path / "lib"
@@ -56,18 +74,10 @@ def test_a_module_on_pythonpath_is_followed_as_the_program_layer_follows_it(tmp_
     user.write_text("from shared_defs import ACC\n")
     plain = project / "plain.py"
     plain.write_text("from shared_defs import something_else\n")
-    monkeypatch.setenv("PYTHONPATH", str(lib))
-    from wgmma_lsp.program import lookup
-
-    lookup.environment_roots.cache_clear()
-    try:
-        assert Prefilter().relevant([user, plain]) == {str(user)}
-        monkeypatch.delenv("PYTHONPATH")
-        lookup.environment_roots.cache_clear()
-        prefilter.cache_clear()
-        assert Prefilter().relevant([user, plain]) == set()  # not found: not the user's module
-    finally:
-        lookup.environment_roots.cache_clear()
+    pythonpath(lib)
+    assert Prefilter().relevant([user, plain]) == {str(user)}
+    pythonpath()
+    assert Prefilter().relevant([user, plain]) == set()  # not found: not the user's module
 
 
 def test_the_same_content_is_parsed_once() -> None:
@@ -76,7 +86,7 @@ def test_the_same_content_is_parsed_once() -> None:
 
 
 def test_the_prefilter_finds_modules_through_namespace_packages_as_the_program_layer_does(
-        tmp_path: Path, monkeypatch) -> None:
+        tmp_path: Path, pythonpath) -> None:
     """`shared/` in the project has no `__init__.py`; `shared/` on PYTHONPATH has one. Python
     imports the regular package, whose `defs` binds no API: `from shared.defs import ACC` cannot
     reach Pallas, though the namespace folder's `defs.py` would. `from nsdefs import defs`, a
@@ -94,14 +104,10 @@ def test_the_prefilter_finds_modules_through_namespace_packages_as_the_program_l
     regular.write_text("from shared.defs import ACC\n")
     namespace = project / "namespace.py"
     namespace.write_text("from nsdefs import defs\nacc = defs.ACC\n")
-    monkeypatch.setenv("PYTHONPATH", str(lib))
+    pythonpath(lib)
     from wgmma_lsp.program import lookup
 
-    lookup.environment_roots.cache_clear()
-    try:
-        assert Prefilter().relevant([regular, namespace]) == {str(namespace)}
-        roots = lookup.search_roots(str(regular), ())
-        assert prefilter._find_absolute(str(project), "shared.defs") == \
-            lookup.find_absolute("shared.defs", roots) == str(lib / "shared" / "defs.py")
-    finally:
-        lookup.environment_roots.cache_clear()
+    assert Prefilter().relevant([regular, namespace]) == {str(namespace)}
+    roots = lookup.search_roots(str(regular), ())
+    assert prefilter._find_absolute(str(project), "shared.defs") == \
+        lookup.find_absolute("shared.defs", roots) == str(lib / "shared" / "defs.py")

@@ -189,10 +189,10 @@ def _collector_paused() -> Iterator[None]:
     its files are done). Then everything the last file's analysis allocated is young (nothing
     was collected meanwhile): one young collection frees the garbage it left in cycles (the
     scopes of the other modules it interpreted again), and what survives — the caches of
-    modules, summaries and syntax trees the next files reuse — is frozen, never walked again. Left to the
-    thresholds, that growing heap was walked by collections that came at random: when a run
-    crossed the twentieth young collection, one walk of it cost 0.75 s (a check of tokamax
-    with the documents' trees kept, kept_trees.py). A cache entry dropped later is freed by
+    modules, summaries and syntax trees the next files reuse — is frozen, never walked again.
+    Left to the thresholds, that growing heap was walked by collections that came at random:
+    when a run crossed the twentieth young collection, one walk of it cost 0.75 s (a check of
+    tokamax with the documents' trees kept, kept_trees.py). A cache entry dropped later is freed by
     reference counting (trees and texts hold no cycles); the peak memory of a check of
     tokamax, jax, flax and optax in one process is unchanged (576 -> 579 MB)."""
     global _files_analysed

@@ -4,9 +4,9 @@ The program layer keeps the trees of the user's modules it interprets (`program/
 module whose summary cannot be reused is interpreted again by each analysis, its unchanged text
 not parsed again). `wgmma-lsp check` of a folder also analyses most of those modules as
 documents, and imports most of its documents as modules of other documents: one file parsed
-twice, once each way (tokamax: 184 of its 640 parses, a third of the text parsed). With
-`keep_documents` on — `wgmma-lsp check` turns it on (batch.py) — an analysed document's tree is
-looked up and kept here too, so each text is parsed once per worker.
+twice, once each way (tokamax: 184 of its 640 parses, a third of the text parsed). While
+`documents_kept()` lasts — `wgmma-lsp check` runs in it (cli.py) — an analysed document's tree
+is looked up and kept here too, so each text is parsed once per worker.
 
 The language server leaves it off: the document being typed is a new text at every keystroke,
 and keeping each version would push the modules' trees out. Sharing a tree is safe because

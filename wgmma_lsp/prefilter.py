@@ -294,11 +294,12 @@ class Prefilter:
     def _attributes(self, key: str, prefix: str, names: set[str]) -> frozenset[str] | None:
         """`_attributes_after` of a module's text, kept per (module, prefix): `_solve` asks again
         at every round of its fixpoint, with a growing set of names."""
-        if not names or "*" in names or not self._text(key).isascii():
-            return None
         got = self._attrs.get((key, prefix))
         if got is None:
-            got = self._attrs[(key, prefix)] = _attributes_after(self._text(key), prefix)
+            data = self._text(key)
+            if not names or "*" in names or not data.isascii():
+                return None  # (answered without it)
+            got = self._attrs[(key, prefix)] = _attributes_after(data, prefix)
         return got
 
     def _imports_of(self, key: str) -> list[Import]:

@@ -109,9 +109,7 @@ class CallsMixin:
         """Whether the text of the module a function was defined in spells `yield` (if not, it
         is no generator and its body is not walked to find out); True when that text is not
         at hand."""
-        env = func.closure
-        while env.parent is not None:
-            env = env.parent
+        env = func.closure.module_env()
         if env is self.module_env:
             return self._home_state[0].may_yield  # (this interpreter's own text: `self.lines` is
             # the text of the module running now)
