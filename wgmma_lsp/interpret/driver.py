@@ -516,6 +516,7 @@ def hover_pass(interp: Interpreter) -> None:
     if not only_in_contexts:
         return
     interp.hover_only = True
+    interp.hover_kept = {key for key, entry in interp._records.items() if any(map(_informative, entry[3]))}
     interp.hover_memo = {}
     entered, interp.entered = interp.entered, set()  # "already analysed" means in a context
     try:
@@ -542,6 +543,7 @@ def hover_pass(interp: Interpreter) -> None:
         _run_more_test_cases(interp, only_in_contexts)
     finally:
         interp.hover_only = False
+        interp.hover_kept = set()
         interp.hover_memo = None
         interp.flip_flags = False
         interp.entered = entered | interp.entered

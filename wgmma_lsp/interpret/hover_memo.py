@@ -22,8 +22,9 @@ picks and stops exactly where it did without this memo:
   running kernel's state), each function running with its scope (the recursion guard and the
   depth limit cut calls by them) and whether the flags' defaults are flipped;
 - what a replay does not do is record hover values for the callee's code: a hover-pass run
-  records a value only where the code has no informative value yet (`interp_records._record`),
-  and the two runs before it recorded what an equal third one would;
+  records values only where no context, nor an earlier run of the pass in another context,
+  gave the code an informative one (`interp_records._record`), and equal runs record equal
+  values: the two runs before it recorded what an equal third one would;
 - a run that changed older objects (`MemoEntry.writes_outside`) is not stored.
 """
 

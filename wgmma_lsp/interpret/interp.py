@@ -128,6 +128,9 @@ class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixi
         # The last pass: code the contexts reached, analysed with nothing known, only for the
         # hovers of lines no context reached (its findings belong to the contexts).
         self.hover_only = False
+        # While it runs: the nodes that had an informative value when it started (the
+        # contexts' values: kept as they are; interp_records._record).
+        self.hover_kept: set[int] = set()
         self.flip_flags = False  # hover pass, second round: flags' defaults flipped
         self.hover_memo: dict | None = None  # while the hover pass runs (interpret/hover_memo.py)
         # The package's test cases the budget left out, for the hover pass (test_contexts.py):

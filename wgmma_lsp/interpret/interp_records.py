@@ -60,9 +60,15 @@ class RecordsMixin:
         if self.flip_flags:
             return  # flags flipped: only code nothing reached gets values (they hold then)
         if self.hover_only:
-            for v in values:
-                if _informative(v):
-                    return  # code the concrete contexts reached keeps their values
+            # Code the concrete contexts reached keeps their values; code that got its first
+            # informative value in the hover pass keeps the values of that run (one context:
+            # every value a loop of its takes, `grid_tile_width` in (1, 2, 4, 8), not the first).
+            if id(entry[0]) in self.hover_kept:
+                return
+            ctx = self.ctx
+            for v, c in zip(values, entry[4]):
+                if c is not ctx and _informative(v):
+                    return
         for v in values:
             if v is value or v == value:
                 return
