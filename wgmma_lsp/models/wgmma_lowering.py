@@ -446,7 +446,9 @@ class WgmmaLowering:
         if acc_dtype == "uint32":
             return
         # Instruction shape: N (one group), K (one swizzle atom per group).
-        k, n = (opb.ref.shape[1], opb.ref.shape[0]) if opb.transposed else (opb.ref.shape or (None, None))
+        # (the view's shape: `(K, N)` also when a transpose views an `(N, K)` buffer, as
+        # `mma_utils.tiled_memref_shape` reads the lowering's transposed memref)
+        k, n = opb.ref.shape or (None, None)
         if opb.ref.shape is None or not _known_dims(k, n):
             return
         if n > 256 or n % 8:  # type: ignore[operator]
