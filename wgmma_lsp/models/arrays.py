@@ -333,6 +333,17 @@ def _sds(call: Call) -> Value:
     return ShapeDtypeVal(ArrayVal(_shape_arg(call.get(0, "shape")), to_dtype(call.get(1, "dtype"))))
 
 
+@model("jax.ShapeDtypeStruct.like")
+def _sds_like(call: Call) -> Value:
+    """`jax.ShapeDtypeStruct.like(x)`: the shape and dtype of an array or of another
+    ShapeDtypeStruct (a ref: JAX raises NotImplementedError, unknown here)."""
+    x = call.get(0, "x")
+    arr = x.array if isinstance(x, ShapeDtypeVal) else x if isinstance(x, ArrayVal) else None
+    if arr is None:
+        return UNKNOWN
+    return ShapeDtypeVal(ArrayVal(arr.shape, arr.dtype))
+
+
 # -- conversions and reshapes ---------------------------------------------------------------
 def astype(x: Value, dt: Value, jax: bool = False) -> Value:
     """`x` as dtype `dt`: a JAX function's result is a jax.Array (`jax`), a method's is of the
