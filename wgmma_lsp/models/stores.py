@@ -260,7 +260,8 @@ def _report_pipeline_block(interp, ref: RefVal, index: Value, value: ArrayVal, e
                            span, line: int) -> None:
     """A store into a pipeline body's block: the body gets `smem_ref.at[slot]`, so JAX's `swap`
     names the whole `(slots, *block)` buffer and an indexer that starts with the slot (an int32
-    scalar: weakly typed in jax 0.10, not in 0.12)."""
+    scalar: weakly typed in jax 0.10, not in 0.12). A block with a tiling (and a swizzle): before
+    jax 0.12.1, the tiled buffer and the transforms undoing them (`_tiled_allocation`)."""
     from wgmma_lsp.interpret.jax_version import matches
 
     shape = ref.shape
@@ -272,10 +273,20 @@ def _report_pipeline_block(interp, ref: RefVal, index: Value, value: ArrayVal, e
     full = (slots, *shape)
     slot = "ShapedArray(int32[])" if matches(">=0.12") else "ShapedArray(int32[], weak_type=True)"
     dims = ", ".join(f"Slice(start=0, size={d}, stride=1)" for d in shape)
-    transforms = (f"(NDIndexer(indices=({slot}, {dims}), shape={D.format_shape(full)}, "
-                  "int_indexer_shape=(), validate=False),)")
+    indexer = (f"NDIndexer(indices=({slot}, {dims}), shape={D.format_shape(full)}, "
+               "int_indexer_shape=(), validate=False)")
+    transforms = f"({indexer},)"
+    shown = full
+    if ref.transforms and not matches(">=0.12.1"):
+        # A block with a tiling (and swizzle): before 0.12.1 its ref is the tiled buffer, and
+        # the transforms that undo them come first (0.12.1 keeps them out of the aval).
+        tiled = _tiled_allocation(ref)
+        if tiled is None:
+            return
+        shown = (slots, *tiled[0])
+        transforms = f"({', '.join(tiled[1])}, {indexer})"
     interp.report(store_shape.RULE,
-                  f"Invalid shape for `swap`. Ref shape: {D.format_shape(full)}. "
+                  f"Invalid shape for `swap`. Ref shape: {D.format_shape(shown)}. "
                   f"Expected shape: {D.format_shape(expected)}. "
                   f"Value shape: {D.format_shape(value.shape)}. Transforms: {transforms}. ",
                   span, line)
@@ -312,7 +323,8 @@ def check_swap(interp, ref: RefVal, index: Value, value: Value, value_node: ast.
         shape = ref.shape
         direct = ref.base is None and not ref.transforms
         slots = _pipeline_slots(ref)
-        if direct and ref.attr("pipeline_slot") is True:
+        if ref.base is None and ref.attr("pipeline_slot") is True \
+                and (direct or _tiled_allocation(ref) is not None):
             _report_pipeline_block(interp, ref, index, value, expected, slots, span, line)
             return
         if _untransformed_aval(ref) or _untransformed_aval(ref.base):
