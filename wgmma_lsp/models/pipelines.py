@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from wgmma_lsp.interpret import axis_env, loop_steps
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import (
-    UNKNOWN, ArrayVal, BlockSpecVal, Const, FuncVal, RefVal, TupleVal, Value, Wrapped,
+    UNKNOWN, AllocSpec, ArrayVal, BlockSpecVal, Const, FuncVal, RefVal, TupleVal, Value, Wrapped,
     is_unknown, join, tree_leaves,
 )
 from wgmma_lsp.models.arrays import INT32
@@ -81,9 +81,16 @@ def _grid_indices(grid: Value) -> tuple[Value, list[Value]]:
     return UNKNOWN, []
 
 
-def _pipeline_blocks(call: Call, kw: dict[str, Value]) -> tuple[Value, list[Value]] | None:
+class _AllocationRaises(Exception):
+    """JAX raises while it allocates a pipeline's SMEM buffers (reported): nothing runs."""
+
+
+def _pipeline_blocks(call: Call, kw: dict[str, Value],
+                     allocates: bool = True) -> tuple[Value, list[Value]] | None:
     """(indices, one SMEM block per spec) for `pipeline(*gmem_refs)`, or None when the specs
-    or the refs are not known one to one."""
+    or the refs are not known one to one. `allocates`: the pipeline allocates its buffers itself
+    (`SMEM((slots, *block), dtype, transforms=spec.transforms)` in its `run_scoped`, before it
+    traces anything): transforms that do not fit a block raise there (`_AllocationRaises`)."""
     indices, idx_list = _grid_indices(kw.get("grid", UNKNOWN))
     in_specs = _flat(kw.get("in_specs", TupleVal(())))
     out_specs = _flat(kw.get("out_specs", TupleVal(())))
@@ -93,11 +100,31 @@ def _pipeline_blocks(call: Call, kw: dict[str, Value]) -> tuple[Value, list[Valu
         return None
     from wgmma_lsp.models.pipeline_smem import pipeline_slots
 
+    specs = in_specs + out_specs
     blocks = []
-    for i, (ref, spec) in enumerate(zip(gmem, in_specs + out_specs)):
+    for i, (ref, spec) in enumerate(zip(gmem, specs)):
+        slots = pipeline_slots(call, kw, i, len(in_specs))
+        block = smem_block(ref, spec, call, i, slots)
+        if allocates and not _block_fits(call, block, spec, slots):
+            raise _AllocationRaises()
+        blocks.append(block)
+    for spec in specs:
         trace_index_map(call, spec, idx_list)
-        blocks.append(smem_block(ref, spec, call, i, pipeline_slots(call, kw, i, len(in_specs))))
     return indices, blocks
+
+
+def _block_fits(call: Call, block: Value, spec: Value, slots: int | None) -> bool:
+    """Whether the tiling and swizzle of a pipeline's SMEM block fit its `(slots, *block)`
+    buffer, as for any allocation (transforms.py: WG063, WG064, reported at the call)."""
+    from wgmma_lsp.models.transforms import transforms_apply
+
+    if not isinstance(block, RefVal) or block.space != "smem" or block.attr("pipeline_slot") is not True \
+            or not block.transforms or block.shape is None:
+        return True
+    shape = (slots, *block.shape) if slots is not None else block.shape
+    alloc = AllocSpec("smem", ArrayVal(shape, block.dtype), span=getattr(spec, "span", None),
+                      transforms=block.transforms)
+    return transforms_apply(call, alloc)
 
 
 def _run_generic(call: Call, body: Value) -> Value:
@@ -127,7 +154,10 @@ def _emit_pipeline_apply(call: Call) -> Value:
     kw = wrapped.kwargs
     scope = smem_budget.enter_pipeline(call.interp, emit_pipeline_scope(call, kw))
     try:
-        found = _pipeline_blocks(call, kw)
+        try:
+            found = _pipeline_blocks(call, kw)
+        except _AllocationRaises:
+            return UNKNOWN  # JAX raises here
         if found is None:
             return _run_generic(call, wrapped.func)
         indices, blocks = found
@@ -175,7 +205,10 @@ def _run_ws(call: Call) -> Value:
     kw = wrapped.kwargs
     gmem_call = Call(call.interp, call.node, list(call.args), {}, list(call.arg_nodes), {},
                      call.env, call.complete)
-    found = _pipeline_blocks(gmem_call, kw)
+    try:  # (with the user's `allocations=`, their run_scoped allocated the buffers)
+        found = _pipeline_blocks(gmem_call, kw, allocates=_is_none(call.kwargs.get("allocations")))
+    except _AllocationRaises:
+        return UNKNOWN  # JAX raises here
     context = kw.get("compute_context")
     if found is None:
         _run_generic(call, wrapped.func)
