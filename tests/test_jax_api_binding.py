@@ -164,3 +164,18 @@ def test_reading_the_source_does_not_import_jax() -> None:
 ])
 def test_version_specs(version, spec, ok) -> None:
     assert matches(spec, version) is ok
+
+
+def test_a_keyword_on_another_line_names_the_line_jax_blames() -> None:
+    """The squiggle sits on the keyword; a related location names the call's first line, which
+    is the line Python's traceback (and JAX's error) shows
+    (tests/fixtures/errors/api_keyword_in_multiline_call.py checks that line against JAX)."""
+    from pathlib import Path
+
+    from wgmma_lsp.analysis import analyze
+    from wgmma_lsp.ide.diagnostics import diagnostics
+
+    path = Path(__file__).parent / "fixtures" / "errors" / "api_keyword_in_multiline_call.py"
+    [d] = [d for d in diagnostics(analyze(path.read_text(), str(path))) if d.code == "WG090"]
+    assert (d.span.line + 1, [(r.span.line + 1, r.message) for r in d.related]) == (
+        19, [(14, "JAX raises this at this call (its traceback shows the line where the call starts)")])

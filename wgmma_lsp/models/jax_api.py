@@ -14,6 +14,7 @@ import ast
 from wgmma_lsp.interpret import jax_source
 from wgmma_lsp.interpret.binding import BindError, bind, forwarded_keywords
 from wgmma_lsp.interpret.call import Call
+from wgmma_lsp.rules.base import Related
 from wgmma_lsp.spans import Span
 
 _CHECKED_PREFIXES = ("plgpu.", "pl.")
@@ -61,8 +62,13 @@ def _report(call: Call, api: str, err: BindError, blame_line: int | None = None)
         span = call.interp.span(node.func)
     arg_spans = [call.interp.span(n) if n is not None else None for n in call.arg_nodes] \
         if isinstance(node, ast.Call) else []
-    call.interp.report(api_call_signature.RULE, err.message, span,
-                       call.line if blame_line is None else blame_line,
+    blamed = call.line if blame_line is None else blame_line
+    related = []
+    if isinstance(node, ast.Call) and span is not None and span.line != blamed:
+        # (the squiggle is on the argument; Python's traceback names the line the call starts on)
+        related.append(Related(call.interp.span(node.func), "JAX raises this at this call (its "
+                               "traceback shows the line where the call starts)"))
+    call.interp.report(api_call_signature.RULE, err.message, span, blamed, related=related,
                        data={"api": api, "kind": err.kind, "names": err.names,
                              "keyword_spans": kw_spans, "arg_spans": arg_spans,
                              "call_span": call.span})
