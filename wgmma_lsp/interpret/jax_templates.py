@@ -25,7 +25,7 @@ from wgmma_lsp import observed
 
 #: Where the Mosaic GPU errors live, relative to the `jax` package.
 SEARCH_DIRS = ("_src/pallas", "_src/state", "experimental/mosaic/gpu", "_src/lax/control_flow")
-EXTRA_FILES = ("_src/core.py", "_src/deprecations.py", "_src/lax/parallel.py")
+EXTRA_FILES = ("_src/core.py", "_src/deprecations.py", "_src/lax/parallel.py", "_src/lax/lax.py")
 
 _FIELD = re.compile(r"\{[^{}]*\}")
 

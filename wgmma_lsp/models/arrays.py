@@ -19,7 +19,7 @@ from wgmma_lsp.interpret.values import (
     UNKNOWN, ApiVal, ArrayVal, Const, DTypeVal, Opaque, OpaqueReplaced, ShapeDtypeVal, SymInt, UnknownInt,
     InstanceVal, TupleVal, Value, as_dim, as_shape, dim_value,
 )
-from wgmma_lsp.models import smem_budget
+from wgmma_lsp.models import broadcasting, smem_budget
 from wgmma_lsp.models.indexing import gather_shape, index_shape
 from wgmma_lsp.models.registry import ATTRIBUTES, CONSTANTS, GETITEM, METHODS, OPERATOR_SITES, attribute, method, model
 
@@ -138,6 +138,8 @@ def array_binop(interp, op: ast.operator, left: Value, right: Value, node: ast.A
         result = matmul(left, right)
         site = OPERATOR_SITES.get("array.@")
         return site(interp, left, right, node, result) if site is not None else result
+    if broadcasting.raises(interp, op, left, right, node):
+        return UNKNOWN  # JAX raises here
     result = elementwise(left, right)
     if not isinstance(result, ArrayVal):
         return UNKNOWN
