@@ -53,6 +53,8 @@ NOT_LITERAL: dict[str, tuple[NotLiteral, ...]] = {
               NotLiteral("<0.12", "JAX 0.10 has no Tracer.memory_space: the rule is 0.12's")),
     "WG104": (NotLiteral(">=0.12", "JAX 0.12's Lane load lowering has no such check (the template was removed): "
                                    "the rule is 0.10's"),),
+    "WG114": (NotLiteral("<0.12", "JAX 0.10's waits have no abstract-evaluation check of their count (the MLIR "
+                                  "verifier rejects it in the lowering): the rule is 0.12's"),),
     "WG094": (NotLiteral(">=0.10", "composed by lax's _check_carry_type: a header, one line per differing carry "
                                    "component, and a footer",
                          ("{name} function carry input and carry output must have equal types, but they "

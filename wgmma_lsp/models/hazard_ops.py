@@ -32,6 +32,7 @@ from wgmma_lsp.interpret.values import UNKNOWN, AllocSpec, ArrayVal, Const, RefV
 from wgmma_lsp.models import arrays, blackwell, pallas, pipelines, refs, tma  # noqa: F401  (first: wrapped here)
 from wgmma_lsp.models.arrays import INT32
 from wgmma_lsp.models.registry import GETITEM, MODELS, SETITEM, model
+from wgmma_lsp.models.wait_counts import count_rejected
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
 if TYPE_CHECKING:
@@ -238,6 +239,8 @@ def _commit_smem(call: Call) -> Value:
 def _wait_smem_to_gmem(call: Call) -> Value:
     """`wait_smem_to_gmem(n, wait_read_only=False)`: at most the `n` newest SMEM->GMEM copies of
     the thread stay in flight."""
+    if count_rejected(call):
+        return UNKNOWN  # JAX raises here
     n = as_int(call.get(0, "n", Const(None)))
     read_only = call.get(1, "wait_read_only", Const(False))
     # A read-only wait leaves the GMEM writes in flight; one that may be read-only counts for reads only.

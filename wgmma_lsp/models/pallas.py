@@ -740,7 +740,7 @@ def _transpose_transform(call: Call) -> Value:
     return TransformVal("transpose", params) if params is not None else TransformVal("unknown")
 
 
-_NOOP = ["plgpu.wgmma_wait", "plgpu.commit_smem", "plgpu.wait_smem_to_gmem",
+_NOOP = ["plgpu.commit_smem", "plgpu.wait_smem_to_gmem",
          "plgpu.set_max_registers", "plgpu.commit_smem_to_gmem_group", "plgpu.semaphore_signal",
          "plgpu.async_prefetch", "pl.debug_print"]
 for _n in _NOOP:
