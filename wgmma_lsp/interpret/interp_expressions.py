@@ -47,7 +47,7 @@ from wgmma_lsp.interpret.values import (
     is_int_like,
     join,
 )
-from wgmma_lsp.models import containers, jax_api
+from wgmma_lsp.models import broadcasting, containers, jax_api
 from wgmma_lsp.models.arrays import array_binop, array_compare
 from wgmma_lsp.models.python import BUILTINS
 from wgmma_lsp.models.registry import (API_ATTRIBUTES, ATTRIBUTE_SITES, ATTRIBUTES, COMPUTED_CONSTANTS, CONSTANTS,
@@ -393,6 +393,9 @@ class ExpressionsMixin:
         result: Value = Const(True)
         for op, comp in zip(n.ops, n.comparators):
             right = self.eval(comp, env)
+            if isinstance(left, ArrayVal) and isinstance(right, ArrayVal) \
+                    and broadcasting.raises(self, op, left, right, n):
+                return UNKNOWN  # JAX raises here
             r = self.compare(op, left, right)
             if isinstance(r, ArrayVal):
                 result = r

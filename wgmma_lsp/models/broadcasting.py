@@ -1,4 +1,5 @@
-"""Broadcasting of `a + b`, `a - b`, `a * b`, `a / b` on JAX arrays inside a kernel body.
+"""Broadcasting of `a + b`, `a - b`, `a * b`, `a / b` and comparisons of JAX arrays inside a
+kernel body.
 
 Mirrors (jax 0.10.2 and 0.12) `jnp`'s `promote_shapes` and lax's binary shape rule: operands of
 different ranks, neither a scalar, are aligned by `lax.broadcast_shapes` (WG089, its
@@ -18,7 +19,9 @@ from wgmma_lsp.interpret.values import ArrayVal, Value
 from wgmma_lsp.rules import broadcast_ranks, broadcast_shapes
 
 #: The lax primitive each operator binds (`/`: `true_divide`, `div` after the cast to float).
-PRIMITIVES: dict[type, str] = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div"}
+PRIMITIVES: dict[type, str] = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div",
+                               ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge",
+                               ast.Eq: "eq", ast.NotEq: "ne"}
 #: ... and for two booleans (`jnp.add` of bools is `lax.bitwise_or`, `jnp.multiply` `bitwise_and`).
 BOOL_PRIMITIVES: dict[type, str] = {ast.Add: "or", ast.Mult: "and"}
 
@@ -37,7 +40,7 @@ def _text(shape: tuple[int, ...]) -> str:
     return str(tuple(shape))
 
 
-def raises(interp, op: ast.operator, left: Value, right: Value, node: ast.AST) -> bool:
+def raises(interp, op: ast.operator | ast.cmpop, left: Value, right: Value, node: ast.AST) -> bool:
     """Whether JAX raises for `left <op> right` (reported here, at `node`)."""
     if not interp.kernel.inside or type(op) not in PRIMITIVES:
         return False
