@@ -59,9 +59,11 @@ def attribute(*names: str) -> Callable[[Callable[[Any], Value]], Callable[[Any],
     return deco
 
 
-def check_ref_accesses(check: Callable[[Any, Any, Any], None]) -> None:
+def check_ref_accesses(check: Callable[[Any, Any, Any], None],
+                       store: "Callable[[Any, Any, Any, Value], None] | None" = None) -> None:
     """Extend the ref load and store models with `check(interp, ref, node)`, run before each
-    load and after each store (for an extension module's `install()`)."""
+    load and after each store (for an extension module's `install()`); `store(interp, ref, node,
+    value)` instead of `check` for stores, when the check depends on the value stored."""
     get, put = GETITEM["ref"], SETITEM["ref"]
 
     def getitem(interp, ref, index, node):
@@ -70,7 +72,10 @@ def check_ref_accesses(check: Callable[[Any, Any, Any], None]) -> None:
 
     def setitem(interp, ref, index, value, target, value_node, aug):
         put(interp, ref, index, value, target, value_node, aug)
-        check(interp, ref, target)
+        if store is not None:
+            store(interp, ref, target, value)
+        else:
+            check(interp, ref, target)
 
     GETITEM["ref"], SETITEM["ref"] = getitem, setitem
 
