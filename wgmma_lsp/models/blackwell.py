@@ -220,5 +220,16 @@ def _async_load_tmem(call: Call) -> Value:
 
 @model("plgpu.async_store_tmem")
 def _async_store_tmem(call: Call) -> Value:
-    _tmem_only(call, "ref", "Async store only supports TMEM refs")
+    """`async_store_tmem(ref, value)`: a TMEM ref, then `_swap_abstract_eval`'s checks of the value
+    against the ref (WG056/WG057, as for `ref[...] = value`), for a ref not viewed."""
+    if not _tmem_only(call, "ref", "Async store only supports TMEM refs"):
+        return Const(None)
+    ref, node = call.get(0, "ref"), call.node
+    if isinstance(ref, RefVal) and ref.kind == "tmem" and ref.base is None and not ref.transforms \
+            and node is not None and call.complete:
+        from wgmma_lsp.models.stores import check_swap
+
+        ref_node = call.node_of(0, "ref")
+        check_swap(call.interp, ref, Const(Ellipsis), call.get(1, "value"), call.node_of(1, "value"),
+                   call.line, ref_node if ref_node is not None else node, node, kind="tmem")
     return Const(None)

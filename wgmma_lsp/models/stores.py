@@ -305,10 +305,12 @@ def check_store(interp, ref: RefVal, index: Value, value: Value, target: ast.Sub
 
 
 def check_swap(interp, ref: RefVal, index: Value, value: Value, value_node: ast.AST | None,
-               line: int, ref_node: ast.AST, site: ast.AST) -> None:
+               line: int, ref_node: ast.AST, site: ast.AST, kind: str = "plain") -> None:
     """`swap`'s checks of a store of `value` through a plain ref at `index`: reported at the value
-    (else at `site`, the store), blamed on 0-based `line`; `ref_node` spells the ref (fixes)."""
-    if ref.kind != "plain":
+    (else at `site`, the store), blamed on 0-based `line`; `ref_node` spells the ref (fixes).
+    `kind`: the kind of ref the store goes through (`"tmem"`: `plgpu.async_store_tmem`, whose
+    abstract evaluation is `swap`'s)."""
+    if ref.kind != kind:
         return
     span = interp.span(value_node) if value_node is not None else interp.span(site)
     if isinstance(value, RefVal):
