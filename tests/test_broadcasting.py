@@ -64,3 +64,36 @@ def test_reported_exactly_when_jax_raises(a: tuple, b: tuple, op: str, dtype: st
 def test_nothing_is_claimed_outside_a_kernel_body() -> None:
     source = "import jax.numpy as jnp\n\nx = jnp.ones((2, 3)) + jnp.ones((3, 2))\n"
     assert not [d for d in diagnostics(analyze(source, "/tmp/broadcasting.py")) if d.code in ("WG088", "WG089")]
+
+
+AFTER_AN_ERROR = '''\
+import jax
+import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+def body(x_ref, y_ref, o_ref):
+  o_ref[...] = x_ref[...].astype(jnp.bfloat16)
+  o_ref[...] = x_ref[...] + y_ref[...].T
+
+
+def f(x, y):
+  return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((64, 32), jnp.float32))(x, y)
+
+# wgmma-lsp: trace f(f32[64,32], f32[64,32])
+'''
+
+
+def test_nothing_is_claimed_after_jax_raised(tmp_path) -> None:
+    """JAX stops at its first error: a broadcasting error after a store JAX rejects while tracing
+    is never reached (tokamax's GLU with its accumulator's sizes swapped fails in its wgmma before
+    its epilogue multiplies the halves of the tile)."""
+    path = tmp_path / "after_an_error.py"
+    path.write_text(AFTER_AN_ERROR)
+    scope: dict = {}
+    exec(compile(AFTER_AN_ERROR, str(path), "exec"), scope)  # noqa: S102
+    spec = jax.ShapeDtypeStruct((64, 32), jnp.float32)
+    with pytest.raises(ValueError, match="Invalid dtype for `swap`"):
+        jax.jit(scope["f"]).trace(spec, spec)
+    codes = [d.code for d in diagnostics(analyze(AFTER_AN_ERROR, str(path))) if d.severity.name == "ERROR"]
+    assert codes == ["WG057"]

@@ -40,8 +40,18 @@ def _text(shape: tuple[int, ...]) -> str:
     return str(tuple(shape))
 
 
+def _after_a_trace_error(interp) -> bool:
+    """Whether JAX already raised on this run: a trace-time error proven earlier in the running
+    context (JAX stops at its first error; tokamax's GLU with its accumulator's sizes swapped
+    fails in its wgmma before its epilogue multiplies the halves of the tile)."""
+    ctx = interp.ctx
+    return any(f.certain and ctx in f.contexts and f.rule.installed_stage() == "trace"
+               for f in interp.findings)
+
+
 def raises(interp, op: ast.operator | ast.cmpop, left: Value, right: Value, node: ast.AST) -> bool:
-    """Whether JAX raises for `left <op> right` (reported here, at `node`)."""
+    """Whether JAX raises for `left <op> right` (reported here, at `node`, unless JAX raised
+    before it got here)."""
     if not interp.kernel.inside or type(op) not in PRIMITIVES:
         return False
     a, b = _shape(left), _shape(right)
@@ -52,6 +62,8 @@ def raises(interp, op: ast.operator | ast.cmpop, left: Value, right: Value, node
         pairs = zip(reversed(a), reversed(b))
         if all(_fits(x, y) for x, y in pairs):
             return False
+        if _after_a_trace_error(interp):
+            return True
         interp.report(broadcast_ranks.RULE,
                       f"Incompatible shapes for broadcasting: shapes={[tuple(a), tuple(b)]}",
                       interp.span(node), line)
@@ -65,6 +77,8 @@ def raises(interp, op: ast.operator | ast.cmpop, left: Value, right: Value, node
             return False  # two booleans bind another primitive: not decided
         if T.is_bool(da) and T.is_bool(db):
             name = BOOL_PRIMITIVES[type(op)]
+    if _after_a_trace_error(interp):
+        return True
     interp.report(broadcast_shapes.RULE,
                   f"{name} got incompatible shapes for broadcasting: {_text(a)}, {_text(b)}.",
                   interp.span(node), line)
