@@ -16,7 +16,7 @@ from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.jax_version import installed
 from wgmma_lsp.interpret.values import AllocSpec, RefVal, TupleVal, Value
 from wgmma_lsp.models import smem_budget
-from wgmma_lsp.rules import tmem_columns
+from wgmma_lsp.rules import tmem_collective_mixed, tmem_columns
 
 TMEM_ROWS = 128
 # JAX 0.12.1 allows 576 (one exclusive allocation) on sm_107f only; lowered with no GPU, as here,
@@ -31,6 +31,8 @@ class Budget:
     peak: int = 0
     known: bool = True
     collective: set = field(default_factory=set)
+    # The collective flags of the allocations proven to be made (whatever their columns)
+    kinds: set = field(default_factory=set)
 
 
 def _align8(n: int) -> int:
@@ -67,6 +69,8 @@ def _add(interp, items: list[tuple[tuple | None, object, dict]]) -> int:
     smem_budget.not_replayable(interp)  # a replay elsewhere would not add these columns
     total = 0
     for shape, dtype, attrs in items:
+        if attrs.get("collective") is not None and interp.certain:
+            budget.kinds.add(attrs["collective"])
         cols = _cols(shape, dtype, attrs)
         if cols is None or attrs.get("collective") is None or not interp.certain:
             budget.known = False
@@ -126,6 +130,9 @@ def kernel_exit(interp, span, line: int) -> None:
     # 0.12 allocates the kernel's TMEM the same way under both semantics (docs/coverage.md, row 109).
     if interp.kernel.lowering not in ("lane", "warpgroup") or installed() is None \
             or installed()[:2] not in ((0, 10), (0, 12)):
+        return
+    if budget.kinds >= {True, False}:  # (checked before the columns are allocated)
+        interp.report(tmem_collective_mixed.RULE, tmem_collective_mixed.MESSAGE, span, line)
         return
     if not budget.known or budget.peak == 0 or len(budget.collective) != 1:
         return  # unknown allocations, or collective and non-collective mixed (another message)
