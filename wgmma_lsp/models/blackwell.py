@@ -218,6 +218,42 @@ def _async_load_tmem(call: Call) -> Value:
     return ArrayVal(ref.shape, ref.dtype)  # `_get_abstract_eval` of the (viewed) ref
 
 
+@model("plgpu.async_copy_smem_to_tmem")
+def _async_copy_smem_to_tmem(call: Call) -> Value:
+    """`async_copy_smem_to_tmem(smem_ref, tmem_ref)`: `_async_copy_smem_to_tmem_abstract_eval`
+    compares the two refs' dtypes, then their shapes (JAX 0.10 and 0.12; an allocation's tiling
+    and swizzle leave its shape as it is). Refs viewed by indexing only, with known avals."""
+    smem, tmem = call.get(0, "smem_ref"), call.get(1, "tmem_ref")
+    if not (isinstance(smem, RefVal) and isinstance(tmem, RefVal) and call.complete):
+        return Const(None)
+    if smem.root().space != "smem" or tmem.root().kind != "tmem" \
+            or not _indexed_only(smem) or not _indexed_only(tmem):
+        return Const(None)
+    if T.concrete(smem.dtype) is None or T.concrete(tmem.dtype) is None:
+        return Const(None)
+    if smem.dtype.name != tmem.dtype.name:  # type: ignore[union-attr]
+        message = (f"Expected SMEM element type ({smem.dtype.name}) to equal the TMEM element type "  # type: ignore[union-attr]
+                   f"({tmem.dtype.name})")  # type: ignore[union-attr]
+    elif smem.shape is not None and tmem.shape is not None \
+            and all(isinstance(d, int) for d in (*smem.shape, *tmem.shape)) \
+            and tuple(smem.shape) != tuple(tmem.shape):
+        message = (f"Expected SMEM reference shape {tuple(smem.shape)} to equal the TMEM reference "
+                   f"shape {tuple(tmem.shape)}")
+    else:
+        return Const(None)
+    from wgmma_lsp.rules import tmem_copy_operands
+
+    call.interp.report(tmem_copy_operands.RULE, message, call.span, call.line,
+                       related=_allocated(smem) + _allocated(tmem))
+    return UNKNOWN  # JAX raises here
+
+
+def _indexed_only(ref: RefVal) -> bool:
+    """A ref seen through `.at[...]` views at most (its allocation's own transforms aside)."""
+    own = len(ref.root().transforms)
+    return all(t.kind == "index" for t in ref.transforms[own:])
+
+
 @model("plgpu.async_store_tmem")
 def _async_store_tmem(call: Call) -> Value:
     """`async_store_tmem(ref, value)`: a TMEM ref, then `_swap_abstract_eval`'s checks of the value
