@@ -29,15 +29,11 @@ BOOL_PRIMITIVES: dict[type, str] = {ast.Add: "or", ast.Mult: "and"}
 def _shape(v: Value) -> tuple[int, ...] | None:
     if not isinstance(v, ArrayVal) or v.shape is None or not all(type(d) is int for d in v.shape):
         return None
-    return v.shape  # type: ignore[return-value]
+    return tuple(v.shape)  # type: ignore[arg-type]
 
 
 def _fits(a: int, b: int) -> bool:
     return a == b or a == 1 or b == 1
-
-
-def _text(shape: tuple[int, ...]) -> str:
-    return str(tuple(shape))
 
 
 def _after_a_trace_error(interp) -> bool:
@@ -57,29 +53,19 @@ def raises(interp, op: ast.operator | ast.cmpop, left: Value, right: Value, node
     a, b = _shape(left), _shape(right)
     if a is None or b is None or not a or not b:  # (a scalar broadcasts against anything)
         return False
-    line = getattr(node, "lineno", 1) - 1
-    if len(a) != len(b):
-        pairs = zip(reversed(a), reversed(b))
-        if all(_fits(x, y) for x, y in pairs):
-            return False
-        if _after_a_trace_error(interp):
-            return True
-        interp.report(broadcast_ranks.RULE,
-                      f"Incompatible shapes for broadcasting: shapes={[tuple(a), tuple(b)]}",
-                      interp.span(node), line)
-        return True
-    if all(_fits(x, y) for x, y in zip(a, b)):
+    if all(_fits(x, y) for x, y in zip(reversed(a), reversed(b))):  # (right-aligned, as NumPy)
         return False
-    name = PRIMITIVES[type(op)]
-    if type(op) in BOOL_PRIMITIVES:
-        da, db = T.concrete(left.dtype), T.concrete(right.dtype)  # type: ignore[union-attr]
-        if da is None or db is None:
-            return False  # two booleans bind another primitive: not decided
-        if T.is_bool(da) and T.is_bool(db):
-            name = BOOL_PRIMITIVES[type(op)]
-    if _after_a_trace_error(interp):
-        return True
-    interp.report(broadcast_shapes.RULE,
-                  f"{name} got incompatible shapes for broadcasting: {_text(a)}, {_text(b)}.",
-                  interp.span(node), line)
+    if len(a) != len(b):
+        rule, message = broadcast_ranks.RULE, f"Incompatible shapes for broadcasting: shapes={[a, b]}"
+    else:
+        name = PRIMITIVES[type(op)]
+        if type(op) in BOOL_PRIMITIVES:
+            da, db = T.concrete(left.dtype), T.concrete(right.dtype)  # type: ignore[union-attr]
+            if da is None or db is None:
+                return False  # two booleans bind another primitive: not decided
+            if T.is_bool(da) and T.is_bool(db):
+                name = BOOL_PRIMITIVES[type(op)]
+        rule, message = broadcast_shapes.RULE, f"{name} got incompatible shapes for broadcasting: {a}, {b}."
+    if not _after_a_trace_error(interp):
+        interp.report(rule, message, interp.span(node), getattr(node, "lineno", 1) - 1)
     return True
