@@ -235,3 +235,23 @@ def test_own_jax_without_jax_on_the_path(tmp_path: Path, monkeypatch) -> None:
 
 def test_own_jax_in_this_environment() -> None:
     assert environment.own_jax() == _importlib_answer()
+
+
+def test_a_workspace_folder_inside_a_site_packages_uses_that_environment(tmp_path: Path) -> None:
+    """An installed package opened as a folder (tokamax's attention ops, in a project that holds
+    several environments): its files run only with the environment they are installed in, not
+    with the `.venv` of the project above it (which held another JAX: false WG090s followed)."""
+    from wgmma_lsp.environment_lsp import choose
+
+    project = tmp_path / "proj"
+    (project / "pyproject.toml").parent.mkdir(parents=True)
+    (project / "pyproject.toml").write_text("")
+    _venv(project / ".venv", "0.10.2")
+    other = _venv(project / ".venv312", "0.12.0")
+    ops = next(other.glob("lib/python3*/site-packages")) / "lib_pkg" / "ops"
+    ops.mkdir(parents=True)
+    env = choose(None, [ops])
+    assert (env.prefix, env.jax_version) == (other, "0.12.0")
+    assert env.origin == f"the environment {ops} is installed in"
+    # (a folder of the project itself still gets the project's .venv)
+    assert choose(None, [project]).jax_version == "0.10.2"

@@ -6,8 +6,9 @@ wgmma-lsp's own environment usually has no JAX at all). In this order:
 
 1. an explicit interpreter or environment: `--python PATH`, the editor's `wgmmaLsp.python`,
    `[tool.wgmma-lsp] python = "..."` — used as given, with or without JAX;
-2. for `wgmma-lsp check` of an installed package's files, the environment they are installed
-   in, when it holds JAX (`installed_in`: they run only with its JAX);
+2. for `wgmma-lsp check` of an installed package's files (and a workspace folder inside an
+   environment's site-packages, in the server), the environment they are installed in, when
+   it holds JAX (`installed_in`: they run only with its JAX);
    then `VIRTUAL_ENV` (an activated environment);
 3. a `.venv` or `venv` folder in the workspace root or the project root (the folder holding
    the nearest `pyproject.toml`);

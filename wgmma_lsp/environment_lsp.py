@@ -1,9 +1,11 @@
 """The server's side of environment.py: which environment's JAX the workspace is analysed with.
 
 At `initialize` the environment is found from the `python` setting (initializationOptions, the
-`wgmmaLsp.python` section), the workspace's `[tool.wgmma-lsp] python`, `VIRTUAL_ENV`, a
-`.venv`/`venv` in a workspace folder; it is logged, and when it holds no JAX the user is told
-once (window/showMessage, Info) that the bundled facts are used. A later `wgmmaLsp.python`
+`wgmmaLsp.python` section), the workspace's `[tool.wgmma-lsp] python`, the environment a
+workspace folder is installed in (a folder inside its site-packages, when it holds JAX),
+`VIRTUAL_ENV`, a `.venv`/`venv` in a workspace folder or its project root; it is logged, and
+when it holds no JAX the user is told once (window/showMessage, Info) that the bundled facts
+are used. A later `wgmmaLsp.python`
 from workspace/configuration switches to that environment.
 """
 
@@ -53,6 +55,15 @@ def choose(python: Any, roots: list[Path]) -> environment.JaxEnvironment:
             continue
         if cfg.python:
             return environment.discover(cfg.python, f"python in {cfg.path}", base=cfg.root)
+    # A workspace folder inside an environment's site-packages (an installed package opened as
+    # a folder) runs only with that environment's JAX, as `check` of its files does (cli.py):
+    # not with a `.venv` of a project that happens to hold that environment among others.
+    for root in roots:
+        home = environment.installed_in(root)
+        if home is not None:
+            env = environment.explicit(str(home), f"the environment {root} is installed in")
+            if env.jax_root is not None:
+                return env
     project = [p for p in (environment.project_root(r) for r in roots) if p is not None]
     return environment.discover(roots=[*roots, *project])
 
