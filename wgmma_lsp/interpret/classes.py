@@ -86,7 +86,15 @@ def kind_of(bases: tuple[Value, ...]) -> str:
 
 
 def mro(cls: ClassVal) -> list[ClassVal]:
-    """The user classes of `cls`'s method resolution order (C3, as CPython computes it)."""
+    """The user classes of `cls`'s method resolution order (C3, as CPython computes it). Computed
+    once per class (its bases never change once it is made); callers never change the list."""
+    order = cls.__dict__.get("_mro")
+    if order is None:
+        order = cls.__dict__["_mro"] = _c3(cls)
+    return order
+
+
+def _c3(cls: ClassVal) -> list[ClassVal]:
     seqs = [mro(b) for b in cls.bases if isinstance(b, ClassVal)]
     seqs.append([b for b in cls.bases if isinstance(b, ClassVal)])
     out = [cls]
