@@ -125,7 +125,8 @@ def _env() -> dict[str, str]:
 
 def detector_models(source: str) -> str:
     """The JAX versions whose detector models a fixture's hazard: its `# race-detector:` line
-    (">=0.12", or "all")."""
+    (">=0.12", "all", or "none": no JAX's detector sees it yet — a wgmma's reads of its SMEM
+    operands have no vector clocks)."""
     m = re.search(r"^# race-detector: (\S+)", source, re.M)
     return m.group(1) if m else "all"
 

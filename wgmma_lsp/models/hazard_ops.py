@@ -288,6 +288,16 @@ def _load(idx_position: int | None) -> Callable[[Call], None]:
     return fn
 
 
+def _wgmma_reads(call: Call) -> None:
+    """`wgmma(acc, a, b)`: the tensor cores read `b`, and `a` when it is a ref, from SMEM. The
+    read starts at the call (it may go on until a `wgmma_wait`, which is not modelled: a read
+    seen shorter than it is claims no race it does not have)."""
+    for position, name in ((1, "a"), (2, "b")):
+        ref = call.get(position, name)
+        if _smem(ref):
+            H.record(call.interp, "read", call.span_of(position, name), call.line, ref=ref)
+
+
 # -- control flow that may not run ------------------------------------------------------------
 def _maybe(name: str, decide: Callable[[Call], bool]) -> None:
     inner = MODELS[name]
@@ -536,6 +546,7 @@ def install() -> None:
     _setitem = SETITEM["ref"]
     GETITEM["ref"] = _ref_getitem
     SETITEM["ref"] = _ref_setitem
+    _wrap("plgpu.wgmma", after=_wgmma_reads)
     _wrap("pl.load", after=_load(1))
     _wrap("plgpu.load", after=_load(1))
     _axis_index_model = MODELS["lax.axis_index"]
