@@ -36,6 +36,8 @@ def _mma(call: Call) -> Value:
 
 
 def _check(call: Call, acc: ArrayVal, a: ArrayVal, b: ArrayVal) -> None:
+    if acc.shape is None or a.shape is None or b.shape is None:
+        return  # a rank not known: nothing decided
     if len(acc.shape) != 2 or len(a.shape) != 2 or len(b.shape) != 2:
         return  # JAX fails unpacking the shapes: not one of these messages
     (m, n), (m2, k), (k2, n2) = acc.shape, a.shape, b.shape
