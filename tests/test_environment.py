@@ -237,12 +237,14 @@ def test_own_jax_in_this_environment() -> None:
     assert environment.own_jax() == _importlib_answer()
 
 
-def test_a_workspace_folder_inside_a_site_packages_uses_that_environment(tmp_path: Path) -> None:
+def test_a_workspace_folder_inside_a_site_packages_uses_that_environment(tmp_path: Path,
+                                                                          monkeypatch) -> None:
     """An installed package opened as a folder (tokamax's attention ops, in a project that holds
     several environments): its files run only with the environment they are installed in, not
     with the `.venv` of the project above it (which held another JAX: false WG090s followed)."""
     from wgmma_lsp.environment_lsp import choose
 
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)  # (conftest sets it to the suite's venv)
     project = tmp_path / "proj"
     (project / "pyproject.toml").parent.mkdir(parents=True)
     (project / "pyproject.toml").write_text("")
@@ -255,3 +257,32 @@ def test_a_workspace_folder_inside_a_site_packages_uses_that_environment(tmp_pat
     assert env.origin == f"the environment {ops} is installed in"
     # (a folder of the project itself still gets the project's .venv)
     assert choose(None, [project]).jax_version == "0.10.2"
+
+
+def test_a_file_installed_with_another_jax_is_not_analysed_with_ours(tmp_path: Path) -> None:
+    """A library file opened from another virtualenv (go-to-definition into it, or named to
+    `check`) runs only with that environment's JAX: analysed with ours, it got another JAX's
+    findings (tokamax's attention sm90, from a 3.12 venv, under jax 0.10: five false WG090s).
+    It is not analysed; one WG904 says why and how to analyse it."""
+    ours = _venv(tmp_path / "ours", "0.9.1")
+    theirs = _venv(tmp_path / "theirs", "0.9.2")
+    same = _venv(tmp_path / "same", "0.9.1")
+    site = lambda env: next(env.glob("lib/python3*/site-packages"))  # noqa: E731
+    before = environment.active()
+    environment.activate(environment.discover(str(ours / "bin" / "python"), "--python"))
+    try:
+        note = environment.other_jax_note(site(theirs) / "lib_pkg" / "kernel.py")
+        assert note is not None and "jax 0.9.2" in note and str(theirs) in note
+        assert environment.other_jax_note(site(ours) / "lib_pkg" / "kernel.py") is None
+        assert environment.other_jax_note(site(same) / "lib_pkg" / "kernel.py") is None  # same JAX
+        assert environment.other_jax_note(tmp_path / "project" / "k.py") is None  # not installed
+        from wgmma_lsp.batch import check_source
+        from wgmma_lsp.settings import Settings
+
+        stops: list = []
+        found = check_source(str(site(theirs) / "lib_pkg" / "kernel.py"),
+                             (FIXTURES / "errors" / "ampere_mma.py").read_text(), Settings(), stops=stops)
+        assert [d.code for d in found] == ["WG904"] and "not analysed" in found[0].message
+        assert [s.reason for s in stops] == ["other-environment"]
+    finally:
+        environment.activate(before)

@@ -108,6 +108,16 @@ def check_source(path: str, source: str, settings: Settings, trace: bool = False
     from wgmma_lsp.interpret.jax_version import lowering_default
     from wgmma_lsp.interpret.sweep_budget import sweep_mode
 
+    from wgmma_lsp.environment import other_jax_note
+
+    other = other_jax_note(path)
+    if other is not None:
+        from wgmma_lsp.analysis_types import Analysis
+
+        analysis = Analysis.not_analysed(source, path, "other-environment", other)
+        if stops is not None:
+            stops.extend(analysis.incomplete)
+        return diagnostics(analysis, settings)
     with lowering_default(settings.lowering_semantics), sweep_mode(settings.sweeps):
         analysis = analyze(source, path)
         # jedi (slow) only for names imported from the user's modules that can hand the API on.

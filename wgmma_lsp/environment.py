@@ -267,6 +267,36 @@ def installed_in(path: Path) -> Path | None:
     return None
 
 
+def other_jax(path: str | os.PathLike[str]) -> JaxEnvironment | None:
+    """The environment `path` is installed in, when its JAX is another version than the analysed
+    one's (a library file from another virtualenv: it runs only with that JAX, and the analysed
+    JAX's facts would give it another JAX's findings). None otherwise."""
+    home = installed_in(Path(path))
+    if home is None:
+        return None
+    there = _jax_of_environment(str(home))
+    here = active()
+    if there.jax_root is None or there.jax_version == here.jax_version:
+        return None
+    return there
+
+
+def other_jax_note(path: str | os.PathLike[str] | None) -> str | None:
+    """What to say instead of analysing a file `other_jax` finds (None: analyse it)."""
+    there = other_jax(path) if path else None
+    if there is None:
+        return None
+    return (f"not analysed: this file is installed in {there.prefix}, which runs it with jax "
+            f"{there.jax_version}, and this run follows {active().describe()} (its findings "
+            f"would be another JAX's): open its folder, or point the python setting "
+            f"(wgmmaLsp.python, --python) at {there.prefix}")
+
+
+@functools.lru_cache(maxsize=32)
+def _jax_of_environment(home: str) -> JaxEnvironment:
+    return explicit(home, f"the environment {home}")
+
+
 def project_root(start: Path) -> Path | None:
     """The folder holding the nearest `pyproject.toml` above `start` (a file or a folder)."""
     folder = Path(os.path.abspath(start))

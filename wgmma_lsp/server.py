@@ -26,7 +26,7 @@ from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
 
-from wgmma_lsp import __version__, environment_lsp, gc_tuning, lifetime, transport, warmup
+from wgmma_lsp import __version__, environment, environment_lsp, gc_tuning, lifetime, transport, warmup
 from wgmma_lsp import config as project_config
 from wgmma_lsp.analysis import Analysis, analyze
 from wgmma_lsp.interpret.interp import Cancelled
@@ -405,6 +405,9 @@ def _safe_analyze(source: str, path: str | None,
             log.warning("document too large to analyse (%d characters)", len(source))
             return Analysis.not_analysed(source, path, "too-large", f"analysis incomplete: file too large to "
                                          f"analyse ({len(source):,} characters, limit {MAX_SOURCE_CHARS:,})")
+        other = environment.other_jax_note(path)
+        if other is not None:
+            return Analysis.not_analysed(source, path, "other-environment", other)
         cfg = _project_config(path)
         with lowering_default(cfg.lowering_semantics if cfg else None), \
                 sweep_mode(cfg.sweeps if cfg else None):
