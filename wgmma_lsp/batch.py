@@ -260,7 +260,9 @@ def _check_one(path: str, source: str, settings: Settings, trace: bool,
         cut = sum(k is None for k in kernels)
         kernels = [k for k in kernels if k is not None]
         counts = (len(kernels), sum(not k.concrete for k in kernels), cut)
-        if cache and not trace:
+        # (a file installed with another JAX: that environment's JAX is read outside
+        # `observed`, so its verdict is not kept)
+        if cache and not trace and not any(s.reason == "other-environment" for s in stops):
             results_cache.store(path, source, settings,
                                 results_cache.Cached(found, len(stops), *counts))
         return found, None, len(stops), counts
