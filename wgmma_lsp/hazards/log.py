@@ -84,6 +84,9 @@ class KernelLog:
     # `pl.core_map(plgpu.WarpMesh(...))` (hazards/warps.py): the log's events [start, end) are the
     # warps' (end None: the body is running), and what the log said before it.
     warps: tuple[int, int | None, tuple] | None = None
+    # `interp.report_serial` when the body started: a run JAX's error ended after it (a certain
+    # trace-time error in the body, interpret/followon.py) means the kernel never runs.
+    serial: int = 0
 
 
 MAX_EVENTS = 20_000  # a kernel body with more operations than this is not analysed
@@ -112,7 +115,7 @@ def kernel_enter(interp, single_thread: bool = False, ends_kernel: bool = False,
     if not ENABLED:
         return
     log = KernelLog(memo_saved=interp.memo_enabled, single_thread=single_thread, ends_kernel=ends_kernel,
-                    body_end=body_end)
+                    body_end=body_end, serial=interp.report_serial)
     interp.memo_enabled = False
     _stack(interp).append(log)
 
@@ -126,10 +129,14 @@ def kernel_pop(interp) -> None:
 
 def finished(interp) -> KernelLog | None:
     """The body ran: its log, if it is one to analyse (complete, not too long, in a pass that
-    reports)."""
+    reports, of a kernel that runs: JAX raised no error for sure while tracing it — a race is a
+    run-time hazard, and neither the GPU nor interpret mode's race detector runs a kernel whose
+    tracing failed)."""
     log = current(interp)
     if log is None or log.opaque or not log.events or len(log.events) > MAX_EVENTS \
             or interp.hover_only or interp.silent:
+        return None
+    if any(at > log.serial for at in interp.ended.values()):
         return None
     return log
 

@@ -32,6 +32,7 @@ import threading
 from wgmma_lsp import logs
 from wgmma_lsp.analysis_types import Incomplete
 from wgmma_lsp.interpret import interp_base
+from wgmma_lsp.interpret.followon import RunScope
 from wgmma_lsp.spans import LineIndex, Span
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
@@ -229,7 +230,8 @@ class Pieces:
         set_limit(interp, limit)
         saved = _State(interp)
         try:
-            fn()
+            with RunScope(interp):  # each piece its own runs (interpret/followon.py)
+                fn()
         except interp_base.Cancelled:
             raise
         except interp_base.Budget as e:

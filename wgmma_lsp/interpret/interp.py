@@ -84,6 +84,11 @@ class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixi
         # reported again without a new one): interp_records.settle_lowering_findings reads it.
         self.report_log: list[tuple[Finding, bool]] = []
         self._finding_keys: set[tuple] = set()
+        # JAX stops at its first error (interpret/followon.py): the contexts whose run a certain
+        # trace-time error ended, in the running run scope, with the serial number of that
+        # report (`report_serial` counts every report made, kept or not).
+        self.ended: dict[Context | None, int] = {}
+        self.report_serial = 0
         self.module_env = Env(origin=origin)
         self.stack: list[Frame] = []
         self.certain = True

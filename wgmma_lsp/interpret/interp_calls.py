@@ -7,7 +7,8 @@ from contextlib import contextmanager
 
 from wgmma_lsp.entry.context import Context
 from wgmma_lsp.interpret import dims as D
-from wgmma_lsp.interpret import axis_env, classes, foreign_memo, generators, hover_memo, mutation, path_equalities, silent_memo
+from wgmma_lsp.interpret import (axis_env, classes, followon, foreign_memo, generators, hover_memo, mutation,
+                                 path_equalities, silent_memo)
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.interp_base import MAX_DEPTH, Frame, _origin_of, _value_kind, is_driver
@@ -206,6 +207,7 @@ class CallsMixin:
     def memo_run(self, entry: MemoEntry, func: FuncVal, call: Call) -> None:
         """Run the call, `entry` capturing what a replay needs (its result, findings, what it
         entered and observed, whether it raised)."""
+        entry.started = self.report_serial
         self.captures.append(entry)
         try:
             # Inside a sweep iteration, what the body reads of the swept values is kept for
@@ -223,10 +225,14 @@ class CallsMixin:
         ctx = self.call_context(func, call)
         certain = self.certain and not any(f.maybe_returned for f in self.stack) \
             and not any(lp.maybe_stopped for lp in self.loops if lp is not None)
-        for outer in self.captures:  # an enclosing call being memoised replays this one too
-            outer.findings.extend(hit.findings)
+        captures = self.captures
+        for outer in captures:  # an enclosing call being memoised replays this one too
             outer.entered |= hit.entered
         if self.silent:
+            for outer in captures:
+                outer.findings.extend((f, c) for f, c in hit.findings
+                                      if (at := followon.ended_at(self, f.rule, ctx)) is None
+                                      or followon.keeps(outer, at))
             return
         self.entered.add(id(func.node))
         ctx_entered = self.ctx_entered
@@ -236,22 +242,30 @@ class CallsMixin:
                 contexts = ctx_entered[node] = set()
             contexts.add(ctx)
         for f, was_certain in hit.findings:
+            # As `report` does with each: JAX's run may have stopped before it (one of the call's
+            # own findings may end it: interpret/followon.py).
+            self.report_serial += 1
+            ended = followon.ended_at(self, f.rule, ctx)
+            for outer in captures:
+                if ended is None or followon.keeps(outer, ended):
+                    outer.findings.append((f, was_certain))
+            if ended is not None:
+                continue
             # A handler here that expects the error takes it (asked once: a finding of the same
             # key has the same rule and message).
             if self.expected_by_handler(f.rule, f.message):
                 continue
-            if f.key not in self._finding_keys:  # captured where a handler expected it
-                self._finding_keys.add(f.key)
+            if f.key not in self._finding_keys:  # captured where a handler expected it, or
+                self._finding_keys.add(f.key)  # after JAX's run stopped: in no context yet
                 self.findings.append(f)
+                f.contexts.clear()
+                f.certain = False
             else:  # the one finding of that key (perhaps first reported from another call)
                 f = next(g for g in self.findings if g.key == f.key)
-            if ctx not in f.contexts:
-                f.contexts.append(ctx)
             caught = self.may_be_caught(f.rule, f.message)
             sure = certain and not caught and was_certain and hit.outer_certain and not f.condition
-            if sure:
-                f.certain = True
-            self.report_log.append((f, sure))
+            self.count_report(f, ctx, sure)
+            followon.note(self, f.rule, ctx, sure)
 
     def _call_user(self, func: FuncVal, call: Call) -> Value:
         node = func.node
@@ -365,10 +379,13 @@ class CallsMixin:
 
     @contextmanager
     def in_context(self, ctx: Context | None) -> Iterator[None]:
+        """Run in `ctx`, a run of its own (interpret/followon.py: what ended another run has
+        not ended it)."""
         saved = self.ctx
         self.ctx = ctx
         try:
-            yield
+            with followon.RunScope(self):
+                yield
         finally:
             self.ctx = saved
 

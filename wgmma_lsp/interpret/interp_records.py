@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from wgmma_lsp.analysis_types import ValueRecord
+from wgmma_lsp.interpret import followon
 from wgmma_lsp.interpret.interp_base import MAX_RECORD_VALUES, _informative, _partial
 from wgmma_lsp.interpret.origin import ForeignSpan
 from wgmma_lsp.interpret.values import (
@@ -112,7 +113,9 @@ class RecordsMixin:
                related: list[Related] | None = None, data: dict[str, Any] | None = None,
                condition: str = "") -> None:
         """A model proved that JAX raises `message` here (with `condition`: unless sizes that
-        differ only symbolically turn out equal, `tile_m == tile_n`: a warning)."""
+        differ only symbolically turn out equal, `tile_m == tile_n`: a warning), unless JAX's
+        run already stopped at an earlier error (interpret/followon.py)."""
+        self.report_serial += 1  # (every report made, kept or not: models/tcgen05_m64.py)
         if self.silent or span is None or self.home is not None or self.hover_only \
                 or self.expecting_error:
             return
@@ -128,34 +131,63 @@ class RecordsMixin:
         finding = Finding(rule, message, span, blame_line, related or [], certain and not condition,
                           data or {}, " <- ".join(reversed(self.context[-3:])), condition=condition)
         key = finding.key
+        seen = key in self._finding_keys
         if self.expected_by_handler(rule, message):
             # The user's code catches exactly this error (a tuning loop skipping configurations
             # that exceed shared memory): not a problem of this context. A memoised call keeps
             # it, for replays in contexts that do not expect it.
-            known = next((f for f in self.findings if f.key == key), finding) \
-                if key in self._finding_keys else finding
+            known = next((f for f in self.findings if f.key == key), finding) if seen else finding
             for entry in self.captures:
                 entry.findings.append((known, False))
             return
-        if key in self._finding_keys:
+        ctx = self.ctx
+        ended = followon.ended_at(self, rule, ctx)
+        if ended is not None:
+            # JAX raised earlier on this run and never gets here: not this context's. A call
+            # being memoised since before that keeps it, for replays in runs that go on.
+            if seen:
+                finding = next(f for f in self.findings if f.key == key)
+            else:
+                finding.owner = self._owner()
+            for entry in self.captures:
+                if followon.keeps(entry, ended):
+                    entry.findings.append((finding, certain))
+            return
+        sure = certain and not condition
+        if seen:
             # Seen already: if this path is certain, upgrade the earlier finding.
             for f in self.findings:
                 if f.key == key:
-                    self.report_log.append((f, certain and not condition))
-                    f.certain = f.certain or (certain and not condition)
-                    if self.ctx not in f.contexts:
-                        f.contexts.append(self.ctx)
+                    self.count_report(f, ctx, sure)
                     for entry in self.captures:
                         entry.findings.append((f, certain))
+            followon.note(self, rule, ctx, sure)
             return
         for entry in self.captures:
             entry.findings.append((finding, certain))
         self.report_log.append((finding, finding.certain))
-        finding.contexts.append(self.ctx)
-        owner = next((fr.func.node for fr in reversed(self.stack) if fr.func is not None), None)
-        finding.owner = id(owner) if owner is not None else None
+        finding.contexts.append(ctx)
+        finding.owner = self._owner()
         self._finding_keys.add(key)
         self.findings.append(finding)
+        followon.note(self, rule, ctx, sure)
+
+    def count_report(self, f: Finding, ctx: Any, sure: bool) -> None:
+        """A report, in `ctx`, of a finding made before (made again, or replayed by a memoised
+        call): `sure` when certain there. A lowering finding's report inside a kernel body is
+        noted there, to be undone if the body's tracing fails (`settle_lowering_findings`)."""
+        self.report_log.append((f, sure))
+        added = ctx not in f.contexts
+        if f.rule.installed_stage() == "lower" and self.kernel.inside:
+            self.kernel.counted.append((f, f.certain, ctx if added else _NOT_ADDED))
+        f.certain = f.certain or sure
+        if added:
+            f.contexts.append(ctx)
+
+    def _owner(self) -> int | None:
+        """The function a finding is made in (the id of its node), for `driver.label_contexts`."""
+        owner = next((fr.func.node for fr in reversed(self.stack) if fr.func is not None), None)
+        return id(owner) if owner is not None else None
 
     def _into_document(self, message: str, span: Span, related: list[Related],
                        data: dict[str, Any]) -> tuple[Span, int, list[Related], dict[str, Any]] | None:
@@ -193,18 +225,27 @@ class RecordsMixin:
     def settle_lowering_findings(self, mark: tuple[int, int]) -> None:
         """After a kernel body ran (from `mark = kernel_mark()` on): JAX lowers a kernel only if
         tracing it succeeded, so a trace-time error raised in this run — certain — hides the
-        lowering-time findings it made, and a possible one makes them possible too."""
+        lowering-time findings it made, and a possible one makes them possible too. A lowering
+        finding made before, in another context, and reported again here is as it was before
+        this run: without this context when tracing fails for sure, no more certain than it was
+        when it may."""
         start, log_start = mark
         new = self.findings[start:]
         lowering = [f for f in new if f.rule.installed_stage() == "lower"]
-        if not lowering:
+        counted = self.kernel.counted
+        if not lowering and not counted:
             return
-        traced = [(f, c) for f, c in self.report_log[log_start:] if f.rule.installed_stage() != "lower"]
+        traced = [(f, c) for f, c in self.report_log[log_start:] if f.rule.installed_stage() in followon.ENDING]
         del self.report_log[log_start:]  # read by this kernel only (an enclosing one: its own findings)
         self.report_log.extend(traced)
         if not traced:
             return
-        if any(c for _, c in traced):
+        failed = any(c for _, c in traced)
+        for f, was, ctx in reversed(counted):
+            f.certain = was
+            if failed and ctx is not _NOT_ADDED and ctx in f.contexts:
+                f.contexts.remove(ctx)
+        if failed:
             self.findings[start:] = [f for f in new if f.rule.installed_stage() != "lower"]
             for f in lowering:
                 self._finding_keys.discard(f.key)
@@ -219,6 +260,10 @@ class RecordsMixin:
     def quiet(self) -> "_Quiet":
         """`with interp.quiet():` nothing recorded or reported inside."""
         return _Quiet(self)
+
+
+#: `count_report`'s note of a report that added no context (the finding had this one already).
+_NOT_ADDED = object()
 
 
 class _Uncertain:

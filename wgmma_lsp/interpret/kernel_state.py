@@ -44,6 +44,14 @@ class KernelState:
     # A serial number taken when the body started (interpret/values.next_born; 0: no kernel
     # runs): the memoised calls it predates contain the whole launch (models/smem_budget.py).
     born: int = 0
+    # The lowering rules a certain error of which this body already reported, with the serial
+    # number of that report (`interp.report_serial`): JAX's lowering stops at the first, so a
+    # later instance of the same check is never made (interpret/followon.py).
+    lowered: dict[str, int] = field(default_factory=dict)
+    # Lowering findings made before this body and reported again in it: (finding, whether it
+    # was certain before, the context the report added or a marker), undone when tracing the
+    # body fails (interp_records.settle_lowering_findings).
+    counted: list[tuple[Any, bool, Any]] = field(default_factory=list)
 
     @property
     def inside(self) -> bool:

@@ -47,6 +47,9 @@ class MemoEntry:
     launches: bool = False
     steps: int = 0
     ran_certain: bool = True  # whether the path calling it was certain (see `replays_here`)
+    # `interp.report_serial` when its run began: a finding dropped by an end of JAX's run from
+    # before it is kept for replays, not one dropped by an end inside it (interpret/followon.py)
+    started: int = 0
 
     def replays_here(self, interp: Any) -> bool:
         """Whether a replay stands for a run of the call now. A kernel launch's shared memory

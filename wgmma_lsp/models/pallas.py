@@ -421,10 +421,12 @@ def _run_kernel(call: Call, wrapped: Wrapped, refs: list[Value], what: str,
         if interp.kernel.lowering in ("lane", "warpgroup"):
             smem_budget.finish_kernel(interp, root, call.span, call.line)
         tmem_budget.kernel_exit(interp, call.span, call.line)
-        if any(f.rule.installed_stage() == "lower" for f in interp.findings[start[0]:]):
+        if interp.kernel.counted or any(f.rule.installed_stage() == "lower" for f in interp.findings[start[0]:]):
             smem_budget.lowering_found(interp)
         interp.settle_lowering_findings(start)
         if mode is None:  # `interpret=` not known: lowered or not, its errors are possible only
+            for f, was, _ in reversed(interp.kernel.counted):  # (those found before: as they were)
+                f.certain = was
             for f in interp.findings[start[0]:]:
                 if f.rule.installed_stage() == "lower":
                     f.certain = False

@@ -208,9 +208,10 @@ def not_replayable(interp) -> None:
 
 
 def lowering_found(interp) -> None:
-    """The kernel made lowering-time findings, which its settling may drop or make possible
-    (interp_records.settle_lowering_findings) after the calls holding the launch captured them:
-    those calls, stored since `not_replayable` spares them, are not memoised after all."""
+    """The kernel made (or reported again) lowering-time findings, which its settling may drop or
+    make possible (interp_records.settle_lowering_findings) after the calls holding the launch
+    captured them: those calls, stored since `not_replayable` spares them, are not memoised after
+    all."""
     for entry in getattr(interp, "captures", ()):
         if entry.launches:
             entry.writes_outside = True
