@@ -36,18 +36,9 @@ def _fits(a: int, b: int) -> bool:
     return a == b or a == 1 or b == 1
 
 
-def _after_a_trace_error(interp) -> bool:
-    """Whether JAX already raised on this run: a trace-time error proven earlier in the running
-    context (JAX stops at its first error; tokamax's GLU with its accumulator's sizes swapped
-    fails in its wgmma before its epilogue multiplies the halves of the tile)."""
-    ctx = interp.ctx
-    return any(f.certain and ctx in f.contexts and f.rule.installed_stage() == "trace"
-               for f in interp.findings)
-
-
 def raises(interp, op: ast.operator | ast.cmpop, left: Value, right: Value, node: ast.AST) -> bool:
-    """Whether JAX raises for `left <op> right` (reported here, at `node`, unless JAX raised
-    before it got here)."""
+    """Whether JAX raises for `left <op> right` (reported here, at `node`; not when JAX raised
+    before it got here: interpret/followon.py)."""
     if not interp.kernel.inside or type(op) not in PRIMITIVES:
         return False
     a, b = _shape(left), _shape(right)
@@ -66,6 +57,5 @@ def raises(interp, op: ast.operator | ast.cmpop, left: Value, right: Value, node
             if T.is_bool(da) and T.is_bool(db):
                 name = BOOL_PRIMITIVES[type(op)]
         rule, message = broadcast_shapes.RULE, f"{name} got incompatible shapes for broadcasting: {a}, {b}."
-    if not _after_a_trace_error(interp):
-        interp.report(rule, message, interp.span(node), getattr(node, "lineno", 1) - 1)
+    interp.report(rule, message, interp.span(node), getattr(node, "lineno", 1) - 1)
     return True
