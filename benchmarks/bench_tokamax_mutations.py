@@ -58,8 +58,10 @@ def main(argv: list[str]) -> int:
     hit, rejected = recall(outcomes)
     rate = hit / max(1, rejected)
     false = sum(bool(o.false_errors) for o in outcomes)
+    follow = sum(bool(o.follow_ons) for o in outcomes)
     print(f"{'all':20} {len(outcomes):8d} {rejected:12d} {hit:9d} {rate:7.0%}"
-          f"   target {TARGET:.0%}{'' if rate >= TARGET else ': below'}; false errors: {false}"
+          f"   target {TARGET:.0%}{'' if rate >= TARGET else ': below'}; false errors: {false};"
+          f" errors after JAX's first: {follow}"
           f"   ({time.perf_counter() - start:.0f} s)")
     if opened:
         from wgmma_lsp.interpret.sweep_budget import sweep_mode

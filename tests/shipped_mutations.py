@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -196,6 +196,9 @@ class Reported:
     # JAX's own text where the diagnostic quotes it inside an explanation (a finding's
     # `data["jax_message"]`: an MLIR verifier failure explained by the check it stands for)
     jax_text: str | None = None
+    # The harness's entry points (their calls) it was proven for: each is one run of JAX's
+    # (`Outcome.follow_ons`). Not compared: the same error from several entries is one error.
+    entries: frozenset[str] = field(default=frozenset(), compare=False)
 
     def matches(self, jax: tuple[int | None, str]) -> bool:
         if jax[0] not in (self.line, self.blame_line):
@@ -215,6 +218,8 @@ class Outcome:
     ours: list[Reported]
     jax_ran: set[int]  # lines JAX executed while tracing the mutant
     jax_stage: str | None = None  # where JAX raised: "trace" or "lower"
+    # Each entry point's verdict (its call -> (line, first line of the message), None: clean)
+    jax_by_entry: dict[str, tuple[int | None, str] | None] = field(default_factory=dict)
 
     @property
     def rejected(self) -> bool:
@@ -255,6 +260,22 @@ class Outcome:
         return [e for e in self.ours if self.jax is not None and not e.matches(self.jax)
                 and e not in self.false_errors]
 
+    def _is_jaxs(self, e: Reported, jax: tuple[int | None, str]) -> bool:
+        return e.matches(jax)
+
+    @property
+    def follow_ons(self) -> list[Reported]:
+        """Errors of ours that follow JAX's first error on one of JAX's runs: an entry point
+        JAX rejects, for which we report JAX's error too, and another error besides. JAX stops at
+        its first error, so nothing after it on that run is ever raised (and nothing before it
+        was: JAX would have raised that first), whatever JAX's stage and ours."""
+        out: list[Reported] = []
+        for entry, jax in self.jax_by_entry.items():
+            mine = [e for e in self.ours if entry in e.entries]
+            if jax is not None and any(self._is_jaxs(e, jax) for e in mine):
+                out += [e for e in mine if not self._is_jaxs(e, jax) and e not in out]
+        return out
+
 
 def mutated_source(m: Mutation) -> str:
     return with_harness(m.apply((kernel_dir() / m.file).read_text()), m.file)
@@ -277,14 +298,23 @@ def our_errors(source: str, path: str, keep=None) -> list[Reported]:
               if d.severity == Severity.ERROR}
     # JAX runs the harness's entry points only: an error proven only in another context (the
     # file's own main() with its tuning configs) is not one this JAX run can confirm.
-    out = {Reported(f.span.line + 1, f.blame_line + 1 if f.blame_line >= 0 else f.span.line + 1,
-                    f.rule.code, f.message, f.rule.stage,
-                    f.rule.exception == "AssertionError" and f.rule.template.startswith("assert "),
-                    f.data.get("jax_message") if isinstance(f.data, dict) else None)
-           for f in analysis.findings if (f.span, f.rule.code, f.message) in errors
-           and (keep(f.contexts) if keep else not f.contexts or any(
-               c is None or not c.origin.startswith("main()") for c in f.contexts))}
-    return sorted(out, key=lambda e: (e.line, e.code))
+    out: dict[Reported, set[str]] = {}
+    for f in analysis.findings:
+        if (f.span, f.rule.code, f.message) not in errors or not (keep(f.contexts) if keep else (
+                not f.contexts or any(c is None or not c.origin.startswith("main()") for c in f.contexts))):
+            continue
+        e = Reported(f.span.line + 1, f.blame_line + 1 if f.blame_line >= 0 else f.span.line + 1,
+                     f.rule.code, f.message, f.rule.stage,
+                     f.rule.exception == "AssertionError" and f.rule.template.startswith("assert "),
+                     f.data.get("jax_message") if isinstance(f.data, dict) else None)
+        out.setdefault(e, set()).update(_ENTRY.fullmatch(c.origin).group(1) for c in f.contexts
+                                        if c is not None and _ENTRY.fullmatch(c.origin))
+    return sorted((replace(e, entries=frozenset(entries)) for e, entries in out.items()),
+                  key=lambda e: (e.line, e.code))
+
+
+#: The origin of a context made by a `# wgmma-lsp: trace CALL` line (driver.py): its call.
+_ENTRY = re.compile(r"entry point `(.*)`", re.S)
 
 
 def run(m: Mutation, tmp: Path) -> Outcome:
@@ -295,12 +325,17 @@ def run(m: Mutation, tmp: Path) -> Outcome:
     verdicts = trace_entries(path, lower=m.lower, ran=ran)
     failed = [v for v in verdicts if v.message is not None]
     # JAX's message, first line; a bare `assert` (no message) is spelled "AssertionError: ".
-    jax = None
-    if failed:
-        v = failed[0]
-        bare = v.exc_type == "AssertionError" and not (v.message or "").strip()
-        jax = (v.line, "AssertionError: " if bare else first_line(v.message))
-    return Outcome(m, jax, our_errors(source, str(path)), ran, failed[0].stage if failed else None)
+    by_entry = {v.entry: verdict(v) for v in verdicts}
+    jax = verdict(failed[0]) if failed else None
+    return Outcome(m, jax, our_errors(source, str(path)), ran, failed[0].stage if failed else None, by_entry)
+
+
+def verdict(v) -> tuple[int | None, str] | None:
+    """JAX's verdict on one entry point: (line, first line of the message), None when clean."""
+    if v.message is None:
+        return None
+    bare = v.exc_type == "AssertionError" and not (v.message or "").strip()
+    return (v.line, "AssertionError: " if bare else first_line(v.message))
 
 
 def _main() -> None:
@@ -308,17 +343,19 @@ def _main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         outcomes = [run(m, Path(tmp)) for m in MUTATIONS if not only or any(o in m.id for o in only)]
     for o in outcomes:
-        mark = "FALSE" if o.false_errors else ("ok" if o.agrees else "miss")
+        mark = "FALSE" if o.false_errors or o.follow_ons else ("ok" if o.agrees else "miss")
         jax = f"JAX {o.jax[0]}: {o.jax[1][:110]}" if o.jax else "JAX accepts"
         print(f"{mark:5} {o.mutation.id:40} {jax}")
         for e in o.ours:
-            extra = " (beyond JAX's first error)" if e in o.beyond else ""
+            extra = " (FOLLOWS JAX's first error)" if e in o.follow_ons else (
+                " (beyond JAX's first error)" if e in o.beyond else "")
             print(f"{'':46} ours {e.line}/{e.blame_line}: {e.code} {e.message[:100]}{extra}")
     rejected = [o for o in outcomes if o.rejected]
     hit = sum(o.agrees for o in rejected)
     print(f"\nJAX rejects {len(rejected)} of {len(outcomes)} mutants; wgmma-lsp reports {hit} of them at "
           f"JAX's line with JAX's message ({hit / max(1, len(rejected)):.0%}); "
           f"mutants with a false error: {sum(bool(o.false_errors) for o in outcomes)}; "
+          f"with an error after JAX's first: {sum(bool(o.follow_ons) for o in outcomes)}; "
           f"accepted mutants with an error from us: {sum(1 for o in outcomes if not o.rejected and o.ours)}")
 
 

@@ -7,8 +7,10 @@ harness appended (concrete configs and `jax.ShapeDtypeStruct` arguments), goes t
 
 Held here: every pattern is still found; the unmutated files trace cleanly and get no error;
 no error of ours is contradicted by JAX (none on a mutant JAX accepts, none on a line JAX ran
-without raising there, none with another message at JAX's line); and the share of mutants JAX
-rejects that we report with JAX's message at JAX's line stays at or above the measured floor.
+without raising there, none with another message at JAX's line); none follows JAX's first error
+on a run where we report that error too (JAX stops there: an entry point gets JAX's error
+alone); and the share of mutants JAX rejects that we report with JAX's message at JAX's line
+stays at or above the measured floor.
 """
 
 from __future__ import annotations
@@ -58,6 +60,13 @@ def test_unmutated_file_is_clean_for_jax_and_for_us(name: str, tmp_path: Path) -
 def test_no_error_of_ours_is_contradicted_by_jax(outcomes: list[Outcome]) -> None:
     wrong = {o.mutation.id: (o.jax, o.false_errors) for o in outcomes if o.false_errors}
     assert wrong == {}
+
+
+def test_no_error_of_ours_follows_jaxs_first_error(outcomes: list[Outcome]) -> None:
+    """An entry point JAX rejects gets JAX's error and nothing else from us (an error JAX's run
+    never reaches, after a trace-time error or in a lowering JAX never gets to, was tolerated
+    as beyond JAX's reach before interpret/followon.py)."""
+    assert {o.mutation.id: [(e.line, e.code) for e in o.follow_ons] for o in outcomes if o.follow_ons} == {}
 
 
 def test_mutants_jax_accepts_get_no_error(outcomes: list[Outcome]) -> None:

@@ -11,7 +11,8 @@ tokamax is read where it is installed (never copied here). Held here:
   the harnessed kernel files' bodies (as opened, and with the harness's entries), names that
   real JAX held arrays or refs in while tracing them (`benchmarks/bench_hover_coverage.py`);
 - planted bugs (`tokamax_mutations.py`, at least one per kind of mistake issue 17 names): no error
-  of ours that JAX contradicts (none on a mutant JAX accepts; ours at JAX's line has JAX's message);
+  of ours that JAX contradicts (none on a mutant JAX accepts; ours at JAX's line has JAX's message),
+  none after JAX's first error on an entry where we report that error too;
   the share JAX rejects that we report at JAX's line with JAX's message (the recall, printed by
   `benchmarks/bench_tokamax_mutations.py`) does not fall below its measured floor.
 
@@ -173,6 +174,14 @@ def test_no_error_of_ours_is_contradicted_by_jax(outcomes: list[TokamaxOutcome])
     wrong = {o.mutation.id: (o.jax, [(e.line, e.message) for e in o.false_errors])
              for o in outcomes if o.false_errors}
     assert wrong == {}
+
+
+@needs_harness
+def test_no_error_of_ours_follows_jaxs_first_error(outcomes: list[TokamaxOutcome]) -> None:
+    """An entry point JAX rejects gets JAX's error and nothing else from us (interpret/followon.py:
+    JAX stops at its first error)."""
+    assert {o.mutation.id: [(e.line, e.code, e.message[:80]) for e in o.follow_ons]
+            for o in outcomes if o.follow_ons} == {}
 
 
 @needs_harness

@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from shipped_harness import first_line  # noqa: E402
-from shipped_mutations import Mutation, Outcome, Reported, our_errors  # noqa: E402
+from shipped_mutations import Mutation, Outcome, Reported, our_errors, verdict  # noqa: E402
 from tokamax_harness import (  # noqa: E402
     ENTRIES, harnessed_copy, jax_rejects_unmutated, ops_dir, trace, with_harness,
 )
@@ -306,9 +306,10 @@ class TokamaxOutcome(Outcome):
     """`Outcome`, plus: an error of ours at JAX's line whose message is JAX's with symbolic sizes
     (`symbolic`) is not counted as wrong, nor as agreeing; when JAX blames no line of the file
     (a kernel-level lowering error, raised after the kernel's frames returned), our error with
-    JAX's message anywhere in the file agrees; another error of ours with the same code on the
-    line of a confirmed one (a second bad scratch buffer of the same kernel call) is beyond what
-    JAX's first error lets it check."""
+    JAX's message anywhere in the file agrees. (Another error of ours with the same code on the
+    line of a confirmed one, a second bad scratch buffer of the same kernel call, was excused as
+    beyond what JAX's first error lets it check: it follows JAX's first error, and is no longer
+    reported, `follow_ons`.)"""
 
     # every entry's error, (line, first line of the message): the harness has several entries
     # per file (configs that take different branches); `jax` is the first of them
@@ -317,6 +318,14 @@ class TokamaxOutcome(Outcome):
     def _confirmed(self, e: Reported) -> bool:
         return any(e.matches(j) if j[0] is not None else first_line(e.message) == j[1]
                    for j in self.jax_all)
+
+    def _is_jaxs(self, e: Reported, jax: tuple[int | None, str]) -> bool:
+        """JAX's error (`jax`), at JAX's line (anywhere when JAX names none), or with sizes left
+        symbolic."""
+        if jax[0] is None:
+            return first_line(e.message) == jax[1]
+        return e.matches(jax) or (jax[0] in (e.line, e.blame_line)
+                                  and symbolic_match(first_line(e.message), jax[1]))
 
     @property
     def symbolic(self) -> list[Reported]:
@@ -334,19 +343,12 @@ class TokamaxOutcome(Outcome):
     def false_errors(self) -> list[Reported]:
         if any(j[0] is None for j in self.jax_all):
             return []  # JAX names no line for one of its errors: it contradicts none of ours
-        return [e for e in super().false_errors if e not in self.symbolic and not self._confirmed(e)
-                and not self._sibling_of_confirmed(e)]
+        return [e for e in super().false_errors if e not in self.symbolic and not self._confirmed(e)]
 
     @property
     def beyond(self) -> list[Reported]:
         false = self.false_errors
         return [e for e in self.ours if self.jax is not None and not self._confirmed(e) and e not in false]
-
-    def _sibling_of_confirmed(self, e: Reported) -> bool:
-        """Another instance of a confirmed error, on the same line (a kernel call whose scratch
-        has two bad buffers): JAX raises for the first only, so it neither confirms nor refutes."""
-        return any(o is not e and o.code == e.code and o.line == e.line and self._confirmed(o)
-                   for o in self.ours)
 
 
 def harness_errors(source: str, path: str) -> list[Reported]:
@@ -399,10 +401,10 @@ def run(m: Mutation, tmp: Path) -> TokamaxOutcome:
     ran: set[int] = set()
     verdicts = trace(path, lower=True, ran=ran)
     failed = [v for v in verdicts if v.message is not None]
-    jax_all = [(v.line, "AssertionError: " if v.exc_type == "AssertionError" and not (v.message or "").strip()
-                else first_line(v.message)) for v in failed]
+    jax_all = [verdict(v) for v in failed]
     return TokamaxOutcome(m, jax_all[0] if jax_all else None, harness_errors(source, str(ops_dir() / m.file)),
-                          ran, failed[0].stage if failed else None, jax_all)
+                          ran, failed[0].stage if failed else None,
+                          jax_by_entry={v.entry: verdict(v) for v in verdicts}, jax_all=jax_all)
 
 
 def run_all(only: list[str] | None = None) -> list[TokamaxOutcome]:
@@ -422,17 +424,20 @@ def recall(outcomes: list[Outcome]) -> tuple[int, int]:
 def report(outcomes: list[Outcome]) -> str:
     lines = []
     for o in outcomes:
-        mark = "FALSE" if o.false_errors else ("ok" if o.agrees else ("symb" if o.symbolic else "miss"))
+        mark = "FALSE" if o.false_errors or o.follow_ons else (
+            "ok" if o.agrees else ("symb" if o.symbolic else "miss"))
         jax = f"JAX {o.jax[0]}: {o.jax[1][:110]}" if o.jax else "JAX accepts"
         lines.append(f"{mark:5} {o.mutation.id:42} {jax}")
         lines += [f"{'':48} JAX {j[0]}: {j[1][:110]} (another entry)" for j in o.jax_all[1:] if j != o.jax]
         for e in o.ours:
-            extra = " (beyond JAX's first error)" if e in o.beyond else ""
+            extra = " (FOLLOWS JAX's first error)" if e in o.follow_ons else (
+                " (beyond JAX's first error)" if e in o.beyond else "")
             lines.append(f"{'':48} ours {e.line}/{e.blame_line}: {e.code} {e.message[:100]}{extra}")
     hit, rejected = recall(outcomes)
     lines.append(f"\nJAX rejects {rejected} of {len(outcomes)} tokamax mutants; wgmma-lsp reports {hit} of "
                  f"them at JAX's line with JAX's message ({hit / max(1, rejected):.0%}); "
                  f"mutants with a false error: {sum(bool(o.false_errors) for o in outcomes)}; "
+                 f"with an error after JAX's first: {sum(bool(o.follow_ons) for o in outcomes)}; "
                  f"accepted mutants with an error from us: "
                  f"{sum(1 for o in outcomes if not o.rejected and o.ours)}")
     return "\n".join(lines)
