@@ -85,8 +85,9 @@ WATCHED = {"dot_general", "transpose", "stack", "concatenate", "argmax", "argmin
 IN_JNP_JIT = ("jnp.cumsum(", "jnp.sort(", "jnp.flip(")
 
 
-def _bound(expr: str) -> set[str]:
-    """The watched primitives real JAX binds for `expr` (nested jaxprs included)."""
+def _bound(expr: str) -> list[str]:
+    """The watched primitives real JAX binds for `expr` (nested jaxprs included), in the order
+    it binds them."""
     import jax
     import jax.numpy as jnp
     from jax import lax
@@ -94,11 +95,11 @@ def _bound(expr: str) -> set[str]:
     def f(x, y, v):
         return eval(expr, {"jnp": jnp, "lax": lax, "x": x, "y": y, "v": v})
 
-    seen: set[str] = set()
+    seen: list[str] = []
 
     def walk(jaxpr) -> None:
         for eqn in jaxpr.eqns:
-            seen.add(eqn.primitive.name)
+            seen.append(eqn.primitive.name)
             for sub in jax.core.jaxprs_in_params(eqn.params) if hasattr(jax.core, "jaxprs_in_params") else ():
                 walk(sub)
             for p in eqn.params.values():
@@ -108,7 +109,7 @@ def _bound(expr: str) -> set[str]:
 
     s = jax.ShapeDtypeStruct
     walk(jax.make_jaxpr(f)(s((128, 128), jnp.float32), s((128, 128), jnp.float32), s((128,), jnp.float32)).jaxpr)
-    return seen & WATCHED
+    return list(dict.fromkeys(p for p in seen if p in WATCHED))
 
 
 _KERNEL = '''
@@ -133,9 +134,11 @@ def run(x, y, v):
 @pytest.mark.parametrize("expr,out", CASES, ids=[c[0] for c in CASES])
 def test_each_operation_is_reported_where_it_binds_a_primitive_without_a_rule(expr: str, out, sem: str) -> None:
     runtime = _runtime_table()[f"{sem.lower()}/warpgroup"]
-    missing = {name for name in _bound(expr) if not any(p.name == name for p in runtime)}
+    # JAX's lowering stops at the first primitive it has no rule for (`(x + 1).T @ y`: the
+    # transpose, not the dot_general after it; interpret/followon.py)
+    first = [name for name in _bound(expr) if not any(p.name == name for p in runtime)][:1]
     found = analyze(_KERNEL.format(expr=expr, sem=sem, out=out), "/tmp/wg084_case.py").findings
     reported = {f.message.split(": ", 1)[1].split(" for lowering", 1)[0] for f in found if f.rule.code == "WG084"}
-    assert reported == missing, [f.message for f in found]
+    assert reported == set(first), [f.message for f in found]
     blamed = 13 if expr.startswith(IN_JNP_JIT) else 9
     assert all(f.blame_line + 1 == blamed for f in found if f.rule.code == "WG084")
