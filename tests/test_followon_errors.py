@@ -27,8 +27,16 @@ def _shown(source: str, path: Path, severity: Severity = Severity.ERROR) -> set[
             for d in diagnostics(analyze(source, str(path))) if d.severity == severity}
 
 
-def _raised(path: Path) -> set[tuple[int | None, str]]:
-    return {(v.line, v.message.rstrip()) for v in trace_file(path) if v.message is not None}
+def _agrees(tmp_path: Path, name: str, source: str, lines: set[int]):
+    """`source` written as `name`: JAX raises from `lines` (one error per entry point that
+    fails), and our errors are exactly JAX's (line and message), with no warning. The analysis."""
+    path = tmp_path / name
+    path.write_text(source)
+    raised = {(v.line, v.message.rstrip()) for v in trace_file(path) if v.message is not None}
+    assert {line for line, _ in raised} == lines
+    assert {(line, msg) for line, _, msg in _shown(source, path)} == raised
+    assert _shown(source, path, Severity.WARNING) == set()
+    return analyze(source, str(path))
 
 
 # -- jax's hopper matmul with its accumulator's sizes swapped -------------------------------------
@@ -82,12 +90,8 @@ def test_an_error_after_jaxs_first_is_dropped_for_that_context_only(tmp_path: Pa
     """With `cast`, the store of bfloat16 fails first (WG057) and the reshaped store after it is
     never traced; without it, the reshaped store fails (WG056). Each is reported for the entry
     JAX raises it from, and the second names its context."""
-    path = tmp_path / "shared.py"
-    path.write_text(SHARED)
-    raised = _raised(path)
-    assert {line for line, _ in raised} == {9, 10}
-    assert {(line, msg) for line, _, msg in _shown(SHARED, path)} == raised
-    [later] = [f for f in analyze(SHARED, str(path)).findings if f.rule.code == "WG056"]
+    analysis = _agrees(tmp_path, "shared.py", SHARED, {9, 10})
+    [later] = [f for f in analysis.findings if f.rule.code == "WG056"]
     assert [c.label() for c in later.contexts] == ["from entry point `f(f32[64,32], False)` at line 17"]
 
 
@@ -95,13 +99,7 @@ def test_the_same_run_twice_reports_jaxs_first_error_only(tmp_path: Path) -> Non
     """Two entry points that make the same call: the second replays the first's memoised run,
     whose first error ends it (the replay ends its own context too)."""
     source = SHARED.replace("f(f32[64,32], False)", "f(f32[64,32], True)")
-    path = tmp_path / "twice.py"
-    path.write_text(source)
-    raised = _raised(path)
-    assert {line for line, _ in raised} == {9}
-    assert {(line, msg) for line, _, msg in _shown(source, path)} == raised
-    assert _shown(source, path, Severity.WARNING) == set()
-    [first] = analyze(source, str(path)).findings
+    [first] = _agrees(tmp_path, "twice.py", source, {9}).findings
     assert len(first.contexts) == 2 and first.certain
 
 
@@ -112,12 +110,7 @@ def test_a_replay_that_may_be_caught_reports_nothing_after_the_calls_own_first_e
     source = SHARED.replace("# wgmma-lsp: trace f(f32[64,32], False)\n",
                             "# wgmma-lsp: trace caller(f32[64,32])\n") + (
         "\n\ndef caller(x):\n  try:\n    return f(x, True)\n  except ValueError:\n    return None\n")
-    path = tmp_path / "caught.py"
-    path.write_text(source)
-    raised = _raised(path)
-    assert {line for line, _ in raised} == {9}
-    assert {(line, msg) for line, _, msg in _shown(source, path)} == raised
-    assert _shown(source, path, Severity.WARNING) == set()
+    _agrees(tmp_path, "caught.py", source, {9})
 
 
 MEMOISED = '''\
@@ -153,12 +146,8 @@ def test_a_call_run_after_jaxs_error_keeps_its_findings_for_other_runs(tmp_path:
     """`h` fails in its first kernel (WG057), so the `g` it calls next is never traced there;
     `g` called on its own fails in its kernel (WG056). The second entry replays the memoised run
     of `g` made inside the first: what it dropped there is reported here."""
-    path = tmp_path / "memoised.py"
-    path.write_text(MEMOISED)
-    raised = _raised(path)
-    assert {line for line, _ in raised} == {9, 13}
-    assert {(line, msg) for line, _, msg in _shown(MEMOISED, path)} == raised
-    [later] = [f for f in analyze(MEMOISED, str(path)).findings if f.rule.code == "WG056"]
+    [later] = [f for f in _agrees(tmp_path, "memoised.py", MEMOISED, {9, 13}).findings
+               if f.rule.code == "WG056"]
     assert [c.label() for c in later.contexts] == ["from entry point `g(f32[64,32])` at line 25"]
 
 
@@ -206,58 +195,23 @@ def test_a_lowering_error_found_before_is_not_claimed_where_tracing_fails_after_
 
 # -- a race in a kernel whose tracing fails: the kernel never runs --------------------------------
 
-RACY_AFTER_AN_ERROR = '''\
-import jax
-import jax.numpy as jnp
-from jax.experimental import pallas as pl
-from jax.experimental.pallas import mosaic_gpu as plgpu
-
-SHAPE = (64, 32)
-
-
-def body(x_ref, o_ref, smem, out, bar):
-  wg = jax.lax.axis_index("wg")
-  out[...] = jnp.zeros(SHAPE, jnp.bfloat16)
-
-  @pl.when(wg == 0)
-  def _():
-    plgpu.copy_gmem_to_smem(x_ref, smem, bar)
-
-  @pl.when(wg == 1)
-  def _():
-    out[...] = smem[...] + 1.0
-    plgpu.barrier_wait(bar)
-    plgpu.commit_smem()
-    plgpu.copy_smem_to_gmem(out, o_ref)
-    plgpu.wait_smem_to_gmem(0)
-
-
-def run(interpret=None):
-  x = jnp.arange(64 * 32, dtype=jnp.float32).reshape(SHAPE)
-  return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct(SHAPE, jnp.float32),
-                      scratch_types=[plgpu.SMEM(SHAPE, jnp.float32), plgpu.SMEM(SHAPE, jnp.float32), plgpu.Barrier()],
-                      num_threads=2, thread_name="wg",
-                      interpret=interpret)(x)
-
-
-if __name__ == "__main__":
-  run()
-'''
+RACY = Path(__file__).parent / "fixtures" / "races" / "racy" / "consumer_no_wait.py"
+_WG = '  wg = jax.lax.axis_index("wg")\n'
 
 
 def test_no_race_is_reported_in_a_kernel_whose_tracing_fails(tmp_path: Path) -> None:
     """tests/fixtures/races/racy/consumer_no_wait.py (thread 1 reads the SMEM a copy is still
-    loading: WG200) with a store JAX rejects first: JAX's race detector never runs the kernel,
-    it raises the store's error."""
+    loading: WG200, tests/test_races.py) with a store JAX rejects first, at the top of the body:
+    JAX's race detector never runs the kernel, it raises the store's error."""
+    racy = RACY.read_text()
+    assert racy.count(_WG) == 1 and {code for _, code, _ in _shown(racy, RACY, Severity.WARNING)} == {"WG200"}
+    source = racy.replace(_WG, _WG + "  out[...] = jnp.zeros(SHAPE, jnp.bfloat16)\n")
+    line = source.splitlines().index("  out[...] = jnp.zeros(SHAPE, jnp.bfloat16)") + 1
     path = tmp_path / "racy_after_an_error.py"
-    path.write_text(RACY_AFTER_AN_ERROR)
+    path.write_text(source)
     detected = detect(path)
     assert detected.races == [] and detected.error is not None
-    assert "Invalid dtype for `swap`" in detected.error
-    errors = _shown(RACY_AFTER_AN_ERROR, path)
-    assert [(line, code) for line, code, _ in errors] == [(11, "WG057")]
+    errors = _shown(source, path)
+    assert [(ln, code) for ln, code, _ in errors] == [(line, "WG057")]
     assert first_line(detected.error.split(": ", 1)[1]) == next(iter(errors))[2]
-    assert _shown(RACY_AFTER_AN_ERROR, path, Severity.WARNING) == set()
-    # (without the store, the race is reported: the fixture's own test)
-    unraced = RACY_AFTER_AN_ERROR.replace("  out[...] = jnp.zeros(SHAPE, jnp.bfloat16)\n", "  pass\n")
-    assert {code for _, code, _ in _shown(unraced, path, Severity.WARNING)} == {"WG200"}
+    assert _shown(source, path, Severity.WARNING) == set()
