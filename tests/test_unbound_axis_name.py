@@ -86,9 +86,12 @@ def unnamed(xs):
 
 
 @pytest.mark.parametrize("launcher", [
-    # a pallas_call's grid names are not followed here
-    "pl.pallas_call(body, out_shape=OUT, in_specs=[pl.BlockSpec(memory_space=plgpu.GMEM)], "
-    "out_specs=pl.BlockSpec(memory_space=plgpu.GMEM))(x)",
+    # a pallas_call's grid_spec is not followed here (the names its grid may bind)
+    "pl.pallas_call(body, out_shape=OUT, grid_spec=pl.GridSpec(grid=(1,), "
+    "in_specs=[pl.BlockSpec(memory_space=plgpu.GMEM)], out_specs=pl.BlockSpec(memory_space=plgpu.GMEM)))(x)",
+    # a pallas_call grid whose names are not constants
+    "pl.pallas_call(body, out_shape=OUT, grid=((os.environ['AXIS'], 1),), "
+    "in_specs=[pl.BlockSpec(memory_space=plgpu.GMEM)], out_specs=pl.BlockSpec(memory_space=plgpu.GMEM))(x)",
     # kernel names that are not constants
     "plgpu.kernel(body, out_type=OUT, grid=(2,), grid_names=(os.environ['AXIS'],))(x)",
     # names JAX's Mesh refuses (one name for two grid axes): the body is never traced

@@ -7,7 +7,8 @@ grid's names, the cluster's, and the thread axis when there is one (mosaic_gpu/c
 `plgpu.nd_loop`, which calls it on its `collective_axes`) raise
 `NameError: Found an unbound axis name: …` for a name nothing binds, `lax.axis_size(name)`
 `NameError: unbound axis name: …` (jax/_src/lax/parallel.py `_check_axis_names`,
-jax/_src/core.py `AxisEnv.axis_size`).
+jax/_src/core.py `AxisEnv.axis_size`). A `pl.pallas_call` body is traced under its grid's names
+when the grid is named (`pallas_call_axes`).
 
 Reported only where every binding around the call is known (`axis_env.current()` is a set):
 the kernel's names are constants of the right lengths, and the code around the kernel's launch
@@ -19,7 +20,7 @@ import ast
 
 from wgmma_lsp.interpret import axis_env
 from wgmma_lsp.interpret.call import Call
-from wgmma_lsp.interpret.values import UNKNOWN, Const, TupleVal, Value
+from wgmma_lsp.interpret.values import UNKNOWN, ArrayVal, Const, TupleVal, Value
 from wgmma_lsp.rules import unbound_axis_name
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
@@ -67,6 +68,29 @@ def kernel_axes(kw: dict[str, Value]) -> tuple[str, ...] | None:
         if not isinstance(thread.value, str):
             return None
         names.append(thread.value)
+    return tuple(names)
+
+
+def pallas_call_axes(kw: dict[str, Value]) -> tuple[str, ...] | None:
+    """The names a `pl.pallas_call`'s grid binds while its body is traced: a grid of `(name,
+    size)` pairs is named (`GridSpec.__init__` unzips it; `GridMapping.trace_env` binds the
+    names, the same in 0.10.2, 0.12.0.1 and 0.12.1), any other grid binds none. None when the
+    grid is not known (a `grid_spec=`, keywords not known)."""
+    if "?" in kw or "grid_spec" in kw:
+        return None
+    grid = kw.get("grid", TupleVal(()))
+    if isinstance(grid, Const) and (grid.value is None or type(grid.value) is int):
+        return ()
+    if not isinstance(grid, TupleVal) or grid.spoiled:
+        return None
+    if not grid.items or isinstance(grid.items[0], (Const, ArrayVal)):
+        return ()  # sizes (`isinstance(grid[0], tuple)` is false)
+    names: list[str] = []
+    for item in grid.items:
+        if not (isinstance(item, TupleVal) and not item.spoiled and len(item.items) == 2
+                and isinstance(item.items[0], Const) and isinstance(item.items[0].value, str)):
+            return None
+        names.append(item.items[0].value)
     return tuple(names)
 
 

@@ -383,7 +383,8 @@ def _pallas_call_apply(call: Call) -> Value:
         smem_budget.pallas_call_pipeline(root, refs, n_buffers, kw.get("compiler_params"), kw.get("grid"))
         implicit_copies.check_input_copies(call.interp, refs, len(args), call.span, call.line)
 
-    with axis_env.bound(None):  # (what a pallas_call's grid binds is not followed here)
+    # The body is traced under the grid's names, if it has any (`GridMapping.trace_env`).
+    with axis_env.extended(axis_names.pallas_call_axes(kw)):
         return _run_kernel(call, wrapped, refs, "pallas_call", smem_setup=smem_setup)
 
 

@@ -1,7 +1,7 @@
 """WG113 unbound-axis-name: `lax.axis_index`, `lax.axis_size` or `plgpu.nd_loop(collective_axes=)`
 inside a `plgpu.kernel` body names an axis the kernel does not have (its `grid_names`,
-`cluster_names`, `thread_name`) and no enclosing `shard_map`/`vmap` binds: JAX's `NameError`
-while the kernel is traced."""
+`cluster_names`, `thread_name`; a `pl.pallas_call`'s named grid) and no enclosing
+`shard_map`/`vmap` binds: JAX's `NameError` while the kernel is traced."""
 
 from __future__ import annotations
 
@@ -33,7 +33,8 @@ RULE = Rule(
     name="unbound-axis-name",
     apis=("lax.axis_index", "lax.axis_size", "plgpu.nd_loop"),
     summary="An axis name used inside a plgpu.kernel body must be one of the kernel's grid_names, "
-            "cluster_names or thread_name (or bound by an enclosing shard_map / vmap).",
+            "cluster_names or thread_name (in a pallas_call: of its named grid), or bound by an "
+            "enclosing shard_map / vmap.",
     template="Found an unbound axis name: {name}. To fix this, please call {api_name} under "
              "`jax.shard_map`.",
     exception="NameError",
