@@ -39,6 +39,9 @@ class KernelState:
     # Its thread axis (`plgpu.kernel(..., thread_name=...)`): None for single-threaded kernels
     # (pallas_call), UNKNOWN_AXIS when unknown.
     wg_axis: str | None = UNKNOWN_AXIS
+    # The cluster axis names its lowering knows (`_AxisNames.cluster`, reversed as the lowering
+    # reverses them): a `plgpu.kernel`'s `cluster_names`. None when unknown (pallas_call too).
+    cluster_axes: tuple[str, ...] | None = None
     # The `pl.run_scoped` scopes open in it, outermost first (models/smem_budget.Scope).
     smem_scopes: list[Any] = field(default_factory=list)
     # A serial number taken when the body started (interpret/values.next_born; 0: no kernel
@@ -60,7 +63,7 @@ class KernelState:
 
     def memo_key(self) -> tuple:
         """What a memoised call's result and findings may depend on, of this state."""
-        return (self.lowering, self.span, self.wg_axis)
+        return (self.lowering, self.span, self.wg_axis, self.cluster_axes)
 
 
 def outside_kernel() -> KernelState:

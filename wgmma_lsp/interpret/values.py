@@ -331,6 +331,9 @@ class AllocSpec(Value):
     transforms: tuple[TransformVal, ...] = ()
     attrs: tuple[tuple[str, bool], ...] = ()  # see RefVal.attrs
     arrivals: int | None = None  # a barrier's `num_arrivals` (None: unknown or not a barrier)
+    # A `plgpu.ClusterBarrier`'s `collective_axes`, when they are names (None: unknown, or another
+    # allocation)
+    cluster_axes: tuple[str, ...] | None = None
 
     def describe(self) -> str:
         names = {"acc": "plgpu.ACC", "smem": "plgpu.SMEM", "gmem": "plgpu.GMEM",

@@ -71,6 +71,16 @@ def kernel_axes(kw: dict[str, Value]) -> tuple[str, ...] | None:
     return tuple(names)
 
 
+def lowered_cluster_axes(kw: dict[str, Value]) -> tuple[str, ...] | None:
+    """A `plgpu.kernel`'s cluster axis names as its lowering holds them (`_AxisNames.cluster`
+    after `lower_jaxpr_to_module`'s `axis_names.reverse()`: last name first), from its keywords;
+    None when not known (or when JAX's `Mesh` refuses the names)."""
+    if kernel_axes(kw) is None:
+        return None
+    names = names_of(kw.get("cluster_names", TupleVal(())))
+    return None if names is None else names[::-1]
+
+
 def pallas_call_axes(kw: dict[str, Value]) -> tuple[str, ...] | None:
     """The names a `pl.pallas_call`'s grid binds while its body is traced: a grid of `(name,
     size)` pairs is named (`GridSpec.__init__` unzips it; `GridMapping.trace_env` binds the

@@ -163,8 +163,13 @@ def _tcgen05_mma(call: Call) -> Value:
                               f"{what} Ref must be collective if collective_axis is set.",
                               call.span_of(i, name), call.line, related=_allocated(ref))
                 return Const(None)
-    if check_mma_barrier(call, call.get(3, "barrier", Const(None)), 3) and not a_scaled \
-            and not collective:
+    if not check_mma_barrier(call, call.get(3, "barrier", Const(None)), 3):
+        return Const(None)
+    if collective:  # (resolved once the MMA's operands are checked: WG117)
+        from wgmma_lsp.models.cluster_axes import check_names
+
+        check_names(call, call.kwargs.get("collective_axis", UNKNOWN), "collective_axis")
+    if not a_scaled and not collective:
         from wgmma_lsp.models.tcgen05_lowering import check_mma_lowering
 
         check_mma_lowering(call, acc, a, b)

@@ -19,7 +19,9 @@ from wgmma_lsp.interpret.values import (
 from wgmma_lsp.models.arrays import FLOAT32, INT32, as_array, to_dtype
 from wgmma_lsp.models.block_refs import block_ref as _block_ref
 from wgmma_lsp.models.registry import CONSTANTS, METHODS, model
-from wgmma_lsp.models import axis_names, implicit_copies, interpret_mode, smem_budget, tmem_budget
+from wgmma_lsp.models import (
+    axis_names, cluster_axes, implicit_copies, interpret_mode, smem_budget, tmem_budget,
+)
 from wgmma_lsp.models.scopes_lowering import check_run_scoped_lowering
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
@@ -118,8 +120,10 @@ def _barrier(type_name: str):
             n = TupleVal(tuple(Const(d) for d in default)) if default is not None else UNKNOWN
         shape = as_shape(n) if call.complete and not is_unknown(n) else None
         arrivals = as_int(call.get(0 if type_name == "barrier" else 2, "num_arrivals", Const(1))) if call.complete else None
+        axes = axis_names.names_of(call.get(0, "collective_axes")) if type_name == "cluster_barrier" else None
         return AllocSpec("barrier", ArrayVal(shape, DType(type_name)), span=call.span,
-                         attrs=_bool_attrs(call, ("orders_tensor_core",)), arrivals=arrivals)
+                         attrs=_bool_attrs(call, ("orders_tensor_core",)), arrivals=arrivals,
+                         cluster_axes=axes)
     return fn
 
 
@@ -183,6 +187,7 @@ def _run_scoped(call: Call) -> Value:
             return UNKNOWN  # JAX raises here: the body is never traced
         allocations.append((spec, node_span))
     if interp.kernel.lowering in ("lane", "warpgroup"):
+        cluster_axes.check_cluster_barriers(call, allocations)
         check_run_scoped_lowering(call, allocations, call.kwargs.get("collective_axes", Const(None)))
     for i, k in positions:
         spec = call.args[i] if i is not None else call.kwargs[k]  # type: ignore[index]
@@ -406,7 +411,8 @@ def _run_kernel(call: Call, wrapped: Wrapped, refs: list[Value], what: str,
     if mode is True:  # run by a CPU interpreter: never lowered, no lowering check applies
         semantics = None
     saved = interp.kernel
-    interp.kernel = KernelState(lowering=semantics, span=call.span, wg_axis=_thread_axis(what, kw))
+    interp.kernel = KernelState(lowering=semantics, span=call.span, wg_axis=_thread_axis(what, kw),
+                                cluster_axes=axis_names.lowered_cluster_axes(kw) if what == "plgpu.kernel" else None)
     start = interp.kernel_mark()
     root = smem_budget.start_kernel(interp)
     root.reduction_bytes = smem_budget.reduction_bytes_of(kw.get("compiler_params"))
@@ -745,6 +751,6 @@ def _transpose_transform(call: Call) -> Value:
 
 _NOOP = ["plgpu.commit_smem", "plgpu.wait_smem_to_gmem",
          "plgpu.set_max_registers", "plgpu.commit_smem_to_gmem_group", "plgpu.semaphore_signal",
-         "plgpu.async_prefetch", "pl.debug_print"]
+         "pl.debug_print"]
 for _n in _NOOP:
     model(_n)(lambda call: Const(None))

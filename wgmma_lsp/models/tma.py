@@ -12,6 +12,7 @@ from __future__ import annotations
 from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import Const, RefVal, Value, is_unknown
+from wgmma_lsp.models.cluster_axes import check_names
 from wgmma_lsp.models.registry import model
 from wgmma_lsp.models.copy_checks import check_copy_trace
 from wgmma_lsp.models.tma_lowering import check_copy_lowering
@@ -77,7 +78,26 @@ def _copy_gmem_to_smem(call: Call) -> Value:
         return Const(None)
     if _checks(call, [(0, "src", "gmem"), (1, "dst", "smem"), (2, "barrier", "smem")]) \
             and check_copy_trace(call, gmem_to_smem=True):
+        # The collective axes are resolved first (WG117); a `leader_tracked` partition sizes them
+        # while tracing already, not modelled.
+        if _none(leader) and axes is not None and check_names(call, axes, "collective_axes"):
+            return Const(None)
         check_copy_lowering(call, gmem_to_smem=True)
+    return Const(None)
+
+
+def _none(v: Value | None) -> bool:
+    """A keyword not given, or given as None."""
+    return v is None or (isinstance(v, Const) and v.value is None)
+
+
+@model("plgpu.async_prefetch")
+def _async_prefetch(call: Call) -> Value:
+    """`async_prefetch(ref, *, collective_axes=None, leader_tracked=None, predicate=None)`: its
+    lowering resolves the collective axes to cluster dimensions (WG117), for a GMEM ref."""
+    ref = call.get(0, "ref")
+    if isinstance(ref, RefVal) and _checked_space(ref) == "gmem" and _none(call.kwargs.get("leader_tracked")):
+        check_names(call, call.kwargs.get("collective_axes", Const(None)), "collective_axes")
     return Const(None)
 
 
