@@ -81,6 +81,10 @@ NOT_LITERAL: dict[str, tuple[NotLiteral, ...]] = {
                          ("TMEM transpose not allowed.",)),),
     "WG095": (NotLiteral(">=0.10", "no template of its own: each warning is the deprecation message read from "
                                    "the installed jax (interpret/jax_deprecations.py)"),),
+    "WG118": (NotLiteral(">=0.10", "composed by lax.cond's `_cond`: the prefix plus one arm of a conditional "
+                                   "expression (the shape arm for an array predicate; `{pred}` is the tracer's "
+                                   "repr, `JitTracer(bool[128])`)",
+                         ("Pred must be a scalar, got {pred} of ", "shape {np.shape(pred)}.")),),
 }
 
 

@@ -20,7 +20,7 @@ from wgmma_lsp.models.arrays import FLOAT32, INT32, as_array, to_dtype
 from wgmma_lsp.models.block_refs import block_ref as _block_ref
 from wgmma_lsp.models.registry import CONSTANTS, METHODS, model
 from wgmma_lsp.models import (
-    axis_names, cluster_axes, implicit_copies, interpret_mode, smem_budget, tmem_budget,
+    axis_names, cluster_axes, cond_pred, implicit_copies, interpret_mode, smem_budget, tmem_budget,
 )
 from wgmma_lsp.models.scopes_lowering import check_run_scoped_lowering
 
@@ -579,6 +579,8 @@ def _when_apply(call: Call) -> Value:
     wrapped = call.wrapped
     cond = wrapped.kwargs.get("condition", UNKNOWN) if isinstance(wrapped, Wrapped) else UNKNOWN
     f = call.get(0)
+    if cond_pred.not_scalar(call, cond, wrapped.call_span if isinstance(wrapped, Wrapped) else call.span):
+        return UNKNOWN  # JAX raises here (lax.cond, WG118)
     if isinstance(cond, Const) and isinstance(cond.value, bool):
         if cond.value:
             call.interp.call_traced(f, [], call)
@@ -595,6 +597,8 @@ def _when_apply(call: Call) -> Value:
 @model("lax.cond")
 def _cond(call: Call) -> Value:
     """`lax.cond(pred, true_fun, false_fun, *operands)`: both branches are traced."""
+    if cond_pred.not_scalar(call, call.get(0, "pred"), call.span_of(0, "pred")):
+        return UNKNOWN  # JAX raises here (WG118)
     operands = list(call.args[3:])
     results = [call.interp.call_traced(call.get(i), operands, call) for i in (1, 2)]
     return join(results[0], results[1])  # JAX requires both to have one type (else it raises)
