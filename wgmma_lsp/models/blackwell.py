@@ -170,9 +170,13 @@ def _tcgen05_mma(call: Call) -> Value:
 
         check_names(call, call.kwargs.get("collective_axis", UNKNOWN), "collective_axis")
     if not a_scaled and not collective:
+        from wgmma_lsp.models import barrier_index
         from wgmma_lsp.models.tcgen05_lowering import check_mma_lowering
 
+        before = len(interp.findings)
         check_mma_lowering(call, acc, a, b)
+        if len(interp.findings) == before:  # the barrier is used once the MMA is checked
+            barrier_index.check(call, call.get(3, "barrier"), 3, "barrier")
     return Const(None)
 
 
@@ -196,7 +200,10 @@ def check_mma_barrier(call: Call, barrier: Value, i: int) -> bool:
 
 @model("plgpu.tcgen05_commit_arrive")
 def _tcgen05_commit_arrive(call: Call) -> Value:
-    check_mma_barrier(call, call.get(0, "barrier"), 0)
+    if check_mma_barrier(call, call.get(0, "barrier"), 0):
+        from wgmma_lsp.models import barrier_index
+
+        barrier_index.check(call, call.get(0, "barrier"), 0, "barrier")
     return Const(None)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import Const, RefVal, Value, is_unknown
+from wgmma_lsp.models import barrier_index
 from wgmma_lsp.models.cluster_axes import check_names
 from wgmma_lsp.models.registry import model
 from wgmma_lsp.models.copy_checks import check_copy_trace
@@ -82,7 +83,10 @@ def _copy_gmem_to_smem(call: Call) -> Value:
         # while tracing already, not modelled.
         if _none(leader) and axes is not None and check_names(call, axes, "collective_axes"):
             return Const(None)
+        before = len(call.interp.findings)
         check_copy_lowering(call, gmem_to_smem=True)
+        if len(call.interp.findings) == before:  # the barrier is used once the copy is checked
+            barrier_index.check(call, call.get(2, "barrier"), 2, "barrier")
     return Const(None)
 
 
@@ -110,5 +114,6 @@ def _copy_smem_to_gmem(call: Call) -> Value:
 
 @model("plgpu.barrier_arrive", "plgpu.barrier_wait")
 def _barrier_op(call: Call) -> Value:
-    _checks(call, [(0, "barrier", "smem")])
+    if _checks(call, [(0, "barrier", "smem")]):
+        barrier_index.check(call, call.get(0, "barrier"), 0, "barrier")
     return Const(None)
