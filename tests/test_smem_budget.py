@@ -13,6 +13,7 @@ from jax_oracle import expectations, trace_file
 from wgmma_lsp.analysis import analyze
 from wgmma_lsp.ide.hover import hover
 from wgmma_lsp.interpret.jax_version import installed
+from wgmma_lsp.rules.base import KERNEL_LEVEL_NOTE
 
 LOWERING = Path(__file__).parent / "fixtures" / "lowering"
 CLEAN = [p for p in sorted(LOWERING.glob("*.py")) if not expectations(p.read_text())]
@@ -123,7 +124,9 @@ def test_a_lower_bound_over_the_limit_is_worded_as_ours_not_jaxs() -> None:
     message = findings[0].message
     assert message.startswith("This kernel allocates at least 262,144 bytes of shared memory")
     assert "smem_bytes=" not in message
-    assert findings[0].related and "plgpu.SMEM(float32[256,256])" in findings[0].related[0].message
+    # The kernel-level note first (blamed at the launch, as JAX's traceback), then the allocations.
+    assert [r.message for r in findings[0].related][:1] == [KERNEL_LEVEL_NOTE]
+    assert "plgpu.SMEM(float32[256,256])" in findings[0].related[1].message
     lines = LOWER_BOUND.splitlines()
     line = next(i for i, ln in enumerate(lines) if "plgpu.kernel(" in ln)
     info = hover(analysis, line, lines[line].index("kernel("))

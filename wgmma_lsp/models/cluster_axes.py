@@ -26,7 +26,7 @@ from wgmma_lsp.interpret.jax_version import installed
 from wgmma_lsp.interpret.values import AllocSpec, Value
 from wgmma_lsp.models.axis_names import names_of
 from wgmma_lsp.rules import unknown_cluster_axis
-from wgmma_lsp.rules.base import Related
+from wgmma_lsp.rules.base import kernel_level_note
 
 #: The JAX versions whose lowering is mirrored (checked against 0.10.2, 0.12.0.1 and 0.12.1).
 MIRRORED = ((0, 10), (0, 12))
@@ -70,6 +70,5 @@ def check_cluster_barriers(call: Call, allocations: list[tuple[Value, object]]) 
             continue
         interp.report(unknown_cluster_axis.RULE, unknown_cluster_axis.message(*found),
                       spec.span or span, ks.line,  # type: ignore[arg-type]
-                      related=[Related(ks, "JAX raises this while lowering this kernel (no line of the "
-                                           "kernel is in its traceback)")])
+                      related=[kernel_level_note(ks)])
         return

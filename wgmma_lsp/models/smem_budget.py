@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret import jax_source
 from wgmma_lsp.interpret.dtypes import itemsize_bits
-from wgmma_lsp.rules.base import Related
+from wgmma_lsp.rules.base import Related, kernel_level_note
 from wgmma_lsp.interpret.values import (
     AllocSpec, ArrayVal, Const, DictVal, RefVal, TupleVal, Value, Wrapped, as_int, next_born,
 )
@@ -395,8 +395,10 @@ def finish_kernel(interp, root: Scope, span, blame_line: int) -> None:
             per_span.append(usage)
     if total > MAX_SMEM_BYTES and span is not None:
         causes = sorted(root.causes + root.inner_causes, key=lambda c: -c[2])[:MAX_RELATED]
-        related = [Related(c_span, f"allocates {what}: {size:,} bytes of shared memory")
-                   for c_span, what, size in causes if c_span != span]
+        # JAX checks the total while launching the lowered kernel: no line of it in the traceback
+        related = [kernel_level_note(span)] + [
+            Related(c_span, f"allocates {what}: {size:,} bytes of shared memory")
+            for c_span, what, size in causes if c_span != span]
         interp.report(smem_budget.RULE, limit_message(total, root.complete), span, blame_line,
                       related=related,
                       data={"smem_bytes": total, "complete": root.complete, "parts": list(usage.parts)})

@@ -36,7 +36,7 @@ from wgmma_lsp.interpret.jax_version import matches
 from wgmma_lsp.interpret.values import RefVal, Value
 from wgmma_lsp.models.memory_spaces import lowered_space
 from wgmma_lsp.models.wgmma_lowering import layout_failure
-from wgmma_lsp.rules.base import Related
+from wgmma_lsp.rules.base import kernel_level_note
 
 _SWIZZLE_MODE = {128: "k128ByteSwizzle", 64: "k64ByteSwizzle", 32: "k32ByteSwizzle"}
 
@@ -131,8 +131,7 @@ def check_warpgroup_layouts(call: Call, acc: Value, a: Value, b: Value) -> bool:
         return False  # which buffer's with_transforms JAX derives first is not modelled
     for (message, jax_message), i, name in (raising or found)[:1]:
         interp.report(tcgen05_operand_transforms.RULE, message, call.span_of(i, name), ks.line,
-                      related=[Related(ks, "JAX raises this while lowering this kernel (no line of "
-                                           "the kernel is in its traceback)")],
+                      related=[kernel_level_note(ks)],
                       data={"semantics": "warpgroup", "jax_message": jax_message})
         return True
     return False

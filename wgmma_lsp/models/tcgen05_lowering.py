@@ -23,7 +23,7 @@ from wgmma_lsp.interpret.jax_version import installed, matches
 from wgmma_lsp.interpret.values import RefVal, Value
 from wgmma_lsp.models.wgmma_lowering import MLIR
 from wgmma_lsp.rules import tcgen05_acc_dtype, tcgen05_n, tcgen05_operand_transforms, tcgen05_same_dtype
-from wgmma_lsp.rules.base import Related
+from wgmma_lsp.rules.base import kernel_level_note
 
 _FLOATS_F32_ONLY = {"float32", "bfloat16"}
 _F16_OR_F32 = {"float16", "float8_e4m3fn", "float8_e5m2"}
@@ -194,8 +194,7 @@ def check_mma_lowering(call: Call, acc: Value, a: Value, b: Value) -> None:
         ks = interp.kernel.span
         assert ks is not None
         blame = ks.line
-        related = [Related(ks, "JAX raises this while lowering this kernel (no line of the kernel is in "
-                               "its traceback)")]
+        related = [kernel_level_note(ks)]
     if not allowed:
         if not wg or elem in _FLOATS_F32_ONLY:  # Warpgroup: proven for the f32-only operand types
             interp.report(tcgen05_acc_dtype.RULE, text, call.span_of(0, "acc"), blame, related=related)

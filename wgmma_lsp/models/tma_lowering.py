@@ -26,7 +26,7 @@ from wgmma_lsp.rules import (
     tma_bytes_per_warpgroup, tma_element_type, tma_gmem_strides, tma_minor_dim, tma_slice_shape,
     tma_smem_contiguous,
 )
-from wgmma_lsp.rules.base import Related
+from wgmma_lsp.rules.base import Related, kernel_level_note
 
 WARPGROUP_SIZE = 128
 
@@ -96,8 +96,7 @@ def check_copy_lowering(call: Call, gmem_to_smem: bool) -> None:
         if ks is None:
             return
         late_line = ks.line
-        late_related = [Related(ks, "JAX raises this while lowering this kernel (no line of the kernel "
-                                    "is in its traceback)")]
+        late_related = [kernel_level_note(ks)]
     sbits = T.itemsize_bits(smem.dtype)
     if gmem_to_smem and lane:
         bits = math.prod(sshape) * sbits

@@ -23,7 +23,7 @@ from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.jax_version import installed
 from wgmma_lsp.interpret.values import ArrayVal, Const, RefVal, Value
 from wgmma_lsp.models.registry import GETITEM, SETITEM
-from wgmma_lsp.rules.base import Related
+from wgmma_lsp.rules.base import kernel_level_note
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
 if TYPE_CHECKING:
@@ -56,8 +56,7 @@ def _report(interp: Any, node: Any, load: bool) -> None:
     how = ("TMEM read with `ref[...]` (use plgpu.async_load_tmem)" if load
            else "TMEM written with `ref[...] =` (use plgpu.async_store_tmem)")
     interp.report(tmem_plain_access.RULE, f"{how}: {MESSAGE}", interp.span(node), ks.line,
-                  related=[Related(ks, "JAX raises this while lowering this kernel (no line of the kernel "
-                                       "is in its traceback)")],
+                  related=[kernel_level_note(ks)],
                   data={"semantics": "warpgroup", "jax_message": MESSAGE})
 
 

@@ -27,7 +27,7 @@ from wgmma_lsp.interpret.jax_version import matches
 from wgmma_lsp.models.memory_spaces import lowered_space
 from wgmma_lsp.models.user_spelling import allocated_here, jnp_alias, module_alias
 from wgmma_lsp.interpret.values import ArrayVal, RefVal, Value
-from wgmma_lsp.rules.base import Related
+from wgmma_lsp.rules.base import Related, kernel_level_note
 
 # MLIR spelling of element types (what wgmma.py's messages print).
 MLIR = {"float32": "f32", "float16": "f16", "bfloat16": "bf16", "int32": "i32", "uint32": "i32",
@@ -148,8 +148,7 @@ class WgmmaLowering:
             if ks is None:
                 return
             blame = ks.line
-            related.append(Related(ks, "JAX raises this while lowering this kernel (no line of the "
-                                       "kernel is in its traceback)"))
+            related.append(kernel_level_note(ks))
         # The related location is the cause: the operand's allocation or BlockSpec when the
         # operand is at fault, else the accumulator's.
         related += operand_origin(cause) if cause is not None else allocated_here(self.acc)

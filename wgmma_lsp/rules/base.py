@@ -87,6 +87,16 @@ class Related:
     path: str | None = None  # another file than the analysed document (None: the same one)
 
 
+#: Why a kernel-level lowering error is blamed at the kernel's call (its related location there).
+KERNEL_LEVEL_NOTE = "JAX raises this while lowering this kernel (no line of the kernel is in its traceback)"
+
+
+def kernel_level_note(kernel_span: Span) -> Related:
+    """The related location of an error JAX raises while lowering a kernel with no line of the
+    kernel in its traceback (JAX's traceback, and the diagnostic's blame, point at the launch)."""
+    return Related(kernel_span, KERNEL_LEVEL_NOTE)
+
+
 @dataclass
 class Finding:
     """A proven error: what JAX would raise, where, and what the fixes need to know."""
