@@ -17,6 +17,7 @@ from wgmma_lsp.interpret.jax_version import installed
 from wgmma_lsp.interpret.values import AllocSpec, RefVal, TupleVal, Value
 from wgmma_lsp.models import smem_budget
 from wgmma_lsp.rules import tmem_collective_mixed, tmem_columns
+from wgmma_lsp.rules.base import kernel_level_note
 
 TMEM_ROWS = 128
 # JAX 0.12.1 allows 576 (one exclusive allocation) on sm_107f only; lowered with no GPU, as here,
@@ -132,7 +133,8 @@ def kernel_exit(interp, span, line: int) -> None:
             or installed()[:2] not in ((0, 10), (0, 12)):
         return
     if budget.kinds >= {True, False}:  # (checked before the columns are allocated)
-        interp.report(tmem_collective_mixed.RULE, tmem_collective_mixed.MESSAGE, span, line)
+        interp.report(tmem_collective_mixed.RULE, tmem_collective_mixed.MESSAGE, span, line,
+                      related=[kernel_level_note(span)])
         return
     if not budget.known or budget.peak == 0 or len(budget.collective) != 1:
         return  # unknown allocations, or collective and non-collective mixed (another message)
@@ -140,4 +142,4 @@ def kernel_exit(interp, span, line: int) -> None:
     if ncols > MAX_COLS:
         interp.report(tmem_columns.RULE,
                       f"After rounding up, got {ncols} columns, exceeding the limit of {MAX_COLS}",
-                      span, line, data={"columns": budget.peak})
+                      span, line, related=[kernel_level_note(span)], data={"columns": budget.peak})
