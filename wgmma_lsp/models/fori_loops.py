@@ -73,6 +73,20 @@ def _aval_str(a: ArrayVal) -> str | None:
     return f"{a.dtype.name}[{','.join(str(d) for d in a.shape)}]"
 
 
+def pipeline_carry_fails(call: Call, grid: Value | None, init: Value, out: Value, at: str) -> bool:
+    """A pipeline's carry (`plgpu.emit_pipeline(init_carry=)`, a warp-specialized pipeline's
+    `compute_context`): the pipeline runs `lax.fori_loop(0, math.prod(grid), loop_body,
+    loop_carry)` with the user's carry at `at` of `loop_carry` (pipeline.py, 0.10.2 to 0.12.1), a
+    scan over a static grid, a while_loop over a traced one. Reported, True, when its types
+    change (WG094)."""
+    sizes = grid.items if isinstance(grid, TupleVal) and not grid.spoiled else None
+    if sizes is None or not all(_static_bound(g) or _traced_int(g) for g in sizes):
+        return False
+    scan = all(_static_bound(g) for g in sizes)
+    return _check_scan_carry(call, init, out, "scan body" if scan else "while_loop body",
+                             ("[1]" if scan else "[2]") + at)
+
+
 def _check_scan_carry(call: Call, init: Value, out: Value, name: str = "scan body", at: str = "[1]") -> bool:
     """`_check_carry_type(name, …)` (jax/_src/lax/control_flow/loops.py) for the loop `fori_loop`
     runs: a scan over `(i, init)` for static bounds, a while_loop over `(i, upper, init)` for

@@ -33,6 +33,7 @@ from wgmma_lsp.interpret.values import (
     is_unknown, join, tree_leaves,
 )
 from wgmma_lsp.models.arrays import INT32
+from wgmma_lsp.models.fori_loops import pipeline_carry_fails
 from wgmma_lsp.models import axis_names, smem_budget
 from wgmma_lsp.models.registry import ATTRIBUTES, METHODS, model
 
@@ -164,7 +165,12 @@ def _emit_pipeline_apply(call: Call) -> Value:
         carry = kw.get("init_carry")
         args = [indices, *blocks] + ([] if _is_none(carry) else [carry])  # type: ignore[list-item]
         result = call.interp.call_traced(wrapped.func, args, call)
-        return Const(None) if _is_none(carry) else _carry_out(carry, result)  # type: ignore[arg-type]
+        if _is_none(carry):
+            return Const(None)
+        # the loop carry is (indices, fetch_index_levels, last_store_indices, init_carry)
+        if pipeline_carry_fails(call, kw.get("grid"), carry, result, "[3]"):  # type: ignore[arg-type]
+            return UNKNOWN  # JAX raises here (WG094)
+        return _carry_out(carry, result)  # type: ignore[arg-type]
     finally:
         smem_budget.leave(call.interp, scope)
 
@@ -226,8 +232,8 @@ def _run_ws(call: Call) -> Value:
     if _is_none(context):
         call.interp.call_traced(wrapped.func, args, call)
         return Const(None)
-    callback = Wrapped("plgpu.pipeline_callback", wrapped.func, {"args": TupleVal(tuple(args))},
-                       call.span)
+    callback = Wrapped("plgpu.pipeline_callback", wrapped.func,
+                       {"args": TupleVal(tuple(args)), "grid": kw.get("grid", UNKNOWN)}, call.span)
     call.interp.call_traced(context, [callback], call)  # type: ignore[arg-type]
     return Const(None)
 
@@ -242,6 +248,9 @@ def _pipeline_callback(call: Call) -> Value:
     assert isinstance(args, TupleVal)
     carry = call.get(0)
     result = call.interp.call_traced(wrapped.func, [*args.items, carry], call)
+    # the loop carry is (init_indices, last_store_indices, user_init_carry)
+    if pipeline_carry_fails(call, wrapped.kwargs.get("grid"), carry, result, "[2]"):
+        return UNKNOWN  # JAX raises here (WG094)
     return _carry_out(carry, result)
 
 

@@ -1,5 +1,6 @@
-"""WG094 loop-carry-type: a `lax.fori_loop` body returns a carry whose types differ from the
-carry it was given (an accumulator cast to bfloat16 inside the loop, a reshaped value)."""
+"""WG094 loop-carry-type: a `lax.fori_loop` body (or a pipeline body with a carry: JAX's
+pipelines loop with a fori_loop) returns a carry whose types differ from the carry it was given
+(an accumulator cast to bfloat16 inside the loop, a reshaped value)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ FIRST_LINE = "scan body function carry input and carry output must have equal ty
 RULE = Rule(
     code="WG094",
     name="loop-carry-type",
-    apis=("lax.fori_loop",),
-    summary="A lax.fori_loop body must return its carry with the types it was given.",
+    apis=("lax.fori_loop", "plgpu.emit_pipeline", "plgpu.emit_pipeline_warp_specialized"),
+    summary="A lax.fori_loop body (or a pipeline body with a carry) must return its carry with the "
+            "types it was given.",
     template=FIRST_LINE + "\n\nThe input carry component loop_carry{path} has type {in_aval} but the "
              "corresponding output carry component has type {out_aval}, so {what} do not match.\n\n"
              "Revise the function so that all output types match the corresponding input types.",
