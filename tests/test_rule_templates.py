@@ -76,8 +76,8 @@ NOT_LITERAL: dict[str, tuple[NotLiteral, ...]] = {
     "WG107": (NotLiteral("<0.12", "JAX 0.10 has no plgpu.mma (Ampere MMA): the rule is 0.12's"),),
     "WG108": (NotLiteral("<0.12", "JAX 0.10 has no plgpu.mma (Ampere MMA): the rule is 0.12's"),),
     "WG067": (NotLiteral(">=0.12.1", "JAX 0.12.1 removed plgpu.transpose_ref (WG091), and its check with it: the "
-                                     "rule is for earlier versions (0.12.1's lowering of a TMEM op refuses a "
-                                     "transposed TMEM ref with 'TMEM transpose not allowed.', not modelled)",
+                                     "rule is for earlier versions (0.12.1's lowering of a TMEM load or store refuses a "
+                                     "transposed TMEM ref with 'TMEM transpose not allowed.': WG120)",
                          ("TMEM transpose not allowed.",)),),
     "WG095": (NotLiteral(">=0.10", "no template of its own: each warning is the deprecation message read from "
                                    "the installed jax (interpret/jax_deprecations.py)"),),

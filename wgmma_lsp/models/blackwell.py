@@ -227,7 +227,30 @@ def _async_load_tmem(call: Call) -> Value:
         return UNKNOWN
     ref = call.get(0, "src")
     assert isinstance(ref, RefVal)
+    _transposed_view(call, ref, "src")
     return ArrayVal(ref.shape, ref.dtype)  # `_get_abstract_eval` of the (viewed) ref
+
+
+def _transposed_view(call: Call, ref: RefVal, name: str) -> bool:
+    """WG120: the lowering of a TMEM load or store handles a view's indexing, not its transpose:
+    JAX 0.10.2 and 0.12.0.1 are left with the transpose ('Unimplemented transforms for TMEM
+    refs. ...'), 0.12.1's `_handle_transforms` refuses it ('TMEM transpose not allowed.'), on the
+    operation's line under either semantics. Claimed for views made of indexing and one
+    transpose of known permutation."""
+    from wgmma_lsp.interpret.jax_version import installed
+    from wgmma_lsp.rules import tmem_transposed_view
+
+    if call.interp.kernel.lowering not in ("lane", "warpgroup") or installed() is None \
+            or installed()[:2] not in ((0, 10), (0, 12)) or ref.root().kind != "tmem":
+        return False
+    views = ref.transforms[len(ref.root().transforms):]
+    transposes = [t for t in views if t.kind == "transpose"]
+    if len(transposes) != 1 or transposes[0].params is None \
+            or any(t.kind not in ("index", "transpose") for t in views):
+        return False
+    call.interp.report(tmem_transposed_view.RULE, tmem_transposed_view.message(tuple(transposes[0].params)),
+                       call.span_of(0, name), call.line, related=_allocated(ref))
+    return True
 
 
 @model("plgpu.async_copy_smem_to_tmem")
@@ -273,6 +296,8 @@ def _async_store_tmem(call: Call) -> Value:
     if not _tmem_only(call, "ref", "Async store only supports TMEM refs"):
         return Const(None)
     ref, node = call.get(0, "ref"), call.node
+    if isinstance(ref, RefVal) and _transposed_view(call, ref, "ref"):
+        return Const(None)
     if isinstance(ref, RefVal) and ref.kind == "tmem" and ref.base is None and not ref.transforms \
             and node is not None and call.complete:
         from wgmma_lsp.models.stores import check_swap
