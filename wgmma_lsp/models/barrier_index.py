@@ -7,7 +7,9 @@ viewed (`bar.at[i]`: `_get_barrier_base_index` picks one), and using it then rai
 (jax/experimental/mosaic/gpu/utils.py, `BarrierRef.get_ptr`; the same in 0.10.2, 0.12.0.1 and
 0.12.1, under Lane and Warpgroup semantics, on the operation's line). Checked against JAX for
 `barrier_wait`, `barrier_arrive`, the barrier of `copy_gmem_to_smem`, of `tcgen05_mma` and of
-`tcgen05_commit_arrive`, which use it after their other checks (the callers check it last).
+`tcgen05_commit_arrive`: a copy uses it after its byte count (Lane) and before its own checks
+(models/tma_lowering.py), an MMA after its checks under Lane semantics and first under Warpgroup
+semantics.
 Claimed for a plain barrier allocation of known shape, passed as it is."""
 
 from __future__ import annotations
@@ -23,9 +25,14 @@ from wgmma_lsp.rules.base import Related
 MIRRORED = ((0, 10), (0, 12))
 
 
-def check(call: Call, barrier: Value, i: int, name: str) -> bool:
-    """The barrier argument `name` (position `i`): reported, True, when the lowering raises."""
+def check(call: Call, barrier: Value, i: int, name: str, last: bool = False) -> bool:
+    """The barrier argument `name` (position `i`): reported, True, when the lowering raises.
+    `last`: the operation uses its barrier after its other lowering checks, so not when one of
+    them failed at this call (now, or on an earlier run of it: a repeated finding is not
+    added again)."""
     interp = call.interp
+    if last and _other_lowering_error(call):
+        return False
     if interp.kernel.lowering not in ("lane", "warpgroup") or installed() is None \
             or installed()[:2] not in MIRRORED:
         return False
@@ -44,3 +51,13 @@ def check(call: Call, barrier: Value, i: int, name: str) -> bool:
     interp.report(barrier_not_indexed.RULE, barrier_not_indexed.message(n), call.span_of(i, name),
                   call.line, related=related)
     return True
+
+
+def _other_lowering_error(call: Call) -> bool:
+    """A lowering error of another rule found within this call (or no call span to tell)."""
+    cs = call.span
+    if cs is None:
+        return True
+    return any(f.rule is not barrier_not_indexed.RULE and f.rule.installed_stage() == "lower"
+               and f.span is not None and cs.contains(f.span.line, f.span.col)
+               for f in call.interp.findings)

@@ -173,10 +173,14 @@ def _tcgen05_mma(call: Call) -> Value:
         from wgmma_lsp.models import barrier_index
         from wgmma_lsp.models.tcgen05_lowering import check_mma_lowering
 
-        before = len(interp.findings)
+        # The barrier (WG119) is used first under Warpgroup semantics, after the MMA's checks
+        # under Lane semantics.
+        barrier = call.get(3, "barrier")
+        if interp.kernel.lowering == "warpgroup" and barrier_index.check(call, barrier, 3, "barrier"):
+            return Const(None)
         check_mma_lowering(call, acc, a, b)
-        if len(interp.findings) == before:  # the barrier is used once the MMA is checked
-            barrier_index.check(call, call.get(3, "barrier"), 3, "barrier")
+        if interp.kernel.lowering == "lane":
+            barrier_index.check(call, barrier, 3, "barrier", last=True)
     return Const(None)
 
 

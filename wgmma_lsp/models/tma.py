@@ -83,10 +83,9 @@ def _copy_gmem_to_smem(call: Call) -> Value:
         # while tracing already, not modelled.
         if _none(leader) and axes is not None and check_names(call, axes, "collective_axes"):
             return Const(None)
-        before = len(call.interp.findings)
-        check_copy_lowering(call, gmem_to_smem=True)
-        if len(call.interp.findings) == before:  # the barrier is used once the copy is checked
-            barrier_index.check(call, call.get(2, "barrier"), 2, "barrier")
+        # the barrier is used (WG119) after the byte count, before the copy's own checks
+        check_copy_lowering(call, gmem_to_smem=True,
+                            barrier=lambda: barrier_index.check(call, call.get(2, "barrier"), 2, "barrier"))
     return Const(None)
 
 

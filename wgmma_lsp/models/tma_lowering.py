@@ -28,6 +28,10 @@ from wgmma_lsp.rules import (
 )
 from wgmma_lsp.rules.base import Related, kernel_level_note
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 WARPGROUP_SIZE = 128
 
 
@@ -55,34 +59,42 @@ def _strides(shape: tuple[int, ...]) -> list[int]:
 MIRRORED = ((0, 10), (0, 12))
 
 
-def check_copy_lowering(call: Call, gmem_to_smem: bool) -> None:
+def check_copy_lowering(call: Call, gmem_to_smem: bool, barrier: Callable[[], object] | None = None) -> None:
+    """The copy's lowering checks, in JAX's order. `barrier`: the check of its barrier (WG119),
+    which JAX's lowering uses (`arrive_expect_tx`) after the Lane byte count and before the copy
+    itself (`launch_context.async_copy`): run there, or where this check gives up before it."""
     interp = call.interp
+
+    def given_up() -> None:
+        if barrier is not None:
+            barrier()
+
     if interp.kernel.lowering not in ("lane", "warpgroup") or installed() is None \
             or installed()[:2] not in MIRRORED:
-        return
+        return given_up()
     lane = interp.kernel.lowering == "lane"
     checked_at_trace = matches(TRACE_TIME_CHECKS)
     if not call.complete or any(k in call.kwargs and not (isinstance(call.kwargs[k], Const)
                                                           and call.kwargs[k].value is None)
                                 for k in ("collective_axes", "leader_tracked", "reduction_op")):
-        return
+        return given_up()
     src, dst = call.get(0, "src"), call.get(1, "dst")
     gmem, smem = (src, dst) if gmem_to_smem else (dst, src)
     if not isinstance(gmem, RefVal) or not isinstance(smem, RefVal):
-        return
+        return given_up()
     groot, sroot = gmem.root(), smem.root()
     if groot.kind != "plain" or groot.space != "gmem" or sroot.kind != "plain" or sroot.space != "smem":
-        return
+        return given_up()
     if groot.transforms or sroot.transforms or not _views_only(gmem) or not _views_only(smem):
-        return
+        return given_up()
     gshape, sshape, rshape = _int_shape(gmem), _int_shape(smem), _int_shape(groot)
     if gshape is None or sshape is None or rshape is None or len(gshape) != len(rshape):
-        return  # integer indices on the GMEM side squeeze dimensions: not modelled
+        return given_up()  # integer indices on the GMEM side squeeze dimensions: not modelled
     if T.concrete(gmem.dtype) is None or T.concrete(smem.dtype) is None:
-        return
+        return given_up()
     gname, sname = gmem.dtype.name, smem.dtype.name
     if gname not in MLIR or sname not in MLIR:
-        return
+        return given_up()
     line = call.line
     span = call.span
 
@@ -94,7 +106,7 @@ def check_copy_lowering(call: Call, gmem_to_smem: bool) -> None:
     if not lane:
         ks = interp.kernel.span
         if ks is None:
-            return
+            return given_up()
         late_line = ks.line
         late_related = [kernel_level_note(ks)]
     sbits = T.itemsize_bits(smem.dtype)
@@ -108,6 +120,8 @@ def check_copy_lowering(call: Call, gmem_to_smem: bool) -> None:
                           f"are supported. Got bytes={bits // 8} but warpgroup size is {WARPGROUP_SIZE}",
                           span, line, related=related(smem))
             return
+    if barrier is not None and barrier():
+        return  # JAX raised at the barrier
     src_t, dst_t = (MLIR[gname], MLIR[sname]) if gmem_to_smem else (MLIR[sname], MLIR[gname])
     if src_t != dst_t:
         if not checked_at_trace and lane:  # else models/copy_checks.py reported it, or could not decide
