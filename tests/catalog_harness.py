@@ -46,6 +46,10 @@ ROW_TRIGGERS: dict[int, tuple[str, ...]] = {
     12: ("lowering/acc_layout_run_state_lane.py:14",),
     51: ("errors/blackwell_tmem_access.py:11",),
     52: ("errors/blackwell_tmem_access.py:18",),
+    # one per semantics; not lowering_kernel/barrier_not_indexed.py's ordering case (a Lane MMA in
+    # a file that names both semantics, which `Trigger.semantics` would read as Warpgroup)
+    57: ("lowering/tcgen05_lane.py:43", "lowering_kernel/kernel_level_tcgen05_acc_dtype_warpgroup.py:15",
+         "lowering_kernel/tcgen05_lane_by_version.py:46"),
     63: ("lowering/tcgen05_rhs_untransformed_lane.py:16",  # the bare assert: an rhs without transforms
          "lowering_kernel/tcgen05_plain_operands_lane_by_version.py:15"),
     70: ("errors/tma_memory_spaces.py:9",),
