@@ -103,17 +103,14 @@ def check_source(path: str, source: str, settings: Settings, trace: bool = False
                  stops: list | None = None, kernels: list | None = None) -> list[Diagnostic]:
     """Everything `check` reports for one readable file; `stops` gets the places the analysis
     stopped short at (analysis.Incomplete: WG904, whether shown or ignored)."""
-    from wgmma_lsp.analysis import analyze
+    from wgmma_lsp.analysis import Analysis, analyze
+    from wgmma_lsp.environment import other_jax_note
     from wgmma_lsp.ide.diagnostics import diagnostics, syntax_diagnostics
     from wgmma_lsp.interpret.jax_version import lowering_default
     from wgmma_lsp.interpret.sweep_budget import sweep_mode
 
-    from wgmma_lsp.environment import other_jax_note
-
-    other = other_jax_note(path)
+    other = other_jax_note(path)  # installed with another JAX: not analysed with this one
     if other is not None:
-        from wgmma_lsp.analysis_types import Analysis
-
         analysis = Analysis.not_analysed(source, path, "other-environment", other)
         if stops is not None:
             stops.extend(analysis.incomplete)

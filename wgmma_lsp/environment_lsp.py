@@ -5,8 +5,7 @@ At `initialize` the environment is found from the `python` setting (initializati
 workspace folder is installed in (a folder inside its site-packages, when it holds JAX),
 `VIRTUAL_ENV`, a `.venv`/`venv` in a workspace folder or its project root; it is logged, and
 when it holds no JAX the user is told once (window/showMessage, Info) that the bundled facts
-are used. A later `wgmmaLsp.python`
-from workspace/configuration switches to that environment.
+are used. A later `wgmmaLsp.python` from workspace/configuration switches to that environment.
 """
 
 from __future__ import annotations
