@@ -17,6 +17,7 @@ from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.jax_version import matches
 from wgmma_lsp.interpret.values import Const, RefVal
+from wgmma_lsp.models.user_spelling import jnp_alias
 from wgmma_lsp.rules import tma_element_type, tma_slice_shape
 from wgmma_lsp.rules.base import Related
 
@@ -40,6 +41,14 @@ def _related(ref: RefVal) -> list[Related]:
     return [Related(r.origin, f"{r.aval()} allocated here ({r.origin_desc})")] if r.origin else []
 
 
+def element_type_fix(interp, gmem: RefVal, smem: RefVal) -> dict:
+    """What WG071's fix needs: the SMEM buffer's allocation and the GMEM array's dtype."""
+    root = smem.root()
+    if root.space != "smem" or root.origin is None:
+        return {}
+    return {"alloc_span": root.origin, "needed": gmem.dtype.name, "jnp": jnp_alias(interp)}
+
+
 def check_copy_trace(call: Call, gmem_to_smem: bool) -> bool:
     """False when JAX is proven to raise one of these checks here (then reported)."""
     if not matches(TRACE_TIME_CHECKS):
@@ -57,9 +66,11 @@ def check_copy_trace(call: Call, gmem_to_smem: bool) -> bool:
     if T.concrete(src.dtype) is None or T.concrete(dst.dtype) is None:
         return True
     if src.dtype.name != dst.dtype.name:
+        gmem, smem = (src, dst) if gmem_to_smem else (dst, src)
         call.interp.report(tma_element_type.RULE,
                            f"Expected dtypes to match but src had type {src.dtype.name} and dst had type "
-                           f"{dst.dtype.name}", call.span, call.line, related=_related(src) + _related(dst))
+                           f"{dst.dtype.name}", call.span, call.line, related=_related(src) + _related(dst),
+                           data=element_type_fix(call.interp, gmem, smem))
         return False
     s, d = _shape(src), _shape(dst)
     if s is None or d is None or s == d:

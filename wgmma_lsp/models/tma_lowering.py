@@ -20,7 +20,7 @@ from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.jax_version import installed, matches
 from wgmma_lsp.interpret.values import Const, RefVal
-from wgmma_lsp.models.copy_checks import TRACE_TIME_CHECKS
+from wgmma_lsp.models.copy_checks import TRACE_TIME_CHECKS, element_type_fix
 from wgmma_lsp.models.wgmma_lowering import MLIR
 from wgmma_lsp.rules import (
     tma_bytes_per_warpgroup, tma_element_type, tma_gmem_strides, tma_minor_dim, tma_slice_shape,
@@ -126,7 +126,8 @@ def check_copy_lowering(call: Call, gmem_to_smem: bool, barrier: Callable[[], ob
     if src_t != dst_t:
         if not checked_at_trace and lane:  # else models/copy_checks.py reported it, or could not decide
             interp.report(tma_element_type.RULE, f"Expected same element type, got {src_t} and {dst_t}",
-                          span, line, related=related(smem) + related(gmem))
+                          span, line, related=related(smem) + related(gmem),
+                          data=element_type_fix(interp, gmem, smem))
         return
     if gshape != sshape:
         if not checked_at_trace and lane:
