@@ -12,7 +12,8 @@ from wgmma_lsp.spans import Span
 
 def fixes(finding: Finding, source: str) -> list[Fix]:
     """Allocate the SMEM buffer with the GMEM array's dtype (the rule's documented fix): rewrite
-    the dtype of the `X.SMEM(shape, dtype, ...)` that made it, written on one line."""
+    the dtype of the `X.SMEM(shape, dtype, ...)` that made it, written on one line with the dtype
+    spelled out (not a parameter of a helper that allocates for several callers)."""
     d = finding.data
     span, needed, jnp = d.get("alloc_span"), d.get("needed"), d.get("jnp")
     if span is None or not needed or not jnp or span.line != span.end_line:
@@ -26,7 +27,11 @@ def fixes(finding: Finding, source: str) -> list[Fix]:
         return []
     dtype = node.args[1] if len(node.args) >= 2 else next(
         (k.value for k in node.keywords if k.arg == "dtype"), None)
-    if dtype is None or dtype.end_col_offset is None:
+    # Only a dtype written there (`jnp.bfloat16`, "bfloat16"): one a helper receives as a
+    # parameter is its callers' to change, not the helper's.
+    literal = isinstance(dtype, ast.Attribute) and isinstance(dtype.value, (ast.Name, ast.Attribute)) \
+        or isinstance(dtype, ast.Constant) and isinstance(dtype.value, str)
+    if dtype is None or dtype.end_col_offset is None or not literal:
         return []
     start = span.col + (len(text) - len(text.lstrip())) + dtype.col_offset
     end = span.col + (len(text) - len(text.lstrip())) + dtype.end_col_offset
