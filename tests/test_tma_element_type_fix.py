@@ -52,3 +52,13 @@ def test_the_allocation_written_with_its_dtype_gets_the_arrays() -> None:
 def test_a_dtype_a_helper_receives_is_not_rewritten(tmp_path: Path) -> None:
     (d,) = _wg071(HELPER, str(tmp_path / "k.py"))
     assert d.fixes == [] or all(f.title.startswith("Suppress") for f in d.fixes)
+
+
+def test_a_dtype_read_from_an_object_is_not_rewritten(tmp_path: Path) -> None:
+    source = HELPER.replace("def smem(shape, dtype):\n  return plgpu.SMEM(shape, dtype)",
+                            "def smem(shape, config):\n  return plgpu.SMEM(shape, config.dtype)").replace(
+        "smem((64, 64), jnp.bfloat16)", "smem((64, 64), Config())").replace(
+        "def other_dtype", "class Config:\n  dtype = jnp.bfloat16\n\n\ndef other_dtype")
+    assert "config.dtype" in source
+    (d,) = _wg071(source, str(tmp_path / "k.py"))
+    assert all(f.title.startswith("Suppress") for f in d.fixes)

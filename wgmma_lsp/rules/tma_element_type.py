@@ -10,6 +10,9 @@ from wgmma_lsp.rules.fixes_common import parse_call, text_of
 from wgmma_lsp.spans import Span
 
 
+_DTYPE_WORDS = ("float", "bfloat", "int", "uint", "bool", "complex")  # `jnp.bfloat16`, `np.int8`
+
+
 def fixes(finding: Finding, source: str) -> list[Fix]:
     """Allocate the SMEM buffer with the GMEM array's dtype (the rule's documented fix): rewrite
     the dtype of the `X.SMEM(shape, dtype, ...)` that made it, written on one line with the dtype
@@ -22,14 +25,14 @@ def fixes(finding: Finding, source: str) -> list[Fix]:
     parsed = parse_call(text)
     if parsed is None:
         return []
-    node, stripped = parsed
+    node, _ = parsed
     if not isinstance(node.func, ast.Attribute) or node.func.attr != "SMEM":
         return []
     dtype = node.args[1] if len(node.args) >= 2 else next(
         (k.value for k in node.keywords if k.arg == "dtype"), None)
     # Only a dtype written there (`jnp.bfloat16`, "bfloat16"): one a helper receives as a
     # parameter is its callers' to change, not the helper's.
-    literal = isinstance(dtype, ast.Attribute) and isinstance(dtype.value, (ast.Name, ast.Attribute)) \
+    literal = isinstance(dtype, ast.Attribute) and dtype.attr.startswith(_DTYPE_WORDS) \
         or isinstance(dtype, ast.Constant) and isinstance(dtype.value, str)
     if dtype is None or dtype.end_col_offset is None or not literal:
         return []
