@@ -66,12 +66,10 @@ def _activate_environment(args: argparse.Namespace):
         env = environment.discover(args.python, "--python")
     else:
         cfg = config.find(first)
-        home = environment.installed_in(first)
-        installed = (environment.explicit(str(home), f"the environment {first} is installed in")
-                     if home is not None and not cfg.python else None)
+        installed = None if cfg.python else environment.installed_environment(first)
         if cfg.python:
             env = environment.discover(cfg.python, f"python in {cfg.path}", base=cfg.root)
-        elif installed is not None and installed.jax_root is not None:
+        elif installed is not None:
             env = installed
         else:
             roots = [r for r in (environment.project_root(first), Path.cwd()) if r is not None]

@@ -31,7 +31,7 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from wgmma_lsp import logs
@@ -267,16 +267,24 @@ def installed_in(path: Path) -> Path | None:
     return None
 
 
+def installed_environment(path: str | os.PathLike[str]) -> JaxEnvironment | None:
+    """The environment `path` (a file or folder of an installed package) is installed in, when
+    it holds JAX: such files run only with its JAX (`installed_in`). None otherwise."""
+    home = installed_in(Path(path))
+    if home is None:
+        return None
+    env = _jax_of_environment(str(home))
+    if env.jax_root is None:
+        return None
+    return replace(env, origin=f"the environment {path} is installed in")
+
+
 def other_jax(path: str | os.PathLike[str]) -> JaxEnvironment | None:
     """The environment `path` is installed in, when its JAX is another version than the analysed
     one's (a library file from another virtualenv: it runs only with that JAX, and the analysed
     JAX's facts would give it another JAX's findings). None otherwise."""
-    home = installed_in(Path(path))
-    if home is None:
-        return None
-    there = _jax_of_environment(str(home))
-    here = active()
-    if there.jax_root is None or there.jax_version == here.jax_version:
+    there = installed_environment(path)
+    if there is None or there.jax_version == active().jax_version:
         return None
     return there
 

@@ -58,11 +58,9 @@ def choose(python: Any, roots: list[Path]) -> environment.JaxEnvironment:
     # a folder) runs only with that environment's JAX, as `check` of its files does (cli.py):
     # not with a `.venv` of a project that happens to hold that environment among others.
     for root in roots:
-        home = environment.installed_in(root)
-        if home is not None:
-            env = environment.explicit(str(home), f"the environment {root} is installed in")
-            if env.jax_root is not None:
-                return env
+        installed = environment.installed_environment(root)
+        if installed is not None:
+            return installed
     project = [p for p in (environment.project_root(r) for r in roots) if p is not None]
     return environment.discover(roots=[*roots, *project])
 
