@@ -14,6 +14,8 @@ from wgmma_lsp.spans import LineIndex
 
 FIXTURES = sorted((Path(__file__).parent / "fixtures" / "errors").glob("*.py"))
 LOWERING = sorted((Path(__file__).parent / "fixtures" / "lowering").glob("*.py"))
+# `plgpu.kernel` fixtures: lowered on every supported JAX (tests/test_kernel_lowering.py)
+LOWERING += sorted((Path(__file__).parent / "fixtures" / "lowering_kernel").glob("*.py"))
 # Rules whose documented fixes are code actions (the others explain the fix in their docs).
 RULES_WITH_FIXES = {"WG001", "WG002", "WG003", "WG004", "WG057", "WG090", "WG092"}
 # (WG091 offers one for the removed `plgpu.transpose_ref` only: checked by JAX like the others)

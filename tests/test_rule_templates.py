@@ -73,6 +73,8 @@ NOT_LITERAL: dict[str, tuple[NotLiteral, ...]] = {
     "WG112": (NotLiteral(">=0.10", "CPython's ValueError from unpacking a shape in wgmma's `m, n = acc.shape` "
                                    "(models/wgmma.py: unpacking_message)"),),
     "WG106": (NotLiteral("<0.12", "JAX 0.10 has no plgpu.mma (Ampere MMA): the rule is 0.12's"),),
+    "WG121": (NotLiteral("<0.12", "JAX 0.10 plans no GMEM transfer (fragmented_array.py has no "
+                                  "plan_gmem_transfer): the rule is 0.12's"),),
     "WG107": (NotLiteral("<0.12", "JAX 0.10 has no plgpu.mma (Ampere MMA): the rule is 0.12's"),),
     "WG108": (NotLiteral("<0.12", "JAX 0.10 has no plgpu.mma (Ampere MMA): the rule is 0.12's"),),
     "WG067": (NotLiteral(">=0.12.1", "JAX 0.12.1 removed plgpu.transpose_ref (WG091), and its check with it: the "
