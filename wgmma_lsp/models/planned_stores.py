@@ -1,13 +1,19 @@
-"""A WGMMA-layout array stored straight to GMEM, planned as JAX 0.12 plans it: WG121.
+"""A WGMMA-layout array stored straight to GMEM, or to untransformed SMEM, planned as JAX 0.12
+plans it: WG121.
 
 JAX 0.12's Mosaic GPU lowering stores an array in a tiled register layout to a GMEM ref with an
 optimized transfer (`FragmentedArray.store_untiled` -> `store_tiled` -> `transfer_tiled`, which
-calls `plan_gmem_transfer`, ported in models/gmem_transfer_plan.py); where the threads' accesses
+calls `plan_gmem_transfer`, ported in models/transfer_planning.py); where the threads' accesses
 would not cover whole 32-byte sectors or 128-byte cache lines it raises
 `TransferPlanDerivationError` (an accumulator's value cast to bfloat16 and stored to the kernel's
 output: each row's four threads write 16 bytes, half a sector). `ref[...] = value` (swap) and
 `plgpu.store(ref, value)` plan it; `plgpu.store(..., optimized=False)` does not. JAX 0.10 plans
-no GMEM transfer.
+no GMEM transfer. Under Lane semantics a store to an SMEM buffer without transforms is planned too
+(`plan_tiled_transfer`, swizzle 16): where no staggering of the threads avoids SMEM bank
+conflicts, "Failed to synthesize a transfer pattern that avoids bank conflicts" — an
+accumulator tile of 64 columns or more stored into an unpadded, untransformed buffer. (A 16-bit
+store first tries `stmatrix`, with the same plan: the verdict is the plan's. Warpgroup semantics'
+layout inference catches the error and tries other layouts: not claimed.) JAX 0.10 accepts them.
 
 Blame: Lane lowering raises on the store's line; Warpgroup lowering (the MLIR dialect's
 lowering, after tracing) raises with no line of the kernel in its traceback: JAX blames the
@@ -18,7 +24,8 @@ accumulator's `acc_ref[...]`, or a whole tiled+swizzled SMEM load under Lane sem
 `lane_layouts.WGMMA_LOADED`), cast or not (`astype` keeps the layout; arithmetic forgets it
 here); a floating-point dtype of 8, 16 or 32 bits; the ref a `plgpu.kernel` GMEM operand (a
 whole array: contiguous) or a view of one through slices (`.at[pl.ds(...)]`) that keep its rank,
-of known sizes; JAX 0.12.0.1 and 0.12.1.
+of known sizes, or (Lane) an SMEM buffer the kernel allocates without transforms, or such a view
+of it; JAX 0.12.0.1 and 0.12.1.
 """
 
 from __future__ import annotations
@@ -30,14 +37,14 @@ from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.jax_version import installed
 from wgmma_lsp.interpret.values import ArrayVal, Const, RefVal, Value
 from wgmma_lsp.models import refs, store_api  # noqa: F401 - their ref and plgpu.store models are wrapped
-from wgmma_lsp.models.gmem_transfer_plan import (
-    WGMMA, TilingError, contiguous_strides, gmem_transfer_failure, store_nested,
+from wgmma_lsp.models.transfer_planning import (
+    WGMMA, TilingError, contiguous_strides, gmem_transfer_failure, smem_transfer_plan, store_nested,
 )
 from wgmma_lsp.models.indexing import index_shape
 from wgmma_lsp.models.lane_layouts import WGMMA_LOADED
 from wgmma_lsp.models.registry import GETITEM, MODELS, SETITEM
 from wgmma_lsp.models.user_spelling import module_alias
-from wgmma_lsp.rules import gmem_transfer_plan
+from wgmma_lsp.rules import transfer_plan
 from wgmma_lsp.rules.base import Related, kernel_level_note
 from wgmma_lsp.spans import Span
 
@@ -51,6 +58,8 @@ WGMMA_LAYOUTS = (WGMMA_ACC, WGMMA_LOADED)
 #: The JAX versions whose GMEM transfer plan is ported (the same code in both).
 PLANNED = ((0, 12),)
 _FLOATS = {"bfloat16", "float16", "float32", "float8_e4m3fn", "float8_e5m2"}
+#: SMEM buffers the kernel allocates (contiguous, row-major): their `origin_desc`s.
+SMEM_ALLOCATIONS = ("run_scoped", "pallas_call scratch", "plgpu.kernel scratch")
 
 
 def _whole(index: Value) -> bool:
@@ -63,16 +72,21 @@ def _int_shape(shape: Any) -> tuple[int, ...] | None:
     return tuple(shape)
 
 
-def failure(ref: RefVal, index: Value, value: ArrayVal) -> str | None:
+def failure(interp: Any, ref: RefVal, index: Value, value: ArrayVal) -> str | None:
     """JAX's TransferPlanDerivationError message for storing `value` through `ref[index]`, or
     None (planned, or not decided here)."""
     if value.layout not in WGMMA_LAYOUTS or T.concrete(value.dtype) is None or value.dtype.name not in _FLOATS:
         return None
     root = ref.root()
-    if root.kind != "plain" or root.space != "gmem" or root.transforms \
-            or not root.origin_desc.startswith(("kernel input", "kernel output")):
+    if root.kind != "plain" or root.transforms or not all(t.kind == "index" for t in ref.transforms):
         return None
-    if not all(t.kind == "index" for t in ref.transforms):
+    if root.space == "gmem":
+        if not root.origin_desc.startswith(("kernel input", "kernel output")):
+            return None
+    elif root.space == "smem":  # Lane: Warpgroup's layout inference tries other layouts first
+        if interp.kernel.lowering != "lane" or not root.origin_desc.startswith(SMEM_ALLOCATIONS):
+            return None
+    else:
         return None
     root_shape, view_shape = _int_shape(root.shape), _int_shape(ref.shape)
     if root_shape is None or view_shape is None or len(view_shape) != len(root_shape):
@@ -80,11 +94,18 @@ def failure(ref: RefVal, index: Value, value: ArrayVal) -> str | None:
     region = view_shape if _whole(index) else _int_shape(index_shape(ref.shape, index))
     if region is None or len(region) != len(root_shape) or _int_shape(value.shape) != region:
         return None  # (a shape mismatch fails earlier, while tracing)
-    nested_shape, nested_strides = store_nested(region, contiguous_strides(root_shape))
+    strides = contiguous_strides(root_shape)
+    nested_shape, nested_strides = store_nested(region, strides)
+    bits = T.itemsize_bits(value.dtype)
     try:
-        return gmem_transfer_failure(nested_shape, nested_strides, WGMMA, T.itemsize_bits(value.dtype))
+        if root.space == "gmem":
+            return gmem_transfer_failure(nested_shape, nested_strides, WGMMA, bits)
+        if any(s % WGMMA.vector_length for s, d in zip(strides[:-1], region[:-1]) if d != 1):
+            return None  # transfer_tiled's own UnsupportedTransferError comes first
+        plan = smem_transfer_plan(nested_shape, nested_strides, WGMMA, bits, 16)
     except TilingError:
         return None  # JAX raises otherwise before planning
+    return plan[1] if plan is not None and plan[0] == "error" else None
 
 
 def _report(interp: Any, message: str, ref: RefVal, span: Span, line: int, data: dict) -> None:
@@ -97,8 +118,9 @@ def _report(interp: Any, message: str, ref: RefVal, span: Span, line: int, data:
         related.append(kernel_level_note(ks))
     root = ref.root()
     if root.origin is not None:
-        related.append(Related(root.origin, f"{root.aval()} passed here ({root.origin_desc})"))
-    interp.report(gmem_transfer_plan.RULE, message, span, line, related=related, data=data)
+        how = "allocated" if root.space == "smem" else "passed"
+        related.append(Related(root.origin, f"{root.aval()} {how} here ({root.origin_desc})"))
+    interp.report(transfer_plan.RULE, message, span, line, related=related, data=data)
 
 
 def _applies(interp: Any) -> bool:
@@ -110,7 +132,7 @@ def _store(interp: Any, ref: Value, index: Value, value: Value, target: Any, val
            aug: bool) -> None:
     if not (_applies(interp) and isinstance(ref, RefVal) and isinstance(value, ArrayVal) and target is not None):
         return
-    message = failure(ref, index, value)
+    message = failure(interp, ref, index, value)
     if message is None:
         return
     data: dict = {}
@@ -120,6 +142,20 @@ def _store(interp: Any, ref: Value, index: Value, value: Value, target: Any, val
         data = {"stmt_span": Span(t.line, interp.span(target).col, v.end_line, v.end_col),
                 "target_span": t, "value_span": v, "plgpu": module_alias(interp, "plgpu")}
     _report(interp, message, ref, interp.span(target), target.lineno - 1, data)
+
+
+def _optimized_false(call: Call) -> dict:
+    """The fix's data for `plgpu.store(ref, value)`: where `, optimized=False` goes (after the
+    last argument; none when `optimized=` is passed already, or `**kwargs`)."""
+    node = call.node
+    if not isinstance(node, ast.Call) or any(k.arg in ("optimized", None) for k in node.keywords):
+        return {}
+    last = max([*node.args, *(k.value for k in node.keywords)], key=lambda n: (n.end_lineno, n.end_col_offset),
+               default=None)
+    if last is None:
+        return {}
+    end = call.interp.span(last)
+    return {"insert_at": Span(end.end_line, end.end_col, end.end_line, end.end_col)}
 
 
 def install() -> None:
@@ -147,9 +183,9 @@ def install() -> None:
             interp = call.interp
             dst, value = call.get(0, "dst"), call.get(1, "value")
             if _applies(interp) and isinstance(dst, RefVal) and isinstance(value, ArrayVal):
-                message = failure(dst, Const(Ellipsis), value)
+                message = failure(interp, dst, Const(Ellipsis), value)
                 if message is not None and call.span is not None:
-                    _report(interp, message, dst, call.span, call.line, {})
+                    _report(interp, message, dst, call.span, call.line, _optimized_false(call))
         return out
 
     MODELS["plgpu.store"] = store

@@ -1,20 +1,27 @@
 """Mosaic GPU's plan for a register array stored to (or loaded from) GMEM, ported from JAX.
 
 A port of jax/experimental/mosaic/gpu/fragmented_array.py (0.12.0.1, 0.12.1; the same code in
-both): `Tiling.tile_nested_shape_strides` and `plan_gmem_transfer`, which an optimized store
+both): `Tiling.tile_nested_shape_strides`, `plan_gmem_transfer`, which an optimized store
 of an array in a tiled register layout (the WGMMA layout of an accumulator's value) to a GMEM
 ref runs, raising `TransferPlanDerivationError` where the threads' accesses would not cover
-whole 32-byte sectors or 128-byte cache lines. Pure arithmetic on integers: the same answers as
-JAX's NumPy code (`tests/test_gmem_transfer_plan.py` compares the two on many shapes).
+whole 32-byte sectors or 128-byte cache lines, and `plan_tiled_transfer`, which a store to SMEM
+runs, raising it where no staggering of the threads avoids bank conflicts. Pure arithmetic on
+integers: the same answers as JAX's NumPy code (`tests/test_transfer_planning.py` compares the
+two on many shapes).
 
 JAX 0.10 has no such plan (its GMEM stores of a tiled layout are not checked).
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from dataclasses import dataclass
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 Nested = tuple[tuple[int, ...], ...]
 
@@ -103,6 +110,7 @@ def _unique(xs: "list[int]") -> list[int]:
     return sorted(set(xs))
 
 
+@functools.lru_cache(maxsize=256)
 def gmem_transfer_failure(nested_shape: Nested, nested_strides: Nested, layout: TiledLayout,
                           element_bits: int) -> str | None:
     """`plan_gmem_transfer`'s `TransferPlanDerivationError` message, or None when it plans the
@@ -175,3 +183,94 @@ def store_nested(shape: tuple[int, ...], strides: tuple[int, ...]) -> tuple[Nest
     nested_strides = tuple((math.prod(shape) * s, s) if d != 1 else (math.prod(shape) * s,)
                            for d, s in zip(shape, strides))
     return nested_shape, nested_strides
+
+
+WARP_SIZE = 32
+SMEM_BANKS = 32
+SMEM_BANK_BYTES = 4
+
+
+def _flat_parts(tiled_shape: Nested, tiled_strides: Nested, layout: TiledLayout):
+    tiles_shape = [list(d) for d in tiled_shape]
+    tiles_strides = [list(d) for d in tiled_strides]
+    for d in (*layout.warp_dims, *layout.lane_dims, layout.vector_dim):
+        tiles_shape[d] = [1] * len(tiles_shape[d])
+        tiles_strides[d] = [0] * len(tiles_strides[d])
+    return ([x for dims in tiles_shape for x in dims], [x for dims in tiles_strides for x in dims],
+            [x for d in layout.warp_dims for x in tiled_shape[d]],
+            [x for d in layout.warp_dims for x in tiled_strides[d]],
+            [x for d in layout.lane_dims for x in tiled_shape[d]],
+            [x for d in layout.lane_dims for x in tiled_strides[d]])
+
+
+@functools.lru_cache(maxsize=256)
+def smem_transfer_plan(nested_shape: Nested, nested_strides: Nested, layout: TiledLayout,
+                       element_bits: int, swizzle: int) -> tuple | None:
+    """`plan_tiled_transfer` (the plan of an optimized store to or load from SMEM): None for a
+    trivial plan, ("staggered", stagger, dim, size, group_stride), or ("error", message) for
+    its TransferPlanDerivationError. Raises TilingError where JAX raises before planning."""
+    tiled_shape, tiled_strides = tile_nested_shape_strides(layout.tiles, nested_shape, nested_strides)
+    tiles_shape, tiles_strides, warp_shape, warp_strides, lane_shape, lane_strides = \
+        _flat_parts(tiled_shape, tiled_strides, layout)
+    vector_length = layout.vector_length
+    swizzle_tile_elems = (16 * 8) // element_bits
+    swizzle_group_elems = (128 * 8) // element_bits
+    if vector_length * element_bits % 8:
+        raise TilingError("vector length is not a whole number of bytes")  # asserted in JAX
+    transfer_bytes = (vector_length * element_bits) // 8
+    alignment = math.gcd(*(s for s, d in zip(itertools.chain(tiles_strides, warp_strides, lane_strides),
+                                              itertools.chain(tiles_shape, warp_shape, lane_shape)) if d > 1))
+    if swizzle_tile_elems % alignment and vector_length <= alignment:
+        return ("error", "Failed to prove that vector transfers don't cross swizzle tile boundaries. This "
+                         "check is incomplete, and does not guarantee that this is a user error, but it "
+                         f"might be. transfer_alignment={alignment}")
+    if transfer_bytes > SMEM_BANK_BYTES * 4:
+        return ("error", f"transfer_bytes={transfer_bytes} > {SMEM_BANK_BYTES * 4} not implemented")
+    if element_bits > SMEM_BANK_BYTES * 8:
+        return ("error", f"element_bits={element_bits} > {SMEM_BANK_BYTES * 8} not implemented")
+    bank_bytes = min(SMEM_BANK_BYTES, transfer_bytes)
+    num_banks = SMEM_BANKS * (SMEM_BANK_BYTES // bank_bytes)
+    elems_per_bank = (bank_bytes * 8) // element_bits
+    num_wavefronts = max(transfer_bytes // bank_bytes, 1)
+    wavefront_lanes = WARP_SIZE // num_wavefronts
+    lanes = list(itertools.product(*(range(n) for n in lane_shape)))  # np.ndindex order
+    if len(lanes) != WARP_SIZE:
+        raise TilingError("the layout's lanes are not a warp")  # asserted in JAX
+    # lane_mask: the lanes whose index is 0 along every dimension of stride 0 (replicas skipped)
+    mask = [all(i == 0 for i, s in zip(idx, lane_strides) if s == 0) for idx in lanes]
+    wavefront_masks = [mask[w * wavefront_lanes:(w + 1) * wavefront_lanes] for w in range(num_wavefronts)]
+    lane_offsets = [sum(i * s for i, s in zip(idx, lane_strides)) for idx in lanes]
+    tiles = list(itertools.product(*(range(n) for n in tiles_shape)))  # np.unravel_index order
+    groups = swizzle // 16
+
+    def conflicts(offset_of: "Callable[[tuple[int, ...], int], tuple[int, ...]]") -> bool:
+        for tile in tiles:
+            banks = []
+            for lane in range(WARP_SIZE):
+                idx = offset_of(tile, lane)
+                off = sum(i * s for i, s in zip(idx, tiles_strides)) + lane_offsets[lane]
+                bits = ((off // swizzle_group_elems) % groups) * swizzle_tile_elems
+                banks.append(((off ^ bits) // elems_per_bank) % num_banks)
+            for w in range(num_wavefronts):
+                seen = [b for b, m in zip(banks[w * wavefront_lanes:(w + 1) * wavefront_lanes],
+                                          wavefront_masks[w]) if m]
+                if len(set(seen)) != len(seen):
+                    return True
+        return False
+
+    if not conflicts(lambda tile, lane: tile):
+        return None
+    for dim in (i for i, (s, d) in enumerate(zip(tiles_strides, tiles_shape))
+                if d > 1 and s % (SMEM_BANKS * elems_per_bank)):
+        for group_stride in (1, 2, 4, 8, 16):
+            for stagger in range(1, tiles_shape[dim]):
+                def moved(tile: tuple[int, ...], lane: int, dim: int = dim, stagger: int = stagger,
+                          group_stride: int = group_stride) -> tuple[int, ...]:
+                    if (lane // group_stride) % 2 == 0:
+                        return tile
+                    out = list(tile)
+                    out[dim] = (out[dim] + stagger) % tiles_shape[dim]
+                    return tuple(out)
+                if not conflicts(moved):
+                    return ("staggered", stagger, dim, tiles_shape[dim], group_stride)
+    return ("error", "Failed to synthesize a transfer pattern that avoids bank conflicts")

@@ -1,4 +1,4 @@
-"""The port of Mosaic GPU's GMEM transfer plan (models/gmem_transfer_plan.py) against JAX's own
+"""The port of Mosaic GPU's GMEM transfer plan (models/transfer_planning.py) against JAX's own
 `plan_gmem_transfer` and `WGMMA_LAYOUT`, read from the installed JAX: the same verdict and
 message for every shape, stride and element width tried (JAX >= 0.12; 0.10 has no such plan)."""
 
@@ -8,7 +8,7 @@ import itertools
 
 import pytest
 
-from wgmma_lsp.models import gmem_transfer_plan as P
+from wgmma_lsp.models import transfer_planning as P
 
 fa = pytest.importorskip("jax.experimental.mosaic.gpu.fragmented_array")
 if not hasattr(fa, "plan_gmem_transfer"):
@@ -74,3 +74,64 @@ def test_tiling_as_jax():
                 P.tile_nested_shape_strides(P.WGMMA.tiles, *nested)
             continue
         assert P.tile_nested_shape_strides(P.WGMMA.tiles, *nested) == expected
+
+
+def jax_smem_plan(shape, strides, bits, swizzle):
+    try:
+        plan = fa.plan_tiled_transfer(shape, strides, fa.WGMMA_LAYOUT, bits, swizzle)
+    except fa.TransferPlanDerivationError as e:
+        return ("error", str(e))
+    except (ValueError, AssertionError):
+        return "ValueError"
+    if isinstance(plan, fa.TrivialTransferPlan):
+        return None
+    return ("staggered", plan.stagger, plan.dim, plan.size, plan.group_stride)
+
+
+def our_smem_plan(shape, strides, bits, swizzle):
+    try:
+        return P.smem_transfer_plan(shape, strides, P.WGMMA, bits, swizzle)
+    except P.TilingError:
+        return "ValueError"
+
+
+def _tiled(rows, cols, tile_cols):
+    """The nested shape and strides transfer_tiled makes for an SMEM ref tiled (8, tile_cols)."""
+    tile = 8 * tile_cols
+    return (((rows // 8, 8), (cols // tile_cols, tile_cols)),
+            (((cols // tile_cols) * tile, tile_cols), (tile, 1)))
+
+
+SMEM_CASES = [
+    ("untiled", (rows, cols), row_stride, bits, 16)
+    for rows, cols in itertools.product((64, 128), (8, 16, 32, 64, 128, 256))
+    for row_stride in sorted({cols, cols + 8, 2 * cols, cols + 2, 72})
+    if row_stride >= cols
+    for bits in (8, 16, 32)
+] + [
+    ("tiled", (rows, cols), tile_cols, bits, swizzle)
+    for rows, cols in itertools.product((64, 128), (64, 128, 256))
+    for bits in (8, 16, 32)
+    for swizzle in (32, 64, 128)
+    for tile_cols in {swizzle * 8 // bits, 64, 32}
+    if cols % tile_cols == 0
+]
+
+
+@pytest.mark.parametrize("kind,shape,extra,bits,swizzle", SMEM_CASES)
+def test_smem_plan_as_jax(kind, shape, extra, bits, swizzle):
+    if kind == "untiled":
+        nested = P.store_nested(shape, (extra, 1))
+    else:
+        nested = _tiled(*shape, extra)
+    assert our_smem_plan(*nested, bits, swizzle) == jax_smem_plan(*nested, bits, swizzle)
+
+
+def test_smem_plans_vary():
+    """Not vacuous: trivial, staggered and failed plans all come up among the cases."""
+    seen = set()
+    for kind, shape, extra, bits, swizzle in SMEM_CASES:
+        nested = P.store_nested(shape, (extra, 1)) if kind == "untiled" else _tiled(*shape, extra)
+        v = jax_smem_plan(*nested, bits, swizzle)
+        seen.add(v if v is None or isinstance(v, str) else v[0])
+    assert {None, "staggered", "error"} <= seen
