@@ -131,6 +131,23 @@ def _float_result(dt: DType | None) -> DType | None:
     return DType("float32", dt.weak)
 
 
+#: Register layouts an elementwise operation keeps when the other operand is a Python number
+#: (broadcast as a splat) or an array of the same layout (Mosaic GPU's FragmentedArray binary
+#: ops). Extension modules add theirs when installed (models/planned_stores.py).
+KEPT_LAYOUTS: set[str] = set()
+
+
+def _kept_layout(left: Value, right: Value, result: ArrayVal) -> str | None:
+    def number(v: Value) -> bool:
+        return isinstance(v, Const) and type(v.value) in (int, float)
+
+    for a, b in ((left, right), (right, left)):
+        if isinstance(a, ArrayVal) and a.layout in KEPT_LAYOUTS and a.shape == result.shape \
+                and (number(b) or (isinstance(b, ArrayVal) and b.layout == a.layout)):
+            return a.layout
+    return None
+
+
 def array_binop(interp, op: ast.operator, left: Value, right: Value, node: ast.AST) -> Value:
     if not (isinstance(left, ArrayVal) or isinstance(right, ArrayVal)):
         return UNKNOWN
@@ -144,8 +161,9 @@ def array_binop(interp, op: ast.operator, left: Value, right: Value, node: ast.A
     if not isinstance(result, ArrayVal):
         return UNKNOWN
     if isinstance(op, ast.Div):
-        return ArrayVal(result.shape, _float_result(result.dtype))
-    return result
+        result = ArrayVal(result.shape, _float_result(result.dtype))
+    layout = _kept_layout(left, right, result) if KEPT_LAYOUTS else None
+    return replace(result, layout=layout) if layout is not None else result
 
 
 def array_compare(interp, op: ast.cmpop, left: Value, right: Value) -> Value:

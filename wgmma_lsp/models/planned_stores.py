@@ -21,8 +21,8 @@ kernel's launch (a kernel-level error, as models/tma_lowering.py's).
 
 Claimed only where every input is known: the value's layout is the WGMMA layout (an
 accumulator's `acc_ref[...]`, or a whole tiled+swizzled SMEM load under Lane semantics,
-`lane_layouts.WGMMA_LOADED`), cast or not (`astype` keeps the layout; arithmetic forgets it
-here); a floating-point dtype of 8, 16 or 32 bits; the ref a `plgpu.kernel` GMEM operand (a
+`lane_layouts.WGMMA_LOADED`), cast or not (`astype` keeps the layout, as does arithmetic with a
+Python number or another array of that layout: `arrays.KEPT_LAYOUTS`; anything else forgets it); a floating-point dtype of 8, 16 or 32 bits; the ref a `plgpu.kernel` GMEM operand (a
 whole array: contiguous) or a view of one through slices (`.at[pl.ds(...)]`) that keep its rank,
 of known sizes, or (Lane) an SMEM buffer the kernel allocates without transforms, or such a view
 of it; JAX 0.12.0.1 and 0.12.1.
@@ -36,7 +36,7 @@ from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.jax_version import installed
 from wgmma_lsp.interpret.values import ArrayVal, Const, RefVal, Value
-from wgmma_lsp.models import refs, store_api  # noqa: F401 - their ref and plgpu.store models are wrapped
+from wgmma_lsp.models import arrays, refs, store_api  # noqa: F401 - their ref and plgpu.store models are wrapped
 from wgmma_lsp.models.transfer_planning import (
     WGMMA, TilingError, contiguous_strides, gmem_transfer_failure, smem_transfer_plan, store_nested,
 )
@@ -159,6 +159,7 @@ def _optimized_false(call: Call) -> dict:
 
 
 def install() -> None:
+    arrays.KEPT_LAYOUTS.update(WGMMA_LAYOUTS)  # `acc * scale` is still in the WGMMA layout
     get, put = GETITEM["ref"], SETITEM["ref"]
 
     def getitem(interp: Any, ref: Any, index: Value, node: Any) -> Value:
