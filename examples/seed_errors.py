@@ -66,7 +66,7 @@ def matmul(kernel, a, b):
       scratch_types=[
           plgpu.SMEM((TILE_M, TILE_K), jnp.bfloat16, transforms=transforms),
           plgpu.SMEM((TILE_K, TILE_N), jnp.bfloat16, transforms=transforms),
-          plgpu.SMEM((TILE_M, TILE_N), jnp.bfloat16),
+          plgpu.SMEM((TILE_M, TILE_N), jnp.bfloat16, transforms=transforms),
           plgpu.Barrier(num_arrivals=2),
       ],
   )(a, b)

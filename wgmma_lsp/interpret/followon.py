@@ -19,7 +19,8 @@ may catch it — JAX has raised, and nothing after it on that run executes:
   check of one JAX function, made in one phase of the lowering) is never made. Other lowering
   rules stay: their checks may run in another phase (shared memory is counted at the launch,
   before the body is lowered; Warpgroup's layout inference after it), whose order the
-  analyzer's does not follow;
+  analyzer's does not follow — except a rule `checked_last` (a store's transfer plan), which any
+  certain lowering error reported before it in the body ends;
 - the lowering findings a kernel made before a certain trace error later in its body are
   dropped when the body ends (`interp_records.settle_lowering_findings`).
 
@@ -49,7 +50,10 @@ def ended_at(interp: "Any", rule: "Rule", ctx: "Any") -> int | None:
         return None
     at = interp.ended.get(ctx)
     if stage == "lower" and interp.kernel.inside:
-        same = interp.kernel.lowered.get(rule.code)
+        lowered = interp.kernel.lowered
+        same = lowered.get(rule.code)
+        if rule.checked_last and lowered:  # after every other check: the first error ends it
+            same = min(lowered.values())
         if same is not None and (at is None or same > at):
             at = same
     return at

@@ -49,6 +49,11 @@ class Rule:
     # "pl.run_scoped"): their hover and signature help list the rule's summary as a constraint
     # of the call (ide/api_help.py), met or not at the call under the cursor.
     apis: tuple[str, ...] = ()
+    # A lowering check JAX makes after every other lowering check of the kernel body that the
+    # analysis reports before it (the transfer plan of a store: Lane lowers the body in order,
+    # Warpgroup plans transfers in its last pass): a certain earlier lowering error of another
+    # rule in the same body ends it (interpret/followon.py).
+    checked_last: bool = False
 
     def installed_template(self) -> str:
         """The message template in the installed JAX's words."""

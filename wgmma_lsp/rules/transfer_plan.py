@@ -46,6 +46,7 @@ RULE = Rule(
     semantics=("lane", "warpgroup"),
     doc_file=doc_path(__file__),
     fixes=fixes,
+    checked_last=True,  # Lane: in body order; Warpgroup: the last pass (after layout inference)
     table_message="`GMEM transfer does not access a whole number of complete 32 byte sectors` (JAX 0.12; "
                   "also `… 128 byte cache lines`, `GMEM transfer width (2 bytes/thread) is smaller than 4 "
                   "bytes`; untransformed SMEM, Lane: `Failed to synthesize a transfer pattern that avoids bank "
