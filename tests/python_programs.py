@@ -721,10 +721,15 @@ def _assigned_once(main: ast.FunctionDef) -> dict[str, int]:
 def check_program_in_main(source: str, tally: Tally) -> list[str]:
     """Run a program as `main()`'s body both ways: every value the analysis recorded for a name
     main binds once (in any context) must be CPython's value of that local when main returns."""
+    return check_main(as_main(source), tally)
+
+
+def check_main(text: str, tally: Tally, path: str | None = None) -> list[str]:
+    """`check_program_in_main` for a whole file `text` whose `main()` returns its locals (its
+    other functions at module level: the analysis memoises their calls), analysed as `path`."""
     from wgmma_lsp.analysis import analyze
 
     tally.programs += 1
-    text = as_main(source)
     namespace = run_cpython(text)
     if namespace is None:
         tally.raised += 1
@@ -737,7 +742,7 @@ def check_program_in_main(source: str, tally: Tally) -> list[str]:
     main = next(s for s in ast.parse(text).body if isinstance(s, ast.FunctionDef) and s.name == "main")
     once = _assigned_once(main)
     before = len(tally.disagreements)
-    analysis = analyze(text)
+    analysis = analyze(text, path) if path is not None else analyze(text)
     for span, rec in analysis.records.items():
         if rec.kind != "store" or rec.name not in once or once[rec.name] != span.line \
                 or rec.name not in local:

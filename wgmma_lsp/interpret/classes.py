@@ -147,8 +147,9 @@ def set_attribute(interp: Interpreter, obj: Value, attr: str, value: Value | Non
                 interp.stack[-1].returned = True
             return
         if obj.shared:
-            if obj.born < interp.iteration_born:
-                interp.outside_writes += 1  # state a repeated sweep iteration would miss
+            # (another module's object, older than any call running: not stored, nor replayed
+            # where it was read; state a repeated sweep iteration would miss)
+            mutation.note_write(interp, 0, obj, attr)
             interp.shared_writes.setdefault(id(obj), {})[attr] = UNKNOWN if value is None else value
         elif value is None:
             if mutation.on_certain_path(interp) and interp.shared_born <= obj.born:
@@ -159,6 +160,7 @@ def set_attribute(interp: Interpreter, obj: Value, attr: str, value: Value | Non
             mutation.set_attr(interp, obj, attr, value)
     elif isinstance(obj, ClassVal):
         # A class is module code's object: exact while module code runs on a certain path.
+        mutation.note_write(interp, 0, obj, attr)  # (older than any call running: see above)
         new: Value = UNKNOWN if value is None else value
         old = lookup(obj, attr, interp)
         if not (mutation.on_certain_path(interp) and interp.shared_born == 0 and value is not None):

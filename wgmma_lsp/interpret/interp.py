@@ -164,6 +164,11 @@ class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixi
         # Calls in silent passes, memoised for those only (interpret/silent_memo.py).
         self.silent_memo: dict[Any, MemoEntry] = {}
         self.captures: list[MemoEntry] = []
+        # Writes to objects so far (lists, dicts, sets, instances, classes: mutation.note_write),
+        # and the suffix minima of the written objects' birth serials (mutation.written_since):
+        # a memoised call that read older objects replays only while none of those was written.
+        self.write_serial = 0
+        self.write_minima: list[tuple[int, int]] = []
         # The `jax.vjp`s running (innermost last): each collects the custom_vjp calls its
         # function makes, whose backward rules its pullback runs (models/autodiff.py).
         self.vjp_frames: list[list[Any]] = []

@@ -220,6 +220,7 @@ class CallsMixin:
         finally:
             self.captures.pop()
         entry.raised = self.raised_out
+        entry.write_serial = self.write_serial
 
     def _replay(self, hit: MemoEntry, func: FuncVal, call: Call) -> None:
         ctx = self.call_context(func, call)
@@ -228,6 +229,8 @@ class CallsMixin:
         captures = self.captures
         for outer in captures:  # an enclosing call being memoised replays this one too
             outer.entered |= hit.entered
+            if hit.reads_outside:
+                outer.reads_outside = True
         if self.silent:
             for outer in captures:
                 outer.findings.extend((f, c) for f, c in hit.findings

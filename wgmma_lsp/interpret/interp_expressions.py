@@ -98,6 +98,8 @@ class ExpressionsMixin:
         v = env.vars.get(n.id)  # (env.lookup's first step, without the call: most names)
         if v is None:
             v = env.lookup(n.id)
+            if v is not None and self.captures:  # an enclosing scope's or the module's object
+                mutation.read_outside(self, v)
         if v is None:
             v = self.builtin_or_star(n.id, env)
         elif isinstance(v, (TupleVal, DictVal, SetVal)):
@@ -155,7 +157,10 @@ class ExpressionsMixin:
                 return UNKNOWN  # AttributeError in the installed JAX
             return self.module_attr(obj.name, attr)
         if kind is UserModuleVal:
-            return obj.attr(attr)
+            v = obj.attr(attr)
+            if self.captures:  # another module's object
+                mutation.read_outside(self, v)
+            return v
         if kind is ApiVal:
             full = f"{obj.name}.{attr}"
             name = resolve.ALIASES.get(full, full)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from wgmma_lsp.interpret.generators import GeneratorVal
+from wgmma_lsp.interpret.mutation import written_since
 from wgmma_lsp.interpret.values import (
     Const, DictVal, FuncVal, InstanceVal, PartialVal, TupleVal, Value, next_born,
 )
@@ -41,6 +42,12 @@ class MemoEntry:
     # not change them, so such a call is not stored.
     born: int = field(default_factory=next_born)
     writes_outside: bool = False
+    # It read an object of a module or an enclosing scope that may change in place (not through
+    # its arguments, which the key holds): replayed only while no object older than the call
+    # was written since `write_serial`, the count of writes when it was stored
+    # (mutation.read_outside, mutation.written_since).
+    reads_outside: bool = False
+    write_serial: int = 0
     raised: bool = False  # the call raised on every path: a replay ends the caller's path too
     # The call held a whole kernel launch that counts shared memory (models/smem_budget.py):
     # stored since, a replay counting the `steps` its run took (a budget is spent as if it ran).
@@ -57,6 +64,9 @@ class MemoEntry:
         for hovers, not replayed: such a call replays only on a path as certain as its run's;
         and, as in foreign_memo.py, runs when its steps would reach the next checkpoint (a
         budget or cancellation check)."""
+        if self.reads_outside and self.write_serial != interp.write_serial \
+                and written_since(interp, self.write_serial, self.born):
+            return False  # an object it read may have changed since (mutation.read_outside)
         return not self.launches or (self.ran_certain == interp.certain
                                      and interp.steps + self.steps <= interp._check_at)
 

@@ -27,9 +27,11 @@ A call that changes an object made before it is not memoised (a replay would not
 
 from __future__ import annotations
 
+import bisect
 
 from wgmma_lsp.interpret.values import (
     UNKNOWN,
+    ClassVal,
     DictVal,
     InstanceVal,
     SetVal,
@@ -95,7 +97,14 @@ def changes_exactly(interp: "Interpreter", born: int) -> bool:
 
 def note_write(interp: "Interpreter", born: int, obj: Value | None = None, attr: str | None = None) -> None:
     """An object born at `born` is written: the calls being memoised that it predates are not
-    stored, and a sweep iteration writing what it did not make is not repeated."""
+    stored, and a sweep iteration writing what it did not make is not repeated; and the calls
+    stored that read objects of their module may not be replayed after it (`read_outside`)."""
+    serial = interp.write_serial
+    interp.write_serial = serial + 1
+    minima = interp.write_minima  # (serial, born), born increasing: each the least born since
+    while minima and minima[-1][1] >= born:
+        minima.pop()
+    minima.append((serial, born))
     for entry in interp.captures:
         if born < entry.born:
             entry.writes_outside = True
@@ -103,6 +112,26 @@ def note_write(interp: "Interpreter", born: int, obj: Value | None = None, attr:
         interp.outside_writes += 1
         if obj is not None and interp.sweep_depth and len(interp.outside_written) < 10_000:
             interp.outside_written.append((obj, attr))
+
+
+def written_since(interp: "Interpreter", serial: int, born: int) -> bool:
+    """Whether an object born before `born` was written since the write numbered `serial`."""
+    minima = interp.write_minima
+    i = bisect.bisect_left(minima, serial, key=lambda m: m[0])
+    return i < len(minima) and minima[i][1] < born
+
+
+def read_outside(interp: "Interpreter", v: Value) -> None:
+    """A running call read `v` through a name of an enclosing scope or of a module (not its
+    arguments, which its memo key holds): if `v` can change in place (a list, dict or set, an
+    instance, a class) and is older than a call being memoised, that call's replay is valid
+    only while no object older than the call was written since its run (`written_since`,
+    `MemoEntry.reads_outside`): whatever it read through such a name is such an object."""
+    if isinstance(v, (InstanceVal, ClassVal)) or is_mutable(v):
+        born = getattr(v, "born", 0)
+        for entry in interp.captures:
+            if born < entry.born:
+                entry.reads_outside = True
 
 
 def spoil(interp: "Interpreter", obj: Container) -> None:
