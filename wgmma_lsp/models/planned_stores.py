@@ -24,8 +24,11 @@ accumulator's `acc_ref[...]`, or a whole tiled+swizzled SMEM load under Lane sem
 `lane_layouts.WGMMA_LOADED`), cast or not (`astype` keeps the layout, as does arithmetic with a
 Python number or another array of that layout: `arrays.KEPT_LAYOUTS`; anything else forgets it); a floating-point dtype of 8, 16 or 32 bits; the ref a `plgpu.kernel` GMEM operand (a
 whole array: contiguous) or a view of one through slices (`.at[pl.ds(...)]`) that keep its rank,
-of known sizes, or (Lane) an SMEM buffer the kernel allocates without transforms, or such a view
-of it; JAX 0.12.0.1 and 0.12.1.
+of known sizes, or (Lane) an SMEM buffer the kernel allocates without transforms; through views
+and store indices of static slices and integer indices (`o_smem[slot]`, `o_smem.at[w, slot]`),
+whose strides are the allocation's for the dimensions they keep (`view_strides`). A tile-aligned
+static slice of such a value (`acc[:, 64:128]`) keeps its layout, as `FragmentedArray.__getitem__`
+does (`tile_aligned`). JAX 0.12.0.1 and 0.12.1.
 """
 
 from __future__ import annotations
@@ -35,12 +38,12 @@ import ast
 from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.jax_version import installed
-from wgmma_lsp.interpret.values import ArrayVal, Const, RefVal, Value
+from wgmma_lsp.interpret.values import ArrayVal, Const, DSliceVal, RefVal, SliceVal, SymInt, Value
 from wgmma_lsp.models import arrays, refs, store_api  # noqa: F401 - their ref and plgpu.store models are wrapped
 from wgmma_lsp.models.transfer_planning import (
     WGMMA, TilingError, contiguous_strides, gmem_transfer_failure, smem_transfer_plan, store_nested,
 )
-from wgmma_lsp.models.indexing import index_shape
+from wgmma_lsp.models.indexing import index_items, index_shape
 from wgmma_lsp.models.lane_layouts import WGMMA_LOADED
 from wgmma_lsp.models.registry import GETITEM, MODELS, SETITEM
 from wgmma_lsp.models.user_spelling import module_alias
@@ -72,6 +75,72 @@ def _int_shape(shape: Any) -> tuple[int, ...] | None:
     return tuple(shape)
 
 
+def _int(v: Value) -> int | None:
+    return v.value if isinstance(v, Const) and type(v.value) is int else None
+
+
+def _slice(item: Value, size: int) -> tuple[int, int] | None:
+    """(start, length) of a static unit-step slice of a dimension of `size` (None: not one)."""
+    if isinstance(item, SliceVal):
+        if not (isinstance(item.step, Const) and item.step.value in (None, 1)):
+            return None
+        lo = 0 if isinstance(item.start, Const) and item.start.value is None else _int(item.start)
+        hi = size if isinstance(item.stop, Const) and item.stop.value is None else _int(item.stop)
+        if lo is None or hi is None or not 0 <= lo <= hi <= size:
+            return None
+        return lo, hi - lo
+    if isinstance(item, DSliceVal):
+        start, length = _int(item.start), _int(item.size)
+        if start is None or length is None or _int(item.stride) != 1 or not 0 <= start <= start + length <= size:
+            return None
+        return start, length
+    return None
+
+
+def kept_dims(ndim: int, index: Value) -> list[int | None] | None:
+    """For basic indexing of `ndim` dimensions: per result dimension, the indexed dimension it
+    is (integer indices drop theirs); None where this is not known (a `None`, an array, two
+    ellipses, a step)."""
+    items = index_items(index)
+    if sum(1 for i in items if isinstance(i, Const) and i.value is Ellipsis) > 1:
+        return None
+    consumed = sum(1 for i in items if not (isinstance(i, Const) and i.value is Ellipsis))
+    if consumed > ndim:
+        return None
+    out: list[int | None] = []
+    d = 0
+    for i in items:
+        if isinstance(i, Const) and i.value is Ellipsis:
+            out.extend(range(d, d + ndim - consumed))
+            d += ndim - consumed
+        elif isinstance(i, SliceVal) and isinstance(i.step, Const) and i.step.value in (None, 1) \
+                or isinstance(i, DSliceVal) and _int(i.stride) == 1:
+            out.append(d)
+            d += 1
+        elif isinstance(i, Const) and type(i.value) is int or isinstance(i, SymInt) \
+                or isinstance(i, ArrayVal) and i.shape == () and i.dtype is not None:
+            d += 1  # dropped
+        else:
+            return None
+    out.extend(range(d, ndim))
+    return out
+
+
+def view_strides(ref: RefVal) -> tuple[int, ...] | None:
+    """The element strides of a view of a contiguous allocation (`ref.root()`): the root's,
+    for the dimensions its indexers keep (None where an indexer is not understood)."""
+    root_shape = _int_shape(ref.root().shape)
+    if root_shape is None:
+        return None
+    strides = list(contiguous_strides(root_shape))
+    for t in ref.transforms:
+        kept = kept_dims(len(strides), t.params[0]) if t.kind == "index" and t.params else None
+        if kept is None:
+            return None
+        strides = [strides[k] for k in kept if k is not None]
+    return tuple(strides)
+
+
 def failure(interp: Any, ref: RefVal, index: Value, value: ArrayVal) -> str | None:
     """JAX's TransferPlanDerivationError message for storing `value` through `ref[index]`, or
     None (planned, or not decided here)."""
@@ -88,24 +157,45 @@ def failure(interp: Any, ref: RefVal, index: Value, value: ArrayVal) -> str | No
             return None
     else:
         return None
-    root_shape, view_shape = _int_shape(root.shape), _int_shape(ref.shape)
-    if root_shape is None or view_shape is None or len(view_shape) != len(root_shape):
-        return None  # an integer index drops a dimension: not modelled
+    view_shape, strides = _int_shape(ref.shape), view_strides(ref)
+    if view_shape is None or strides is None or len(strides) != len(view_shape):
+        return None
+    if not _whole(index):
+        kept = kept_dims(len(strides), index)
+        if kept is None:
+            return None
+        strides = tuple(strides[k] for k in kept if k is not None)
     region = view_shape if _whole(index) else _int_shape(index_shape(ref.shape, index))
-    if region is None or len(region) != len(root_shape) or _int_shape(value.shape) != region:
+    if region is None or len(region) != len(strides) or _int_shape(value.shape) != region:
         return None  # (a shape mismatch fails earlier, while tracing)
-    strides = contiguous_strides(root_shape)
     nested_shape, nested_strides = store_nested(region, strides)
     bits = T.itemsize_bits(value.dtype)
     try:
         if root.space == "gmem":
+            if strides[-1] != 1:
+                return None
             return gmem_transfer_failure(nested_shape, nested_strides, WGMMA, bits)
-        if any(s % WGMMA.vector_length for s, d in zip(strides[:-1], region[:-1]) if d != 1):
+        if strides[-1] != 1 or any(s % WGMMA.vector_length for s, d in zip(strides[:-1], region[:-1]) if d != 1):
             return None  # transfer_tiled's own UnsupportedTransferError comes first
         plan = smem_transfer_plan(nested_shape, nested_strides, WGMMA, bits, 16)
     except TilingError:
         return None  # JAX raises otherwise before planning
     return plan[1] if plan is not None and plan[0] == "error" else None
+
+
+def tile_aligned(array: ArrayVal, index: Value) -> bool:
+    """Whether `array[index]` (an array in the WGMMA layout, 2-D) is a slice JAX's
+    `FragmentedArray.__getitem__` takes: static slices beginning and ending on the layout's
+    (64, 8) tiles; the result has the same layout."""
+    shape = _int_shape(array.shape)
+    items = index_items(index)
+    if shape is None or len(shape) != 2 or len(items) != 2:
+        return False
+    for item, size, tile in zip(items, shape, (64, 8)):
+        s = _slice(item, size)
+        if s is None or s[0] % tile or s[1] % tile or s[1] == 0:
+            return False
+    return True
 
 
 def _report(interp: Any, message: str, ref: RefVal, span: Span, line: int, data: dict) -> None:
@@ -175,6 +265,16 @@ def install() -> None:
         _store(interp, ref, index, value, target, value_node, aug)
 
     GETITEM["ref"], SETITEM["ref"] = getitem, setitem
+    array_get = GETITEM["array"]
+
+    def array_getitem(interp: Any, obj: Any, index: Value, node: Any) -> Value:
+        out = array_get(interp, obj, index, node)
+        if isinstance(obj, ArrayVal) and obj.layout in WGMMA_LAYOUTS and isinstance(out, ArrayVal) \
+                and out.layout is None and tile_aligned(obj, index):
+            return ArrayVal(out.shape, out.dtype, obj.layout, jax=out.jax)
+        return out
+
+    GETITEM["array"] = array_getitem
     original = MODELS["plgpu.store"]
 
     def store(call: Call) -> Value:
