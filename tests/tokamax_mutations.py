@@ -147,6 +147,11 @@ MUTATIONS: list[TokamaxMutation] = [
       "o_smem[...] = acc_\n    plgpu.commit_smem()"),
     M(RD, "py-branch-swapped", "  if config.persistent:\n    grid", "  if not config.persistent:\n    grid"),
     M(RD, "harmless-wait", "plgpu.wgmma_wait(1)\n\n          spec", "plgpu.wgmma_wait(0)\n\n          spec"),
+    # an untransformed epilogue buffer: JAX 0.12's Warpgroup layout inference plans the store
+    # (Lane would find no conflict-free plan: WG121, not claimed under Warpgroup)
+    M(RD, "harmless-out-smem-untransformed",
+      'o_smem_type = _tiled_swizzled_smem(\n            (block_m, block_n), o_gmem.dtype, tiling_prefix=(1,), what="out"\n        )',
+      "o_smem_type = plgpu.SMEM((block_m, block_n), o_gmem.dtype)"),
     # -- ragged dot (sm100): `@mgpu_lib.warp_map_when(wg == _COMPUTE_WG)` (a tokamax decorator that
     #    returns a lambda), `@plgpu.dynamic_scheduling_loop(..., init_carry=0)`, a collective config
     M(RD100, "acc-tmem-in-smem",
