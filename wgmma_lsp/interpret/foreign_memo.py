@@ -19,8 +19,12 @@ and cuts exactly what it did without this memo:
   (`interp_records._into_document`): a run's findings are replayed only for that same call site;
   a run that found nothing stands for any call site, but not a run made with no call site in
   the document (what it found was dropped, not absent);
-- the key holds the stack's depth and the other modules' functions running (the depth limit and
-  the recursion guard cut calls by them);
+- the depth limit and the recursion guard cut calls by the stack they are made on: a run
+  neither cut stands for an equal call on any stack where its calls are not cut either (it went
+  less deep than the room left, and none of the functions it entered is running outside it);
+  a run one of them cut, or one that found something (its findings carry where it was called
+  from), stands only for a call on a stack of the same depth, with the same other modules'
+  functions running;
 - a run that entered one of the document's functions (a callback: it records hovers, and its
   own memo makes a second run cheaper than the first) or changed older objects is not stored;
 - a run that launched a kernel replays only on a path as certain as its own (`memo.py`).
@@ -31,7 +35,7 @@ from __future__ import annotations
 
 from wgmma_lsp.interpret import silent_memo
 from wgmma_lsp.interpret.call import Call
-from wgmma_lsp.interpret.interp_base import _origin_of
+from wgmma_lsp.interpret.interp_base import MAX_DEPTH, _origin_of
 from wgmma_lsp.interpret.memo import MemoEntry, first_run_state, observed_call_key
 from wgmma_lsp.interpret.values import FuncVal, Value
 
@@ -59,6 +63,30 @@ class ForeignEntry(MemoEntry):
     # Or a first run that changed nothing a later equal run's steps depend on: it took the
     # steps the second would (`first_run_state`).
     clean: bool = False
+    stack_key: Any = None  # the stack it ran on (`_stack_key`)
+
+
+def _stack_key(stack: list) -> tuple:
+    """The stack's depth and the other modules' functions running on it."""
+    foreign_running: list[int] = []  # (a loop, not a generator: this runs for many calls)
+    for fr in stack:
+        f = fr.func
+        if f is not None and _origin_of(f.closure) is not None:
+            foreign_running.append(id(f.node))
+    return len(stack), tuple(foreign_running)
+
+
+def _stands_for_a_run_here(hit: ForeignEntry, stack: list) -> bool:
+    """Whether a run of the call on `stack` would be the run `hit` kept (see the module doc)."""
+    if not hit.was_cut and not hit.findings and len(stack) + hit.reach < MAX_DEPTH:
+        entered = hit.entered
+        for fr in stack:
+            f = fr.func
+            if f is not None and id(f.node) in entered:
+                break
+        else:
+            return True
+    return hit.stack_key == _stack_key(stack)
 
 
 def call(interp: Any, func: FuncVal, call: Call) -> Value:
@@ -67,17 +95,12 @@ def call(interp: Any, func: FuncVal, call: Call) -> Value:
         return interp._call_user(func, call)
     entry_span = _entry_span(interp, call)
     stack = interp.stack
-    foreign_running: list[int] = []  # (a loop, not a generator: this runs for every such call)
-    for fr in stack:
-        f = fr.func
-        if f is not None and _origin_of(f.closure) is not None:
-            foreign_running.append(id(f.node))
-    key = (key, (len(stack), tuple(foreign_running)))
     memo = interp.foreign_memo
     hit: ForeignEntry | None = memo.get(key)
     if hit is not None and (hit.again or hit.clean) \
             and (hit.entry_span == entry_span or (hit.entry_span is not None and not hit.findings)) \
-            and interp.steps + hit.steps <= interp._check_at and hit.replays_here(interp):
+            and interp.steps + hit.steps <= interp._check_at and hit.replays_here(interp) \
+            and _stands_for_a_run_here(hit, stack):
         interp.steps += hit.steps
         return interp.memo_replay(hit, func, call)
     if interp.silent:
@@ -85,13 +108,15 @@ def call(interp: Any, func: FuncVal, call: Call) -> Value:
     entry = ForeignEntry(outer_certain=interp.certain and not any(f.maybe_returned for f in stack),
                          ran_certain=interp.certain)
     entry.entry_span = entry_span
-    entry.again = hit is not None
+    entry.again = hit is not None and not hit.was_cut  # (a cut run may have skipped a first run's work)
+    entry.stack_key = _stack_key(stack)
     start = interp.steps
     before = first_run_state(interp)
     interp.memo_run(entry, func, call)
     entry.steps = interp.steps - start
     entry.clean = first_run_state(interp) == before
-    if not entry.writes_outside and entry.entered.isdisjoint(interp.defined):
+    if not entry.writes_outside and interp.defined.keys().isdisjoint(entry.entered) \
+            and (hit is None or hit.was_cut or not entry.was_cut):  # (a cut run keeps no uncut one out)
         memo[key] = entry
     return entry.result
 

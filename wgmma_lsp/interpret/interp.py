@@ -161,6 +161,9 @@ class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixi
         self.memo: dict[Any, MemoEntry] = {}
         # Another module's functions, memoised the same way (interpret/foreign_memo.py).
         self.foreign_memo: dict[Any, MemoEntry] = {}
+        # The deepest stack a user function call was made at (interp_calls._call_user), for the
+        # runs foreign_memo.py keeps: how deep each went.
+        self.max_stack = 0
         # Calls in silent passes, memoised for those only (interpret/silent_memo.py).
         self.silent_memo: dict[Any, MemoEntry] = {}
         self.captures: list[MemoEntry] = []

@@ -12,7 +12,7 @@ from wgmma_lsp.interpret import (axis_env, classes, followon, foreign_memo, gene
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.interp_base import MAX_DEPTH, Frame, _origin_of, _value_kind, is_driver
-from wgmma_lsp.interpret.memo import MemoEntry, call_key
+from wgmma_lsp.interpret.memo import MemoEntry, call_key, cut as memo_cut
 from wgmma_lsp.interpret.origin import ModuleOrigin
 from wgmma_lsp.interpret.values import (
     UNKNOWN,
@@ -198,6 +198,10 @@ class CallsMixin:
         """A memoised call's result and findings, for this call instead of running it."""
         if self.observing:
             self.obs.add(hit.observed)  # what the run it stands for looked at
+        if hit.was_cut:
+            memo_cut(self)  # (the runs capturing this one depended on the stack as it did)
+        if len(self.stack) + hit.reach > self.max_stack:
+            self.max_stack = len(self.stack) + hit.reach  # (as deep as its run would go)
         self._replay(hit, func, call)
         if hit.raised and self.stack:
             self.stack[-1].returned = True  # the call raises every time: nothing after it runs
@@ -209,6 +213,8 @@ class CallsMixin:
         entered and observed, whether it raised)."""
         entry.started = self.report_serial
         self.captures.append(entry)
+        depth = len(self.stack)
+        deepest, self.max_stack = self.max_stack, depth
         try:
             # Inside a sweep iteration, what the body reads of the swept values is kept for
             # replays (outside one, no value read can be a binding of a running iteration).
@@ -219,6 +225,9 @@ class CallsMixin:
                 entry.result = self._call_user(func, call)
         finally:
             self.captures.pop()
+            entry.reach = self.max_stack - depth
+            if deepest > self.max_stack:
+                self.max_stack = deepest
         entry.raised = self.raised_out
         entry.write_serial = self.write_serial
 
@@ -276,12 +285,17 @@ class CallsMixin:
         # closure). The same code closed over another scope is another function (a wrapper
         # made twice: `vmap(vmap_split(f))` runs one `vmapped` inside the other).
         stack = self.stack
-        if len(stack) >= MAX_DEPTH:
+        depth = len(stack)
+        if depth >= MAX_DEPTH:
+            memo_cut(self)
             return UNKNOWN
+        if depth > self.max_stack:
+            self.max_stack = depth
         closure = func.closure
         for f in stack:  # (a loop, not `any()` over a generator: this runs for every call)
             running = f.func
             if running is not None and running.node is node and running.closure is closure:
+                memo_cut(self)
                 return UNKNOWN
         if not self.silent:  # a pass that only computes state neither records nor reports
             self.entered.add(id(node))

@@ -9,6 +9,7 @@ from wgmma_lsp.interpret import generators
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.interp_base import MAX_DEPTH
+from wgmma_lsp.interpret.memo import cut as memo_cut
 from wgmma_lsp.interpret.values import Const, FuncVal, Value
 
 
@@ -26,6 +27,7 @@ class GeneratorsMixin:
         node = func.node
         if len(self.stack) >= MAX_DEPTH or any(  # type: ignore[attr-defined]
                 f.func is not None and f.func.node is node for f in self.stack):  # type: ignore[attr-defined]
+            memo_cut(self)
             return False
         self._call_user(func, call)  # type: ignore[attr-defined]
         return True

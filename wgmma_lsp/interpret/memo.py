@@ -57,6 +57,10 @@ class MemoEntry:
     # `interp.report_serial` when its run began: a finding dropped by an end of JAX's run from
     # before it is kept for replays, not one dropped by an end inside it (interpret/followon.py)
     started: int = 0
+    # The depth limit or the recursion guard cut a call in the run (or in a run it replayed):
+    # what it did depended on the stack it ran on (`cut`; foreign_memo.py).
+    was_cut: bool = False
+    reach: int = 0  # how much deeper than its own call the run made calls (`interp.max_stack`)
 
     def replays_here(self, interp: Any) -> bool:
         """Whether a replay stands for a run of the call now. A kernel launch's shared memory
@@ -69,6 +73,13 @@ class MemoEntry:
             return False  # an object it read may have changed since (mutation.read_outside)
         return not self.launches or (self.ran_certain == interp.certain
                                      and interp.steps + self.steps <= interp._check_at)
+
+
+def cut(interp: Any) -> None:
+    """The depth limit or the recursion guard cut a call (or a replay stands for a run where one
+    did): every run being captured now depended on the stack it ran on."""
+    for entry in interp.captures:
+        entry.was_cut = True
 
 
 def fingerprint(v: Any, depth: int = 0) -> Any:
