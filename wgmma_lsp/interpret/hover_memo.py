@@ -65,7 +65,8 @@ def call(interp: Any, func: FuncVal, call: Call) -> Value:
     key = (key, running, interp.flip_flags)
     memo: dict[Any, HoverEntry] = interp.hover_memo
     hit = memo.get(key)
-    if hit is not None and (hit.again or hit.clean) and interp.steps + hit.steps <= interp._check_at:
+    if hit is not None and (hit.again or hit.clean) and interp.steps + hit.steps <= interp._check_at \
+            and hit.reads_unchanged(interp):
         interp.steps += hit.steps
         return interp.memo_replay(hit, func, call)
     entry = HoverEntry(outer_certain=interp.certain and not any(f.maybe_returned for f in stack))

@@ -62,15 +62,20 @@ class MemoEntry:
     was_cut: bool = False
     reach: int = 0  # how much deeper than its own call the run made calls (`interp.max_stack`)
 
+    def reads_unchanged(self, interp: Any) -> bool:
+        """Whether what the run read outside its arguments is as it was: no object older than
+        the call written since, if it read one (mutation.read_outside). Every memo asks it."""
+        return not (self.reads_outside and self.write_serial != interp.write_serial
+                    and written_since(interp, self.write_serial, self.born))
+
     def replays_here(self, interp: Any) -> bool:
         """Whether a replay stands for a run of the call now. A kernel launch's shared memory
         depends on the calling path's certainty (counted on certain paths only) and is kept
         for hovers, not replayed: such a call replays only on a path as certain as its run's;
         and, as in foreign_memo.py, runs when its steps would reach the next checkpoint (a
         budget or cancellation check)."""
-        if self.reads_outside and self.write_serial != interp.write_serial \
-                and written_since(interp, self.write_serial, self.born):
-            return False  # an object it read may have changed since (mutation.read_outside)
+        if not self.reads_unchanged(interp):
+            return False
         return not self.launches or (self.ran_certain == interp.certain
                                      and interp.steps + self.steps <= interp._check_at)
 

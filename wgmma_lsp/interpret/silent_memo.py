@@ -97,7 +97,7 @@ def call(interp: Any, func: FuncVal, call: Call) -> Value:
     memo: dict[Any, SilentEntry] = interp.silent_memo
     hit = memo.get(key)
     if hit is not None and (hit.again or hit.clean) and interp.steps + hit.steps <= interp._check_at \
-            and all(node in interp.entered for node in hit.defined):
+            and all(node in interp.entered for node in hit.defined) and hit.reads_unchanged(interp):
         return _replay(interp, hit, func)
     entry = SilentEntry(outer_certain=False)
     entry.defined = set()
@@ -126,6 +126,8 @@ def _replay(interp: Any, hit: SilentEntry, func: FuncVal) -> Value:
         interp.max_stack = len(interp.stack) + hit.reach  # (as deep as its run would go)
     for outer in interp.captures:  # (a silent run finds nothing: only what it entered, defined)
         outer.entered |= hit.entered
+        if hit.reads_outside:
+            outer.reads_outside = True
         if type(outer) is SilentEntry:
             outer.defined |= hit.defined
     ctx = interp.ctx  # (a call in a silent pass runs in the context running: `call_context`)
