@@ -19,16 +19,19 @@ Blame: Lane lowering raises on the store's line; Warpgroup lowering (the MLIR di
 lowering, after tracing) raises with no line of the kernel in its traceback: JAX blames the
 kernel's launch (a kernel-level error, as models/tma_lowering.py's).
 
-Claimed only where every input is known: the value's layout is the WGMMA layout (an
-accumulator's `acc_ref[...]`, or a whole tiled+swizzled SMEM load under Lane semantics,
-`lane_layouts.WGMMA_LOADED`), cast or not (`astype` keeps the layout, as does arithmetic with a
-Python number or another array of that layout: `arrays.KEPT_LAYOUTS`; anything else forgets it); a floating-point dtype of 8, 16 or 32 bits; the ref a `plgpu.kernel` GMEM operand (a
-whole array: contiguous) or a view of one through slices (`.at[pl.ds(...)]`) that keep its rank,
-of known sizes, or (Lane) an SMEM buffer the kernel allocates without transforms; through views
-and store indices of static slices and integer indices (`o_smem[slot]`, `o_smem.at[w, slot]`),
-whose strides are the allocation's for the dimensions they keep (`view_strides`). A tile-aligned
-static slice of such a value (`acc[:, 64:128]`) keeps its layout, as `FragmentedArray.__getitem__`
-does (`tile_aligned`). JAX 0.12.0.1 and 0.12.1.
+Claimed only where every input is known:
+- the value's layout is the WGMMA layout: an accumulator's `acc_ref[...]`, or a whole
+  tiled+swizzled SMEM load under Lane semantics (`lane_layouts.WGMMA_LOADED`); cast or not
+  (`astype` keeps the layout, as do arithmetic with a Python number or another array of that
+  layout, `arrays.KEPT_LAYOUTS`, and a tile-aligned static slice, `tile_aligned`, as
+  `FragmentedArray.__getitem__` does); anything else forgets it;
+- a floating-point dtype of 8, 16 or 32 bits;
+- the ref is a `plgpu.kernel` GMEM operand (a whole array: contiguous) or (Lane) an SMEM buffer
+  the kernel allocates without transforms, stored to whole or through views and store indices
+  of static slices and integer indices (`o_gmem.at[pl.ds(0, 64)]`, `o_smem[slot]`,
+  `o_smem.at[w, slot]`), of known sizes: the allocation's strides for the dimensions they keep
+  (`view_strides`);
+- JAX 0.12.0.1 or 0.12.1.
 """
 
 from __future__ import annotations
@@ -97,7 +100,7 @@ def _slice(item: Value, size: int) -> tuple[int, int] | None:
     return None
 
 
-def kept_dims(ndim: int, index: Value) -> list[int | None] | None:
+def kept_dims(ndim: int, index: Value) -> list[int] | None:
     """For basic indexing of `ndim` dimensions: per result dimension, the indexed dimension it
     is (integer indices drop theirs); None where this is not known (a `None`, an array, two
     ellipses, a step)."""
@@ -107,7 +110,7 @@ def kept_dims(ndim: int, index: Value) -> list[int | None] | None:
     consumed = sum(1 for i in items if not (isinstance(i, Const) and i.value is Ellipsis))
     if consumed > ndim:
         return None
-    out: list[int | None] = []
+    out: list[int] = []
     d = 0
     for i in items:
         if isinstance(i, Const) and i.value is Ellipsis:
@@ -137,7 +140,7 @@ def view_strides(ref: RefVal) -> tuple[int, ...] | None:
         kept = kept_dims(len(strides), t.params[0]) if t.kind == "index" and t.params else None
         if kept is None:
             return None
-        strides = [strides[k] for k in kept if k is not None]
+        strides = [strides[k] for k in kept]
     return tuple(strides)
 
 
@@ -164,7 +167,7 @@ def failure(interp: Any, ref: RefVal, index: Value, value: ArrayVal) -> str | No
         kept = kept_dims(len(strides), index)
         if kept is None:
             return None
-        strides = tuple(strides[k] for k in kept if k is not None)
+        strides = tuple(strides[k] for k in kept)
     region = view_shape if _whole(index) else _int_shape(index_shape(ref.shape, index))
     if region is None or len(region) != len(strides) or _int_shape(value.shape) != region:
         return None  # (a shape mismatch fails earlier, while tracing)
