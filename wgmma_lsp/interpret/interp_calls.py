@@ -12,7 +12,7 @@ from wgmma_lsp.interpret import (axis_env, classes, followon, foreign_memo, gene
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.interp_base import MAX_DEPTH, Frame, _origin_of, _value_kind, is_driver
-from wgmma_lsp.interpret.memo import MemoEntry, call_key, cut as memo_cut
+from wgmma_lsp.interpret.memo import MemoEntry, call_key, cut as memo_cut, replayed as memo_replayed
 from wgmma_lsp.interpret.origin import ModuleOrigin
 from wgmma_lsp.interpret.values import (
     UNKNOWN,
@@ -198,10 +198,7 @@ class CallsMixin:
         """A memoised call's result and findings, for this call instead of running it."""
         if self.observing:
             self.obs.add(hit.observed)  # what the run it stands for looked at
-        if hit.was_cut:
-            memo_cut(self)  # (the runs capturing this one depended on the stack as it did)
-        if len(self.stack) + hit.reach > self.max_stack:
-            self.max_stack = len(self.stack) + hit.reach  # (as deep as its run would go)
+        memo_replayed(self, hit)
         self._replay(hit, func, call)
         if hit.raised and self.stack:
             self.stack[-1].returned = True  # the call raises every time: nothing after it runs
@@ -238,8 +235,6 @@ class CallsMixin:
         captures = self.captures
         for outer in captures:  # an enclosing call being memoised replays this one too
             outer.entered |= hit.entered
-            if hit.reads_outside:
-                outer.reads_outside = True
         if self.silent:
             for outer in captures:
                 outer.findings.extend((f, c) for f, c in hit.findings

@@ -80,6 +80,20 @@ class MemoEntry:
                                      and interp.steps + self.steps <= interp._check_at)
 
 
+def replayed(interp: Any, hit: MemoEntry) -> None:
+    """What a replay of `hit` does besides its result and findings, for every memo: the runs
+    capturing it depended on the stack as its run did (`cut`), went as deep (`reach`), and read
+    what it read outside its arguments (`reads_outside`)."""
+    if hit.was_cut:
+        cut(interp)
+    deepest = len(interp.stack) + hit.reach
+    if deepest > interp.max_stack:
+        interp.max_stack = deepest
+    if hit.reads_outside:
+        for outer in interp.captures:
+            outer.reads_outside = True
+
+
 def cut(interp: Any) -> None:
     """The depth limit or the recursion guard cut a call (or a replay stands for a run where one
     did): every run being captured now depended on the stack it ran on."""

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from wgmma_lsp.interpret import mutation
 from wgmma_lsp.interpret.call import Call
-from wgmma_lsp.interpret.memo import MemoEntry, cut, first_run_state, observed_call_key
+from wgmma_lsp.interpret.memo import MemoEntry, first_run_state, observed_call_key, replayed
 from wgmma_lsp.interpret.values import UNKNOWN, FuncVal, Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
@@ -120,14 +120,9 @@ def _replay(interp: Any, hit: SilentEntry, func: FuncVal) -> Value:
     interp.steps += hit.steps
     if interp.observing:
         interp.obs.add(hit.observed)  # what the run it stands for looked at
-    if hit.was_cut:
-        cut(interp)  # (the runs capturing this one depended on the stack as it did)
-    if len(interp.stack) + hit.reach > interp.max_stack:
-        interp.max_stack = len(interp.stack) + hit.reach  # (as deep as its run would go)
+    replayed(interp, hit)
     for outer in interp.captures:  # (a silent run finds nothing: only what it entered, defined)
         outer.entered |= hit.entered
-        if hit.reads_outside:
-            outer.reads_outside = True
         if type(outer) is SilentEntry:
             outer.defined |= hit.defined
     ctx = interp.ctx  # (a call in a silent pass runs in the context running: `call_context`)

@@ -22,8 +22,9 @@ import weakref
 from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.jax_source import pallas_call_lowers_mosaic_gpu
 from wgmma_lsp.interpret.jax_version import installed
-from wgmma_lsp.interpret.values import Const, RefVal, TupleVal, Value
+from wgmma_lsp.interpret.values import RefVal, TupleVal, Value
 from wgmma_lsp.models import pipelines, refs  # noqa: F401 - their models are wrapped below
+from wgmma_lsp.models.indexing import is_whole
 from wgmma_lsp.models.registry import GETITEM, SETITEM
 from wgmma_lsp.rules import strided_elements, tma_bytes_per_warpgroup
 
@@ -81,17 +82,13 @@ def check_input_copies(interp: Any, refs_: list[Value], n_inputs: int, span: Any
     return False
 
 
-def _whole(index: Value) -> bool:
-    return isinstance(index, Const) and index.value is Ellipsis
-
-
 #: The line of each interpreter's last load that got WG085: a store on that line is never reached
 #: (the statement fails at its load, which Python evaluates first), so it gets none.
 _FAILED_LOAD: "weakref.WeakKeyDictionary[Any, int]" = weakref.WeakKeyDictionary()
 
 
 def _check_access(interp: Any, ref: Value, index: Value, node: Any, store: bool = False) -> None:
-    if node is None or not _whole(index):
+    if node is None or not is_whole(index):
         return
     if store and _FAILED_LOAD.get(interp) == node.lineno:
         return

@@ -34,6 +34,44 @@ def _slice_len(s: SliceVal, d: Dim) -> Dim:
     return D.sub(hi, lo)
 
 
+def is_whole(index: Value) -> bool:
+    """`x[...]`: the index is a lone Ellipsis."""
+    return isinstance(index, Const) and index.value is Ellipsis
+
+
+def _unit(v: Value) -> bool:
+    return isinstance(v, Const) and type(v.value) is int and v.value == 1
+
+
+def kept_dims(ndim: int, index: Value) -> list[int] | None:
+    """For basic indexing of `ndim` dimensions: per result dimension, the indexed dimension it
+    is (integer indices drop theirs); None where this is not known (a `None`, an array, two
+    ellipses, a step)."""
+    items = index_items(index)
+    if sum(1 for i in items if isinstance(i, Const) and i.value is Ellipsis) > 1:
+        return None
+    consumed = sum(1 for i in items if not (isinstance(i, Const) and i.value is Ellipsis))
+    if consumed > ndim:
+        return None
+    out: list[int] = []
+    d = 0
+    for i in items:
+        if isinstance(i, Const) and i.value is Ellipsis:
+            out.extend(range(d, d + ndim - consumed))
+            d += ndim - consumed
+        elif isinstance(i, SliceVal) and isinstance(i.step, Const) and i.step.value in (None, 1) \
+                or isinstance(i, DSliceVal) and _unit(i.stride):
+            out.append(d)
+            d += 1
+        elif isinstance(i, Const) and type(i.value) is int or isinstance(i, SymInt) \
+                or isinstance(i, ArrayVal) and i.shape == () and i.dtype is not None:
+            d += 1  # dropped
+        else:
+            return None
+    out.extend(range(d, ndim))
+    return out
+
+
 def index_shape(shape: tuple[Dim, ...] | None, index: Value) -> tuple[Dim, ...] | None:
     """The result shape of basic indexing, or None if it cannot be known statically."""
     if shape is None:

@@ -31,6 +31,7 @@ from wgmma_lsp.interpret.jax_version import installed, matches
 from wgmma_lsp.interpret.values import ArrayVal, Const, RefVal, Value
 from wgmma_lsp.lazy_re import LazyPattern
 from wgmma_lsp.models import arrays, implicit_copies  # noqa: F401 - wrapped after theirs
+from wgmma_lsp.models.indexing import is_whole
 from wgmma_lsp.models.registry import GETITEM, METHODS, MODELS, SETITEM
 from wgmma_lsp.rules import tiled_layout_shape, tiling_without_swizzle
 
@@ -55,10 +56,6 @@ def _allocation(ref: Value) -> tuple[tuple[int, int], T.DType, list] | None:
     if shape is None or len(shape) != 2 or not all(isinstance(d, int) for d in shape) or dtype is None:
         return None
     return shape, dtype, list(ref.transforms)  # type: ignore[return-value]
-
-
-def _whole(index: Value) -> bool:
-    return isinstance(index, Const) and index.value is Ellipsis
 
 
 def _tiling_only(transforms: list) -> bool:
@@ -90,7 +87,7 @@ def _tiled_swizzled(transforms: list, dtype: T.DType) -> bool:
 
 def _access(interp: Any, ref: Value, index: Value, node: Any, load: bool) -> bool:
     """Checks of a whole access; True when the loaded value has the WGMMA layout."""
-    if node is None or not _whole(index) or not _lane(interp):
+    if node is None or not is_whole(index) or not _lane(interp):
         return False
     alloc = _allocation(ref)
     if alloc is None:

@@ -40,13 +40,13 @@ import ast
 
 from wgmma_lsp.interpret import dtypes as T
 from wgmma_lsp.interpret.call import Call
-from wgmma_lsp.interpret.jax_version import installed
-from wgmma_lsp.interpret.values import ArrayVal, Const, DSliceVal, RefVal, SliceVal, SymInt, Value
+from wgmma_lsp.interpret.jax_version import matches
+from wgmma_lsp.interpret.values import ArrayVal, Const, DSliceVal, RefVal, SliceVal, Value
 from wgmma_lsp.models import arrays, refs, store_api  # noqa: F401 - their ref and plgpu.store models are wrapped
 from wgmma_lsp.models.transfer_planning import (
     WGMMA, TilingError, contiguous_strides, gmem_transfer_failure, smem_transfer_plan, store_nested,
 )
-from wgmma_lsp.models.indexing import index_items, index_shape
+from wgmma_lsp.models.indexing import index_items, index_shape, is_whole, kept_dims
 from wgmma_lsp.models.lane_layouts import WGMMA_LOADED
 from wgmma_lsp.models.registry import GETITEM, MODELS, SETITEM
 from wgmma_lsp.models.user_spelling import module_alias
@@ -61,15 +61,11 @@ if TYPE_CHECKING:
 #: The layout of an accumulator's value (`acc_ref[...]`): JAX's WGMMA_LAYOUT, in either semantics.
 WGMMA_ACC = "wgmma (accumulator)"
 WGMMA_LAYOUTS = (WGMMA_ACC, WGMMA_LOADED)
-#: The JAX versions whose GMEM transfer plan is ported (the same code in both).
-PLANNED = ((0, 12),)
+#: The JAX versions whose transfer plans are ported (the same code in 0.12.0.1 and 0.12.1).
+PLANNED = "0.12"
 _FLOATS = {"bfloat16", "float16", "float32", "float8_e4m3fn", "float8_e5m2"}
 #: SMEM buffers the kernel allocates (contiguous, row-major): their `origin_desc`s.
 SMEM_ALLOCATIONS = ("run_scoped", "pallas_call scratch", "plgpu.kernel scratch")
-
-
-def _whole(index: Value) -> bool:
-    return isinstance(index, Const) and index.value is Ellipsis
 
 
 def _int_shape(shape: Any) -> tuple[int, ...] | None:
@@ -98,35 +94,6 @@ def _slice(item: Value, size: int) -> tuple[int, int] | None:
             return None
         return start, length
     return None
-
-
-def kept_dims(ndim: int, index: Value) -> list[int] | None:
-    """For basic indexing of `ndim` dimensions: per result dimension, the indexed dimension it
-    is (integer indices drop theirs); None where this is not known (a `None`, an array, two
-    ellipses, a step)."""
-    items = index_items(index)
-    if sum(1 for i in items if isinstance(i, Const) and i.value is Ellipsis) > 1:
-        return None
-    consumed = sum(1 for i in items if not (isinstance(i, Const) and i.value is Ellipsis))
-    if consumed > ndim:
-        return None
-    out: list[int] = []
-    d = 0
-    for i in items:
-        if isinstance(i, Const) and i.value is Ellipsis:
-            out.extend(range(d, d + ndim - consumed))
-            d += ndim - consumed
-        elif isinstance(i, SliceVal) and isinstance(i.step, Const) and i.step.value in (None, 1) \
-                or isinstance(i, DSliceVal) and _int(i.stride) == 1:
-            out.append(d)
-            d += 1
-        elif isinstance(i, Const) and type(i.value) is int or isinstance(i, SymInt) \
-                or isinstance(i, ArrayVal) and i.shape == () and i.dtype is not None:
-            d += 1  # dropped
-        else:
-            return None
-    out.extend(range(d, ndim))
-    return out
 
 
 def view_strides(ref: RefVal) -> tuple[int, ...] | None:
@@ -163,12 +130,12 @@ def failure(interp: Any, ref: RefVal, index: Value, value: ArrayVal) -> str | No
     view_shape, strides = _int_shape(ref.shape), view_strides(ref)
     if view_shape is None or strides is None or len(strides) != len(view_shape):
         return None
-    if not _whole(index):
+    if not is_whole(index):
         kept = kept_dims(len(strides), index)
         if kept is None:
             return None
         strides = tuple(strides[k] for k in kept)
-    region = view_shape if _whole(index) else _int_shape(index_shape(ref.shape, index))
+    region = view_shape if is_whole(index) else _int_shape(index_shape(ref.shape, index))
     if region is None or len(region) != len(strides) or _int_shape(value.shape) != region:
         return None  # (a shape mismatch fails earlier, while tracing)
     nested_shape, nested_strides = store_nested(region, strides)
@@ -217,8 +184,7 @@ def _report(interp: Any, message: str, ref: RefVal, span: Span, line: int, data:
 
 
 def _applies(interp: Any) -> bool:
-    v = installed()
-    return v is not None and v[:2] in PLANNED and interp.kernel.lowering in ("lane", "warpgroup")
+    return matches(PLANNED) and interp.kernel.lowering in ("lane", "warpgroup")
 
 
 def _store(interp: Any, ref: Value, index: Value, value: Value, target: Any, value_node: Any,
@@ -229,7 +195,7 @@ def _store(interp: Any, ref: Value, index: Value, value: Value, target: Any, val
     if message is None:
         return
     data: dict = {}
-    if not aug and _whole(index) and isinstance(target, ast.Subscript) and value_node is not None \
+    if not aug and is_whole(index) and isinstance(target, ast.Subscript) and value_node is not None \
             and target.lineno == value_node.end_lineno:  # `ref[...] = value` on one line: the fix
         t, v = interp.span(target.value), interp.span(value_node)
         data = {"stmt_span": Span(t.line, interp.span(target).col, v.end_line, v.end_col),
@@ -257,7 +223,7 @@ def install() -> None:
 
     def getitem(interp: Any, ref: Any, index: Value, node: Any) -> Value:
         out = get(interp, ref, index, node)
-        if isinstance(ref, RefVal) and ref.kind == "acc" and _whole(index) and isinstance(out, ArrayVal) \
+        if isinstance(ref, RefVal) and ref.kind == "acc" and is_whole(index) and isinstance(out, ArrayVal) \
                 and out.layout is None:
             return ArrayVal(out.shape, out.dtype, WGMMA_ACC, jax=out.jax)
         return out
