@@ -55,6 +55,9 @@ log = logging.getLogger("wgmma_lsp")
 EXPLAIN_COMMAND = "wgmma-lsp.explain"
 MAX_SOURCE_CHARS = 5_000_000  # larger documents get a message instead of an analysis
 DEBOUNCE_SECONDS = 0.015  # edits closer together than this are analysed once
+# What the typing budget left out (WG903) is checked this long after the document's analysis,
+# if no edit came meanwhile (`_check_the_rest`).
+SETTLE_SECONDS = 0.4
 # The start-up warm-up (warmup.py: ~0.4 s of CPU) waits this long after `initialized`, then for
 # the analyses running by then: a document opened at start-up gets its diagnostics first,
 # instead of sharing the interpreter lock with the warm-up.
@@ -93,6 +96,7 @@ class WgmmaLanguageServer(LanguageServer):
                                    or method in self.protocol.fm.features)
         self.exit_code = 0  # `exit` without `shutdown`: 1
         self.finished = FinishedAnalyses()  # for hover and code actions while a newer one runs
+        self._background: set[asyncio.Future[Any]] = set()  # (`_keep`)
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve over stdio with our own reader (`transport.py`): framing errors resynchronise,
@@ -210,7 +214,41 @@ class WgmmaLanguageServer(LanguageServer):
         if result is not None and result.unresolved_imports and path:
             asyncio.ensure_future(self._resolve_imports(uri, generation, source, path,
                                                         list(result.unresolved_imports)))
+        if result is not None and result.notes and _configured_sweeps(path) is None:
+            self._keep(asyncio.ensure_future(self._check_the_rest(uri, generation, source, path)))
         return result
+
+    async def _check_the_rest(self, uri: str, generation: int, source: str, path: str | None) -> None:
+        """What the typing budget left out (WG903: sweep combinations, test cases), checked once
+        the document settles: the same version analysed again with every combination (the
+        `wgmma-lsp check` mode), then published in place of the budgeted analysis. An edit,
+        a close or an invalidation abandons it (it shares the budgeted analysis' cancel event);
+        so does a newer analysis of the same version (jedi's imports: `entries` moved on)."""
+        entry = self.entries.get(uri)
+        if entry is None or entry.generation != generation:
+            return
+        await asyncio.sleep(SETTLE_SECONDS)
+        if entry.cancel.is_set() or self.entries.get(uri) is not entry:
+            return
+        loop = asyncio.get_running_loop()
+        job = loop.run_in_executor(self.pool, functools.partial(_safe_analyze, sweeps="all"),
+                                   source, path, entry.cancel)
+        self._running[uri] = job  # (a newer version's analysis waits for it to stop)
+        result = await asyncio.shield(job)
+        if result is None or entry.cancel.is_set() or self.entries.get(uri) is not entry \
+                or self.generation(uri) != generation:
+            return
+        log.info("%s: every sweep combination and test case checked in the background", uri)
+        done: asyncio.Future[Analysis | None] = loop.create_future()
+        done.set_result(result)
+        self.entries[uri] = _Entry(generation, done, entry.cancel)
+        self.finished.store(uri, generation, result)
+        await self.refresh_diagnostics([uri], force=True)
+
+    def _keep(self, task: "asyncio.Future[Any]") -> None:
+        """A background task held until it ends (the event loop keeps only weak references)."""
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     @property
     def jedi_pool(self) -> ProcessPoolExecutor:
@@ -398,8 +436,10 @@ def _never_fail(default: Any = None):
     return deco
 
 
-def _safe_analyze(source: str, path: str | None,
-                  cancel: threading.Event | None = None) -> Analysis | None:
+def _safe_analyze(source: str, path: str | None, cancel: threading.Event | None = None,
+                  sweeps: str | None = None) -> Analysis | None:
+    """The analysis of one version (None: cancelled); `sweeps` overrides the configuration's
+    sweep mode (the background pass's "all")."""
     try:
         if len(source) > MAX_SOURCE_CHARS:
             log.warning("document too large to analyse (%d characters)", len(source))
@@ -410,13 +450,20 @@ def _safe_analyze(source: str, path: str | None,
             return Analysis.not_analysed(source, path, "other-environment", other)
         cfg = _project_config(path)
         with lowering_default(cfg.lowering_semantics if cfg else None), \
-                sweep_mode(cfg.sweeps if cfg else None):
+                sweep_mode(sweeps or (cfg.sweeps if cfg else None)):
             return analyze(source, path, cancel=cancel)
     except Cancelled:
         return None
     except Exception as e:  # the server never dies on analysis bugs, nor hides them (WG904)
         log.exception("analysis failed for %s", path)
         return Analysis.not_analysed(source, path, "internal-error", internal_error(e))
+
+
+def _configured_sweeps(path: str | None) -> str | None:
+    """The sweep mode the project chose (None: the editor's default, the typing budget with the
+    rest checked in the background once the document settles)."""
+    cfg = _project_config(path)
+    return cfg.sweeps if cfg else None
 
 
 def _project_config(path: str | None) -> "project_config.Config | None":
