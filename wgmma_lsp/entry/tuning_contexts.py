@@ -109,10 +109,14 @@ def _configs_of(interp: Interpreter, provider: FuncVal, cls: ClassVal) -> list[V
     from wgmma_lsp.interpret.values import InstanceVal, SetVal, TupleVal
 
     out: list[Value] = []
+    held: set[int] = set()  # (an instance is `==` only to itself: identity, without a list scan)
     for result in returned_values(interp, provider):
         result = mutation.live(interp, result)
         if isinstance(result, (SetVal, TupleVal)):
-            out.extend(x for x in result.items if isinstance(x, InstanceVal) and x.cls is cls and x not in out)
+            for x in result.items:
+                if isinstance(x, InstanceVal) and x.cls is cls and id(x) not in held:
+                    held.add(id(x))
+                    out.append(x)
     return out
 
 

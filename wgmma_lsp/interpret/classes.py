@@ -432,9 +432,28 @@ def _has_annotated_type(classes: list[ClassVal], name: str, v: Value) -> bool:
         if annotation is not None:
             if not isinstance(v, Const):
                 return isinstance(v, InstanceVal)
-            allowed = _simple_types(annotation, v.value)
+            allowed = _accepted_types(annotation, v.value)
             return allowed is not None and type(v.value).__name__ in allowed
     return False
+
+
+_BY_VALUE = object()  # (an annotation whose accepted types depend on the value: a `Literal`)
+_UNSET = object()
+
+
+def _accepted_types(ann: ast.expr, value: object) -> set[str] | None:
+    """`_simple_types(ann, value)`, kept on the annotation's node where the value plays no part
+    (no `Literal` in it): a pydantic class checks every field of every instance made."""
+    known = getattr(ann, "_wgmma_simple_types", _UNSET)
+    if known is _UNSET:
+        by_value = any(isinstance(n, ast.Subscript) and _subscript_base(n) == "Literal" for n in ast.walk(ann))
+        known = _BY_VALUE if by_value else _simple_types(ann)
+        ann._wgmma_simple_types = known  # type: ignore[attr-defined]
+    return _simple_types(ann, value) if known is _BY_VALUE else known  # type: ignore[return-value]
+
+
+def _subscript_base(n: ast.Subscript) -> str:
+    return n.value.id if isinstance(n.value, ast.Name) else n.value.attr if isinstance(n.value, ast.Attribute) else ""
 
 
 def _annotations(node: ast.ClassDef) -> dict[str, ast.expr]:

@@ -67,11 +67,17 @@ def hashable(v: Value) -> bool:
     if isinstance(v, DTypeVal):  # a numpy.dtype object (a scalar type hashes otherwise)
         return v.instance and type(v.dtype) is DType
     if isinstance(v, InstanceVal):  # a frozen dataclass: hashed by its fields
-        cls = v.cls
-        return cls.compares_fields and classes.frozen(cls) and not classes.opaque_bases(cls) and not v.shared \
-            and all(classes.lookup(cls, m) is None for m in ("__eq__", "__hash__")) \
-            and all(n in v.attrs and hashable(v.attrs[n]) for n, _ in classes.dataclass_fields(cls))
+        return _hashed_by_fields(v) \
+            and all(n in v.attrs and hashable(v.attrs[n]) for n, _ in classes.dataclass_fields(v.cls))
     return False
+
+
+def _hashed_by_fields(v: InstanceVal) -> bool:
+    """Whether `v` is an object of a frozen dataclass hashed and compared by its fields (its
+    fields themselves not looked at)."""
+    cls = v.cls
+    return cls.compares_fields and classes.frozen(cls) and not classes.opaque_bases(cls) and not v.shared \
+        and all(classes.lookup(cls, m) is None for m in ("__eq__", "__hash__"))
 
 
 def _enum_member(v: InstanceVal) -> bool:
@@ -107,9 +113,16 @@ def element_key(v: Value) -> Any:
             value = v.attrs.get("_value_")
             return ("c", value.value) if isinstance(value, Const) and type(value.value) is int else None
         return ("e", id(v))  # a plain Enum's member equals itself only
-    if isinstance(v, InstanceVal) and hashable(v):  # a frozen dataclass: its class, its fields
-        fields = [element_key(v.attrs[n]) for n, _ in classes.dataclass_fields(v.cls)]
-        return None if any(f is None for f in fields) else ("i", id(v.cls), tuple(fields))
+    if isinstance(v, InstanceVal) and _hashed_by_fields(v):  # a frozen dataclass: its class, its fields
+        # (a field with a key is hashable: `hashable(v)`'s test of each field is the key's own)
+        attrs = v.attrs
+        fields = []
+        for n, _ in classes.dataclass_fields(v.cls):
+            f = element_key(attrs[n]) if n in attrs else None
+            if f is None:
+                return None
+            fields.append(f)
+        return ("i", id(v.cls), tuple(fields))
     return None
 
 
