@@ -233,6 +233,39 @@ converted = Derived(scale=2).scale  # pydantic makes it 2.0: the interpreter doe
 """, "tiles", "steps", "persistent")
 
 
+def test_pydantic_configs_built_in_a_loop_keep_each_value_and_dedupe_in_a_set() -> None:
+    """An autotuning enumeration: one pydantic class built again and again, its `Literal` field
+    given each of its strings in turn (what pydantic accepts depends on the value there, not on the
+    annotation alone) and its frozen instances deduplicated in a set by their fields."""
+    pytest.importorskip("pydantic")
+    assert_known("""
+import pydantic
+from typing import Literal
+
+@pydantic.dataclasses.dataclass(frozen=True)
+class Config:
+    tile_m: typing.Annotated[int, pydantic.Field(ge=64, multiple_of=64)] = 128
+    mode: Literal["fast", "exact"] = "fast"
+    persistent: pydantic.StrictBool | Literal["static"] = False
+    stages: pydantic.PositiveInt = 2
+
+    def __post_init__(self):
+        if self.tile_m % 64 != 0:
+            raise ValueError("tile_m")
+
+configs = set()
+for tile_m in (64, 128, 64):
+    for mode in ("exact", "fast"):
+        for persistent in (True, "static", True):
+            configs.add(Config(tile_m=tile_m, mode=mode, persistent=persistent, stages=1))
+picked = Config(tile_m=128, mode="exact", persistent="static", stages=1)
+count = len(configs)
+found = picked in configs
+never_built = Config(tile_m=64, mode="fast", persistent=False, stages=1) in configs
+fields = (picked.mode, picked.persistent, Config(mode="exact").mode, Config().persistent)
+""", "count", "found", "never_built", "fields")
+
+
 def test_jaxtyping_annotations_are_inert() -> None:
     pytest.importorskip("jaxtyping")
     assert_known("""
