@@ -13,8 +13,8 @@ sizes left symbolic (not counted as a hit).
 `--opened` also measures what an author sees with the mutant opened as it is, without the
 harness (the file's own contexts: its package's tests, its configs): the share of the mutants
 JAX rejects (in the harness's configs) that get an error or warning at JAX's line with JAX's
-message (`exact`), or with JAX's message for other sizes (`sizes`: a test's shapes are not the
-harness's), and how many of those are errors. Other errors are listed, not counted as false:
+message (`exact`), or with JAX's message for other or symbolic sizes (`sizes`: a test's shapes
+are not the harness's), and how many of those are errors. Other errors are listed, not counted as false:
 they may be proven in a config the harness does not run. `--sweeps-all` analyses the opened
 mutants as `wgmma-lsp check` does (every test case and sweep combination), not within the
 editor's typing budget.
@@ -74,12 +74,13 @@ def main(argv: list[str]) -> int:
 
 def as_opened(outcomes: list) -> None:
     """The mutants JAX rejects, as an author sees them opened without the harness: reported at
-    JAX's line with JAX's message (`exact`), or with JAX's message for other sizes (`sizes`: the
+    JAX's line with JAX's message (`exact`), or with JAX's message for other or symbolic sizes
+    (`float32[config.block_m, 128]`, `tokamax_mutations.symbolic_match`) (`sizes`: the
     file's own contexts, a test's shapes, are not the harness's config), or not (`miss`)."""
     import re
 
     from shipped_harness import first_line
-    from tokamax_mutations import opened_findings
+    from tokamax_mutations import opened_findings, symbolic_match
 
     def shape_free(text: str) -> str:
         return re.sub(r"\d+", "N", text)
@@ -92,7 +93,9 @@ def as_opened(outcomes: list) -> None:
         seen = opened_findings(o.mutation)
         exact = [(r, err) for r, err in seen if o._confirmed(r)]
         sizes = [(r, err) for r, err in seen if not exact and any(
-            j[0] in (r.line, r.blame_line, None) and shape_free(first_line(r.jax_text or r.message)) == shape_free(j[1])
+            j[0] in (r.line, r.blame_line, None)
+            and (shape_free(first_line(r.jax_text or r.message)) == shape_free(j[1])
+                 or symbolic_match(first_line(r.jax_text or r.message), j[1]))
             for j in o.jax_all)]
         hits = exact or sizes
         counts = by_file[o.mutation.id.split(":")[0]]
