@@ -24,7 +24,14 @@ may catch it — JAX has raised, and nothing after it on that run executes:
 - the lowering findings a kernel made before a certain trace error later in its body are
   dropped when the body ends (`interp_records.settle_lowering_findings`).
 
-A report on some paths only (a warning) ends nothing. The tool's own diagnostics (WG9xx) are not
+Certain here means on every path of the run from its start (`certain_in_run`), whatever came
+before the run: a tuning loop's combination after one that may have raised (`main()` may have
+left, so all it does next is a warning) is still a run of its own, in which JAX stops at its
+first error. Caught by a `try` of the run (`except Exception: continue` around the trace), an
+error ends the rest of that `try`'s body instead (`_TryScope.dead`: JAX's trace stopped there).
+
+A report on some paths only (a warning) ends nothing; it does keep later reports of its run from
+counting as certain there (`RunBase.maybe_raised`). The tool's own diagnostics (WG9xx) are not
 JAX's and never dropped. A memoised call keeps a finding dropped by an end from before it began,
 for replays in runs that did not end (`keeps`); not one dropped by an end inside it (whenever
 the call runs, JAX raises first).
@@ -49,6 +56,11 @@ def ended_at(interp: "Any", rule: "Rule", ctx: "Any") -> int | None:
     if stage == "tool":
         return None
     at = interp.ended.get(ctx)
+    for scope in interp.handlers:  # (outermost first: the first dead one died first)
+        if scope.dead:
+            if at is None or scope.dead < at:
+                at = scope.dead
+            break
     if stage == "lower" and interp.kernel.inside:
         lowered = interp.kernel.lowered
         same = lowered.get(rule.code)
@@ -57,6 +69,32 @@ def ended_at(interp: "Any", rule: "Rule", ctx: "Any") -> int | None:
         if same is not None and (at is None or same > at):
             at = same
     return at
+
+
+def raised(interp: "Any", rule: "Rule", message: str, ctx: "Any", sure: bool, caught: bool,
+           condition: str, inside: bool = True) -> None:
+    """A report kept in `ctx` (`sure`: on every path, nothing around it that may catch it): when
+    it is on every path of the run, JAX raised here (see the module's docstring). A memoised
+    call's replayed finding: `inside`, whether it was certain within the call."""
+    if sure:
+        note(interp, rule, ctx, True)
+        return
+    base = interp.run_base
+    if condition or base is None:
+        return
+    ending = rule.installed_stage() in ENDING
+    if not (inside and certain_in_run(interp)):
+        if ending:
+            base.maybe_raised = True  # on some paths: what follows in the run is on the others
+        return
+    if not caught:
+        note(interp, rule, ctx, True)
+    elif ending:
+        # A `try` of the run may catch it: the rest of its body is never run; after it, the run
+        # goes on where the handler caught it, not on the paths where it did not.
+        base.maybe_raised = True
+        if not interp.end_try_bodies(rule, message, base.handlers):
+            note(interp, rule, ctx, True)  # only `try`s around the run: it ends
 
 
 def note(interp: "Any", rule: "Rule", ctx: "Any", certain: bool) -> None:
@@ -77,21 +115,59 @@ def keeps(entry: "Any", ended: int) -> bool:
     return entry.started >= ended
 
 
+class RunBase:
+    """What a run began under: the uncertain branches it runs inside, how many paths had left
+    each frame and loop running then (`Frame.ends`, `_LoopExits.stops`), and whether an error
+    of its own was raised on some paths since (`maybe_raised`)."""
+
+    __slots__ = ("depth", "frames", "loops", "maybe_raised", "handlers")
+
+    def __init__(self, interp: "Any") -> None:
+        self.depth = interp.uncertain_depth
+        self.handlers = len(interp.handlers)  # the `try`s around the run (not the run's own)
+        self.frames = {id(f): f.ends for f in interp.stack}
+        self.loops = {id(lp): lp.stops for lp in interp.loops if lp is not None}
+        self.maybe_raised = False
+
+
+def certain_in_run(interp: "Any") -> bool:
+    """Whether what runs here runs on every path of the running run from its start: no branch
+    entered since that may not run, no path that left a frame or a loop since (frames and loops
+    entered since: none that may have left them), no error of the run raised on some paths.
+    What made the run itself uncertain (an earlier combination's `raise`) does not count."""
+    base = interp.run_base
+    if base is None or base.maybe_raised or interp.uncertain_depth != base.depth:
+        return False
+    frames = base.frames
+    for f in interp.stack:
+        ends = frames.get(id(f))
+        if f.maybe_returned if ends is None else f.ends != ends:
+            return False
+    loops = base.loops
+    for lp in interp.loops:
+        if lp is not None:
+            stops = loops.get(id(lp))
+            if lp.maybe_stopped if stops is None else lp.stops != stops:
+                return False
+    return True
+
+
 class RunScope:
     """`with RunScope(interp):` a new run scope, nothing ended in it yet (a piece of the driver,
     a context entered: an entry point, a config, a sweep's combination, each its own run); the
     scope before is put back after. (A class, not a generator: entered for every sweep
     combination.)"""
 
-    __slots__ = ("interp", "saved")
+    __slots__ = ("interp", "saved", "saved_base")
 
     def __init__(self, interp: "Any") -> None:
         self.interp = interp
 
     def __enter__(self) -> None:
         interp = self.interp
-        self.saved = interp.ended
+        self.saved, self.saved_base = interp.ended, interp.run_base
         interp.ended = {}
+        interp.run_base = RunBase(interp)
 
     def __exit__(self, *exc: object) -> None:
-        self.interp.ended = self.saved
+        self.interp.ended, self.interp.run_base = self.saved, self.saved_base

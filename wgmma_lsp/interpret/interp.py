@@ -47,6 +47,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIB
 if TYPE_CHECKING:
     from typing import Any
 
+    from wgmma_lsp.interpret import followon
     from wgmma_lsp.interpret.origin import Importer
 
 class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixin, MatchMixin, ExpressionsMixin,
@@ -88,6 +89,7 @@ class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixi
         # trace-time error ended, in the running run scope, with the serial number of that
         # report (`report_serial` counts every report made, kept or not).
         self.ended: dict[Context | None, int] = {}
+        self.run_base: followon.RunBase | None = None  # what the running run began under
         self.report_serial = 0
         self.module_env = Env(origin=origin)
         self.stack: list[Frame] = []

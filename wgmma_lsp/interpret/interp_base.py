@@ -63,6 +63,9 @@ class Frame:
     # When `maybe_returned` became true (an object count, values.next_born): what the code
     # running now makes after that exists only on the paths that go on (mutation.py).
     uncertain_born: int = 0
+    # How many paths returned (or raised) in it so far, each counted once (followon.RunBase:
+    # whether one did since a run began).
+    ends: int = 0
     # What the `if`s this path is inside prove about sizes (interpret/path_equalities.py).
     assumed: tuple = ()
     returns_assumed: dict = field(default_factory=dict)  # index in `returns` -> its equations

@@ -272,7 +272,8 @@ class CallsMixin:
             caught = self.may_be_caught(f.rule, f.message)
             sure = certain and not caught and was_certain and hit.outer_certain and not f.condition
             self.count_report(f, ctx, sure)
-            followon.note(self, f.rule, ctx, sure)
+            followon.raised(self, f.rule, f.message, ctx, sure, caught, f.condition,
+                            inside=was_certain and hit.outer_certain)
 
     def _call_user(self, func: FuncVal, call: Call) -> Value:
         node = func.node

@@ -466,6 +466,7 @@ class _LoopExits:
     maybe_stopped: bool = False  # some path left it: what follows in the body may not run
     broke: bool = False  # a `break` ran on some path: the later iterations may not run
     uncertain_born: int = 0  # when `maybe_stopped` became true (see interp_base.Frame)
+    stops: int = 0  # how many paths left it so far (see interp_base.Frame.ends)
 
     def __setattr__(self, name: str, value: object) -> None:
         if name == "maybe_stopped":

@@ -161,7 +161,7 @@ class RecordsMixin:
                     self.count_report(f, ctx, sure)
                     for entry in self.captures:
                         entry.findings.append((f, certain))
-            followon.note(self, rule, ctx, sure)
+            followon.raised(self, rule, message, ctx, sure, caught, condition)
             return
         for entry in self.captures:
             entry.findings.append((finding, certain))
@@ -170,7 +170,7 @@ class RecordsMixin:
         finding.owner = self._owner()
         self._finding_keys.add(key)
         self.findings.append(finding)
-        followon.note(self, rule, ctx, sure)
+        followon.raised(self, rule, message, ctx, sure, caught, condition)
 
     def count_report(self, f: Finding, ctx: Any, sure: bool) -> None:
         """A report, in `ctx`, of a finding made before (made again, or replayed by a memoised

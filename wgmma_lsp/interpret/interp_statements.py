@@ -153,9 +153,13 @@ class StatementsMixin:
         if frame is not None:
             frame.returned = saved
             frame.set_maybe_returned(frame.maybe_returned or ended)
+            if ended:
+                frame.ends += 1
         if loop is not None:
             loop.stopped = saved_stop
             loop.maybe_stopped = loop.maybe_stopped or stopped
+            if stopped:
+                loop.stops += 1
         return "return" if ended else "loop" if stopped else ""
 
     def exec_Assign(self, s: ast.Assign, env: Env) -> None:

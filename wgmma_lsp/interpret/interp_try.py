@@ -32,6 +32,7 @@ class TryMixin:
             # A handler may have caught an error found in the body and left (continue, break,
             # return, raise): what follows may not run.
             self.stack[-1].set_maybe_returned(True)
+            self.stack[-1].ends += 1
         frame = self.stack[-1] if self.stack else None
         loop = self._own_loop()
         before = (frame.maybe_returned if frame else False,
@@ -119,6 +120,20 @@ class TryMixin:
         if self.handlers:
             self.handlers[-1].next_item_given(len(self.stack), state)
 
+    def end_try_bodies(self, rule: Rule, message: str, first: int) -> bool:
+        """JAX raised `rule` here on every path of the run (followon.raised): the rest of the body
+        of the innermost `try` of the run (`handlers[first:]`) that may catch it, and of every
+        `try` inside that one, never runs. False when none may catch it."""
+        raised = _builtin_exception(rule.exception.rpartition(".")[2])
+        handlers = self.handlers
+        for i in range(len(handlers) - 1, first - 1, -1):
+            if handlers[i].catches(raised, message):
+                for scope in handlers[i:]:
+                    if not scope.dead:
+                        scope.dead = self.report_serial
+                return True
+        return False
+
     def may_be_caught(self, rule: Rule, message: str = "") -> bool:
         """Could an enclosing `try` catch the exception JAX raises for `rule` (its class name,
         `ValueError`, and its `message`: a handler that re-raises unless the message says
@@ -147,6 +162,9 @@ class _TryScope:
     # texts one of which the message must hold for it to keep the exception (None: any message).
     filters: list[tuple[tuple[type, ...] | None, tuple[str, ...] | None]]
     tripped: str = ""  # the stage ("trace", "lower") of the first error found that it may catch
+    # The report after which its body runs no more (0: none yet): an error raised on every path
+    # of the run that it, or a `try` inside it, may catch (followon.raised).
+    dead: int = 0
     # A `next`-only try (`_next_only`): the frame depth its body runs at, and what the last
     # `next(it)` there did: "item" (gave one), "exhausted" (raised StopIteration), "unknown".
     depth: int = -1
