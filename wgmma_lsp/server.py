@@ -246,9 +246,15 @@ class WgmmaLanguageServer(LanguageServer):
         await self.refresh_diagnostics([uri], force=True)
 
     def _keep(self, task: "asyncio.Future[Any]") -> None:
-        """A background task held until it ends (the event loop keeps only weak references)."""
+        """A background task held until it ends (the event loop keeps only weak references);
+        what it raised is logged when it ends."""
         self._background.add(task)
-        task.add_done_callback(self._background.discard)
+        task.add_done_callback(self._background_done)
+
+    def _background_done(self, task: "asyncio.Future[Any]") -> None:
+        self._background.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("a background analysis failed", exc_info=task.exception())
 
     @property
     def jedi_pool(self) -> ProcessPoolExecutor:
