@@ -223,13 +223,29 @@ def test_an_error_a_handler_may_catch_is_only_possible() -> None:
         assert ("WG003", Severity.ERROR) not in severities(source), caught
 
 
-def test_after_a_caught_error_the_rest_of_the_try_may_not_run() -> None:
-    # The ValueError of the first store is caught: the wgmma after it may never run.
+def test_after_a_caught_error_the_rest_of_the_try_does_not_run() -> None:
+    # The ValueError of the first store, raised on every path, is caught: the wgmma after it
+    # never runs (JAX's trace stopped at the store; interpret/followon.py, `_TryScope.dead`).
     assert severities("""
 def kernel(a_ref, b_ref):
   def body(acc_ref, smem_ref):
     try:
       acc_ref[...] = acc_ref[...].astype(jnp.bfloat16)
+      plgpu.wgmma(smem_ref, a_ref, b_ref)
+    except ValueError:
+      pass
+  pl.run_scoped(body, plgpu.ACC((64, 128)), plgpu.SMEM((64, 128), jnp.float32))
+""") == [("WG001", Severity.WARNING)]
+
+
+def test_after_an_error_caught_on_some_paths_the_rest_of_the_try_may_not_run() -> None:
+    # The store raises only when `cast` is true: the wgmma after it may run (a warning).
+    assert severities("""
+def kernel(a_ref, b_ref, cast):
+  def body(acc_ref, smem_ref):
+    try:
+      if cast:
+        acc_ref[...] = acc_ref[...].astype(jnp.bfloat16)
       plgpu.wgmma(smem_ref, a_ref, b_ref)
     except ValueError:
       pass
