@@ -724,9 +724,10 @@ def check_program_in_main(source: str, tally: Tally) -> list[str]:
     return check_main(as_main(source), tally)
 
 
-def check_main(text: str, tally: Tally, path: str | None = None) -> list[str]:
+def check_main(text: str, tally: Tally, path: str | None = None, program: Any = None) -> list[str]:
     """`check_program_in_main` for a whole file `text` whose `main()` returns its locals (its
-    other functions at module level: the analysis memoises their calls), analysed as `path`."""
+    other functions at module level: the analysis memoises their calls), analysed as `path`
+    (its imports of the user's other modules read through `program`, wgmma_lsp.program.Program)."""
     from wgmma_lsp.analysis import analyze
 
     tally.programs += 1
@@ -742,7 +743,7 @@ def check_main(text: str, tally: Tally, path: str | None = None) -> list[str]:
     main = next(s for s in ast.parse(text).body if isinstance(s, ast.FunctionDef) and s.name == "main")
     once = _assigned_once(main)
     before = len(tally.disagreements)
-    analysis = analyze(text, path) if path is not None else analyze(text)
+    analysis = analyze(text, path, program=program) if path is not None else analyze(text)
     for span, rec in analysis.records.items():
         if rec.kind != "store" or rec.name not in once or once[rec.name] != span.line \
                 or rec.name not in local:

@@ -27,7 +27,8 @@ and cuts exactly what it did without this memo:
   functions running;
 - a run that entered one of the document's functions (a callback: it records hovers, and its
   own memo makes a second run cheaper than the first) or changed older objects is not stored;
-- a run that launched a kernel replays only on a path as certain as its own (`memo.py`).
+- a run that launched a kernel replays only on a path as certain as its own (`memo.py`);
+- a replay's result is the replaying call's own objects, as every memo's (`replay_objects.py`).
 """
 
 from __future__ import annotations
@@ -100,7 +101,7 @@ def call(interp: Any, func: FuncVal, call: Call) -> Value:
     if hit is not None and (hit.again or hit.clean) \
             and (hit.entry_span == entry_span or (hit.entry_span is not None and not hit.findings)) \
             and interp.steps + hit.steps <= interp._check_at and hit.replays_here(interp) \
-            and _stands_for_a_run_here(hit, stack):
+            and _stands_for_a_run_here(hit, stack) and hit.stands_for(func, call):
         interp.steps += hit.steps
         return interp.memo_replay(hit, func, call)
     if interp.silent:
@@ -112,13 +113,13 @@ def call(interp: Any, func: FuncVal, call: Call) -> Value:
     entry.stack_key = _stack_key(stack)
     start = interp.steps
     before = first_run_state(interp)
-    interp.memo_run(entry, func, call)
+    result = interp.memo_run(entry, func, call)
     entry.steps = interp.steps - start
     entry.clean = first_run_state(interp) == before
     if not entry.writes_outside and interp.defined.keys().isdisjoint(entry.entered) \
             and (hit is None or hit.was_cut or not entry.was_cut):  # (a cut run keeps no uncut one out)
         memo[key] = entry
-    return entry.result
+    return result
 
 
 def _entry_span(interp: Any, call: Call) -> Any:

@@ -25,7 +25,8 @@ picks and stops exactly where it did without this memo:
   records values only where no context, nor an earlier run of the pass in another context,
   gave the code an informative one (`interp_records._record`), and equal runs record equal
   values: the two runs before it recorded what an equal third one would;
-- a run that changed older objects (`MemoEntry.writes_outside`) is not stored.
+- a run that changed older objects (`MemoEntry.writes_outside`) is not stored;
+- a replay's result is the replaying call's own objects, as every memo's (`replay_objects.py`).
 """
 
 from __future__ import annotations
@@ -66,16 +67,16 @@ def call(interp: Any, func: FuncVal, call: Call) -> Value:
     memo: dict[Any, HoverEntry] = interp.hover_memo
     hit = memo.get(key)
     if hit is not None and (hit.again or hit.clean) and interp.steps + hit.steps <= interp._check_at \
-            and hit.reads_unchanged(interp):
+            and hit.reads_unchanged(interp) and hit.stands_for(func, call):
         interp.steps += hit.steps
         return interp.memo_replay(hit, func, call)
     entry = HoverEntry(outer_certain=interp.certain and not any(f.maybe_returned for f in stack))
     entry.again = hit is not None
     start = interp.steps
     before = _first_run_state(interp)
-    interp.memo_run(entry, func, call)
+    result = interp.memo_run(entry, func, call)
     entry.steps = interp.steps - start
     entry.clean = _first_run_state(interp) == before
     if not entry.writes_outside:
         memo[key] = entry
-    return entry.result
+    return result

@@ -179,7 +179,7 @@ class CallsMixin:
             if self.hover_only and self.memo_enabled and hover_memo.applies(self, func):
                 return hover_memo.call(self, func, call)  # the hover pass' own memo
             return self._call_user(func, call)
-        if hit is not None and hit.replays_here(self):
+        if hit is not None and hit.replays_here(self) and hit.stands_for(func, call):
             self.steps += hit.steps  # (0 unless it launches: a budget is spent as if it ran)
             return self.memo_replay(hit, func, call)
         if self.silent:
@@ -187,12 +187,12 @@ class CallsMixin:
         entry = MemoEntry(outer_certain=self.certain and not any(f.maybe_returned for f in self.stack),
                           ran_certain=self.certain)
         start = self.steps
-        self.memo_run(entry, func, call)
+        result = self.memo_run(entry, func, call)
         if entry.launches:
             entry.steps = self.steps - start
         if not entry.writes_outside:
             self.memo[key] = entry
-        return entry.result
+        return result
 
     def memo_replay(self, hit: MemoEntry, func: FuncVal, call: Call) -> Value:
         """A memoised call's result and findings, for this call instead of running it."""
@@ -203,11 +203,12 @@ class CallsMixin:
         if hit.raised and self.stack:
             self.stack[-1].returned = True  # the call raises every time: nothing after it runs
         # (lists, dicts and instances the call made are this call's own, as in CPython)
-        return mutation.fresh(hit.result, hit.born) if hit.result is not None else UNKNOWN
+        return hit.result_for_replay()
 
-    def memo_run(self, entry: MemoEntry, func: FuncVal, call: Call) -> None:
+    def memo_run(self, entry: MemoEntry, func: FuncVal, call: Call) -> Value | None:
         """Run the call, `entry` capturing what a replay needs (its result, findings, what it
-        entered and observed, whether it raised)."""
+        entered and observed, whether it raised); the call's result (the caller's own objects:
+        the entry keeps a copy of those the run made, `MemoEntry.planned`)."""
         entry.started = self.report_serial
         self.captures.append(entry)
         depth = len(self.stack)
@@ -227,6 +228,10 @@ class CallsMixin:
                 self.max_stack = deepest
         entry.raised = self.raised_out
         entry.write_serial = self.write_serial
+        result = entry.result
+        if not entry.writes_outside:  # (else not stored)
+            entry.planned(func, call)
+        return result
 
     def _replay(self, hit: MemoEntry, func: FuncVal, call: Call) -> None:
         ctx = self.call_context(func, call)

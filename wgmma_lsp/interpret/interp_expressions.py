@@ -449,6 +449,8 @@ class ExpressionsMixin:
                 except TypeError:
                     return UNKNOWN
         if isinstance(op, (ast.Is, ast.IsNot)) and (same := _identical(left, right)) is not None:
+            if same and isinstance(left, InstanceVal):
+                mutation.compared_identity(self, left)
             return Const(same if isinstance(op, ast.Is) else not same)
         if isinstance(op, (ast.Is, ast.IsNot)) and (isinstance(left, Const) and left.value is None
                                                      or isinstance(right, Const) and right.value is None):

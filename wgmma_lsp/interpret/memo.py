@@ -2,8 +2,10 @@
 kernel reached from two contexts, or from a generic and a concrete run with nothing to bind)
 replays what the first found instead of running the body again.
 
-The key is structural for immutable abstract values and by identity for the rest; a value that
-cannot be fingerprinted makes the call not memoised. Only calls that recorded and reported
+The key is structural for immutable abstract values, lists, dicts, sets and objects of user
+classes (equal contents, not the same object: a replay gives the replaying call its own objects,
+or the call runs, replay_objects.py), and by identity for functions' scopes and the rest; a value
+that cannot be fingerprinted makes the call not memoised. Only calls that recorded and reported
 (not silent passes) are stored; a replay adds the current context to each finding and to each
 function the call entered, and makes a finding certain only when it was certain inside the call
 and the replaying path is certain too.
@@ -15,8 +17,25 @@ from dataclasses import dataclass, field
 
 from wgmma_lsp.interpret.generators import GeneratorVal
 from wgmma_lsp.interpret.mutation import written_since
+from wgmma_lsp.interpret.replay_objects import (
+    AS_IS,
+    GIVEN,
+    UNSAFE,
+    copy,
+    held,
+    plan,
+    same_given,
+)
 from wgmma_lsp.interpret.values import (
-    Const, DictVal, FuncVal, InstanceVal, PartialVal, TupleVal, Value, next_born,
+    UNKNOWN,
+    Const,
+    DictVal,
+    FuncVal,
+    InstanceVal,
+    PartialVal,
+    TupleVal,
+    Value,
+    next_born,
 )
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
@@ -61,12 +80,48 @@ class MemoEntry:
     # what it did depended on the stack it ran on (`cut`; foreign_memo.py).
     was_cut: bool = False
     reach: int = 0  # how much deeper than its own call the run made calls (`interp.max_stack`)
+    # How a replay gives the result (replay_objects.plan): as it is, with the objects the run made
+    # made anew, or that and only for a call given the very objects the run was given (`given`,
+    # as replay_objects.held lists them).
+    replay: int = AS_IS
+    given: tuple = ()
 
     def reads_unchanged(self, interp: Any) -> bool:
         """Whether what the run read outside its arguments is as it was: no object older than
         the call written since, if it read one (mutation.read_outside). Every memo asks it."""
         return not (self.reads_outside and self.write_serial != interp.write_serial
                     and written_since(interp, self.write_serial, self.born))
+
+    def stands_for(self, func: FuncVal, call: Any) -> bool:
+        """Whether a replay gives `call` its own objects: a result holding objects the run was
+        given is replayed only for a call given the very same ones (replay_objects.py). Every
+        memo asks it."""
+        return self.replay != GIVEN or same_given(self.given, held(func, call.args, call.kwargs))
+
+    def result_for_replay(self) -> Value:
+        """The result, for a call it is replayed for: the objects the run made made anew (each
+        call makes its own), those it was given as they are (`stands_for`)."""
+        if self.result is None:
+            return UNKNOWN
+        if self.replay == AS_IS:
+            return self.result
+        return copy(self.result, self.born)
+
+    def planned(self, func: FuncVal, call: Any) -> None:
+        """After its run: how a replay gives its result (replay_objects.plan); a run whose
+        result a replay cannot give is not stored (`writes_outside`, as every memo reads it)."""
+        result = self.result
+        if result is None or type(result) is Const:
+            return
+        given = held(func, call.args, call.kwargs)
+        self.replay = plan(result, self.born, given)
+        if self.replay == UNSAFE:
+            self.writes_outside = True
+            return
+        if self.replay == GIVEN:
+            self.given = tuple(given)
+        if self.replay != AS_IS:  # (the caller may change what it got: the entry keeps its own)
+            self.result = copy(result, self.born)
 
     def replays_here(self, interp: Any) -> bool:
         """Whether a replay stands for a run of the call now. A kernel launch's shared memory

@@ -134,6 +134,16 @@ def read_outside(interp: "Interpreter", v: Value) -> None:
                 entry.reads_outside = True
 
 
+def compared_identity(interp: "Interpreter", obj: Value) -> None:
+    """A running call found `obj` to be the very object it is compared with (`a is b`): a memo key
+    holds objects by their contents, not which are one (`f(x, x)` and `f(x, y)` are equal
+    calls), so a call being memoised that `obj` is older than is not stored."""
+    born = getattr(obj, "born", 0)
+    for entry in interp.captures:
+        if born < entry.born:
+            entry.writes_outside = True
+
+
 def spoil(interp: "Interpreter", obj: Container) -> None:
     note_write(interp, obj.born, obj)
     if obj.born == 0:
@@ -183,34 +193,6 @@ def set_attr(interp: "Interpreter", obj: InstanceVal, attr: str, value: Value) -
         else:
             value = UNKNOWN
     obj.attrs[attr] = value
-
-
-def fresh(v: Value, born: int, depth: int = 0) -> Value:
-    """`v` with the mutable objects made since `born` made anew (a memoised call's result, for
-    another call: each call of `make()` returns its own list or instance)."""
-    if depth > 6:
-        return v
-    if isinstance(v, DictVal):
-        if v.born < born:
-            return v
-        return DictVal(tuple((k, fresh(x, born, depth + 1)) for k, x in v.items), spoiled=v.spoiled)
-    if isinstance(v, TupleVal) and type(v) is TupleVal:
-        if v.is_list and v.born < born:
-            return v
-        items = tuple(fresh(x, born, depth + 1) for x in v.items)
-        if not v.is_list and all(a is b for a, b in zip(items, v.items)):
-            return v
-        return TupleVal(items, v.is_list, spoiled=v.spoiled)
-    if isinstance(v, SetVal) and not v.frozen:
-        if v.born < born:
-            return v
-        return SetVal(tuple(fresh(x, born, depth + 1) for x in v.items), spoiled=v.spoiled)
-    if isinstance(v, InstanceVal) and v.born >= born and not v.shared:
-        return InstanceVal(v.cls, {k: fresh(x, born, depth + 1) for k, x in v.attrs.items()})
-    copy = getattr(v, "fresh_copy", None)  # an object with its own state (a generator)
-    if copy is not None and v.born >= born:  # type: ignore[attr-defined]
-        return copy()
-    return v
 
 
 def forget_writes(interp: "Interpreter", since: int) -> None:

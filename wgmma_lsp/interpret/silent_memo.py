@@ -30,6 +30,7 @@ apart, so the analysis finds, notes and cuts exactly what it did without this me
 - a run that left anything else is not stored: one that changed older objects
   (`MemoEntry.writes_outside`), held a kernel launch, or added a finding, note, stop, unresolved
   import, sweep or escaped function;
+- a replay's result is the replaying call's own objects, as every memo's (`replay_objects.py`);
 - the key holds, besides the call's own (`memo.call_key`: the function, its arguments, the running
   kernel's state), each function running with its scope (the recursion guard and the depth limit
   cut calls by them), the path's certainty and the loop-unrolling cap and weight in force
@@ -40,10 +41,9 @@ apart, so the analysis finds, notes and cuts exactly what it did without this me
 from __future__ import annotations
 
 
-from wgmma_lsp.interpret import mutation
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.memo import MemoEntry, first_run_state, observed_call_key, replayed
-from wgmma_lsp.interpret.values import UNKNOWN, FuncVal, Value
+from wgmma_lsp.interpret.values import FuncVal, Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
 if TYPE_CHECKING:
@@ -97,7 +97,8 @@ def call(interp: Any, func: FuncVal, call: Call) -> Value:
     memo: dict[Any, SilentEntry] = interp.silent_memo
     hit = memo.get(key)
     if hit is not None and (hit.again or hit.clean) and interp.steps + hit.steps <= interp._check_at \
-            and all(node in interp.entered for node in hit.defined) and hit.reads_unchanged(interp):
+            and all(node in interp.entered for node in hit.defined) and hit.reads_unchanged(interp) \
+            and hit.stands_for(func, call):
         return _replay(interp, hit, func)
     entry = SilentEntry(outer_certain=False)
     entry.defined = set()
@@ -106,13 +107,13 @@ def call(interp: Any, func: FuncVal, call: Call) -> Value:
     before = _state(interp)
     first = first_run_state(interp)
     start = interp.steps
-    interp.memo_run(entry, func, call)
+    result = interp.memo_run(entry, func, call)
     entry.steps = interp.steps - start
     entry.clean = first_run_state(interp) == first
     entry.joined = interp.unroll_joined and not joined_before
     if not entry.writes_outside and not entry.launches and not entry.findings and _state(interp) == before:
         memo[key] = entry
-    return entry.result
+    return result
 
 
 def _replay(interp: Any, hit: SilentEntry, func: FuncVal) -> Value:
@@ -137,4 +138,4 @@ def _replay(interp: Any, hit: SilentEntry, func: FuncVal) -> Value:
     interp.raised_out = hit.raised
     if hit.raised and interp.stack:
         interp.stack[-1].returned = True  # the call raises every time: nothing after it runs
-    return mutation.fresh(hit.result, hit.born) if hit.result is not None else UNKNOWN
+    return hit.result_for_replay()

@@ -479,6 +479,7 @@ class ClassVal(Value):
     pytree: str = ""
     pytree_data: tuple[str, ...] | None = None
     pytree_meta: tuple[str, ...] | None = None
+    born: int = field(default_factory=next_born, repr=False)  # when its class statement ran
 
     def describe(self) -> str:
         return f"class {self.name}"
