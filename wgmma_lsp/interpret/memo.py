@@ -23,6 +23,7 @@ from wgmma_lsp.interpret.replay_objects import (
     UNSAFE,
     copy,
     held,
+    holds_nothing,
     plan,
     same_given,
 )
@@ -111,7 +112,7 @@ class MemoEntry:
         """After its run: how a replay gives its result (replay_objects.plan); a run whose
         result a replay cannot give is not stored (`writes_outside`, as every memo reads it)."""
         result = self.result
-        if result is None or type(result) is Const:
+        if result is None or holds_nothing(result):
             return
         given = held(func, call.args, call.kwargs)
         self.replay = plan(result, self.born, given)

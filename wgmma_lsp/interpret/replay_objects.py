@@ -25,25 +25,9 @@ from __future__ import annotations
 from wgmma_lsp.interpret.classes import NamedTupleVal
 from wgmma_lsp.interpret.generators import GeneratorVal
 from wgmma_lsp.interpret.values import (
-    ApiVal,
-    ArrayVal,
-    ClassVal,
-    Const,
-    DictVal,
-    DTypeVal,
-    FuncVal,
-    InstanceVal,
-    ModuleVal,
-    Opaque,
-    PartialVal,
-    SetVal,
-    ShapeDtypeVal,
-    SliceVal,
-    SymInt,
-    TupleVal,
-    Unknown,
-    UnknownInt,
-    Value,
+    ApiVal, ArrayVal, ClassVal, Const, DictVal, DTypeVal, ForeignName, FuncVal, InstanceVal, ModuleVal,
+    Opaque, PartialVal, SetVal, ShapeDtypeVal, SliceVal, SymInt, TransformVal, TupleVal, Unknown,
+    UnknownInt, UserModuleVal, Value,
 )
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
@@ -118,6 +102,11 @@ class _Plan:
         self.objects = 0
         self.unsafe = False
         self.seen: set[tuple[int, bool | None]] = set()
+
+
+def holds_nothing(v: Value) -> bool:
+    """Whether `v` is a value a replay gives as it is, whatever the run (a constant, an array...)."""
+    return type(v) in _LEAVES
 
 
 def plan(result: Value | None, born: int, given: list[Value]) -> int:
@@ -293,7 +282,9 @@ def copy(v: Value, born: int, made: dict[int, Value] | None = None, depth: int =
     return v
 
 
-_LEAVES = frozenset({Const, Unknown, UnknownInt, Opaque, SymInt, SliceVal, DTypeVal, ApiVal, ModuleVal,
-                      ArrayVal, ShapeDtypeVal, type(None)})
+#: Values that hold no list, dict, set, object or function: the same for every caller. (A user
+#: module, too: its names are module-level values, shared.)
+_LEAVES = frozenset({Const, Unknown, UnknownInt, ForeignName, Opaque, SymInt, SliceVal, DTypeVal, ApiVal,
+                     ModuleVal, UserModuleVal, ArrayVal, ShapeDtypeVal, TransformVal, type(None)})
 _NAMED_TUPLES = frozenset({NamedTupleVal})
 _COPIED = frozenset({TupleVal, DictVal, SetVal, InstanceVal, NamedTupleVal})
