@@ -41,6 +41,10 @@ if TYPE_CHECKING:
     from typing import Iterator
 
 
+#: The methods of Python's mutable containers, called through their class (`list.sort(xs)`).
+_CONTAINER_METHODS = ("builtins.list.", "builtins.dict.", "builtins.set.")
+
+
 class CallsMixin:
     """Calls: user functions (binding, memo, replay, contexts), methods, classes and models."""
 
@@ -63,6 +67,10 @@ class CallsMixin:
             model = self.models.get(func.name)
             if model is not None:
                 return model(call)
+            if func.name.startswith(_CONTAINER_METHODS):  # `list.sort(xs)`, `dict.clear(d)`: a
+                for v in call.args[:1]:  # method of its first argument, which it may change
+                    if mutation.is_mutable(v):
+                        mutation.spoil(self, v)  # type: ignore[arg-type]
             return self.unknown_call(call)
         if isinstance(func, BoundMethod):
             return self.call_method(func, call)

@@ -204,6 +204,8 @@ class ExpressionsMixin:
             return getter(obj)
         if key in self.methods:
             return BoundMethod(obj, attr)
+        if mutation.is_mutable(obj):  # a method not modelled may change it (`d.popitem()`,
+            mutation.spoil(self, obj)  # `s.clear()`): not known after it
         return UNKNOWN
 
     def eval_Subscript(self, n: ast.Subscript, env: Env) -> Value:
