@@ -13,6 +13,7 @@ from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.interp_base import MAX_DEPTH, Frame, _origin_of, _value_kind, is_driver
 from wgmma_lsp.interpret.memo import MemoEntry, call_key, cut as memo_cut, replayed as memo_replayed
+from wgmma_lsp.interpret.replay_objects import holds_shared
 from wgmma_lsp.interpret.origin import ModuleOrigin
 from wgmma_lsp.interpret.values import (
     UNKNOWN,
@@ -218,6 +219,11 @@ class CallsMixin:
         entered and observed, whether it raised); the call's result (the caller's own objects:
         the entry keeps a copy of those the run made, `MemoEntry.planned`)."""
         entry.started = self.report_serial
+        if holds_shared(func, call.args, call.kwargs):
+            # Another module's objects change per analysis outside them (`shared_writes`,
+            # `spoiled_shared`), where the key does not look: replayed while nothing older
+            # than the call was written since, as what a run reads through a global name.
+            entry.reads_outside = True
         self.captures.append(entry)
         depth = len(self.stack)
         deepest, self.max_stack = self.max_stack, depth
