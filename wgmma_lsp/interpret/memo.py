@@ -18,25 +18,10 @@ from dataclasses import dataclass, field
 from wgmma_lsp.interpret.generators import GeneratorVal
 from wgmma_lsp.interpret.mutation import written_since
 from wgmma_lsp.interpret.replay_objects import (
-    AS_IS,
-    GIVEN,
-    UNSAFE,
-    copy,
-    held,
-    holds_nothing,
-    plan,
-    same_given,
+    AS_IS, GIVEN, UNSAFE, copy, held, holds_nothing, plan, same_given,
 )
 from wgmma_lsp.interpret.values import (
-    UNKNOWN,
-    Const,
-    DictVal,
-    FuncVal,
-    InstanceVal,
-    PartialVal,
-    TupleVal,
-    Value,
-    next_born,
+    UNKNOWN, Const, DictVal, FuncVal, InstanceVal, PartialVal, TupleVal, Value, next_born,
 )
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
