@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import inspect
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -70,13 +72,22 @@ def publications(client: RawClient, uri: str, until: int, timeout: float = 60.0)
     return client.diagnostics(uri)
 
 
-def test_the_budgeted_notes_then_every_combination_checked(tmp_path: Path) -> None:
+@contextmanager
+def opened(tmp_path: Path) -> Iterator[tuple[RawClient, Path]]:
+    """The server, the tuning file opened in it."""
     f = tmp_path / "tuning.py"
     f.write_text(kernel_source())
     client = RawClient()
     try:
         client.initialize()
         client.open(f.as_uri(), f.read_text())
+        yield client, f
+    finally:
+        client.kill()
+
+
+def test_the_budgeted_notes_then_every_combination_checked(tmp_path: Path) -> None:
+    with opened(tmp_path) as (client, f):
         first, then = publications(client, f.as_uri(), until=2)[:2]
         assert codes(first) == ["WG903", "WG903"]  # what the budget left out, said
         assert any("checked 5 of 16 combinations" in d["message"] for d in first["diagnostics"])
@@ -87,21 +98,14 @@ def test_the_budgeted_notes_then_every_combination_checked(tmp_path: Path) -> No
         assert "smem_bytes=262144 > max_smem_bytes=232448" in messages[1]  # 4 x 128 x 128 x 4 B
         client.drain(1.0)
         assert len(client.diagnostics(f.as_uri())) == 2  # checked once: nothing more runs
-    finally:
-        client.kill()
 
 
 def test_an_edit_abandons_the_background_check_of_the_older_text(tmp_path: Path) -> None:
-    f = tmp_path / "tuning.py"
-    f.write_text(kernel_source())
-    lines = f.read_text().splitlines()
-    client = RawClient()
-    try:
-        client.initialize()
-        client.open(f.as_uri(), f.read_text())
+    with opened(tmp_path) as (client, f):
         first = publications(client, f.as_uri(), until=1)[0]
         assert codes(first) == ["WG903", "WG903"]
         # The author narrows the loop before the background check of version 1 reports.
+        lines = f.read_text().splitlines()
         loop = next(i for i, line in enumerate(lines) if "for rows in" in line)
         lines[loop] = lines[loop].replace(", 120, 128)", ")")
         client.notify("textDocument/didChange", {
@@ -111,21 +115,12 @@ def test_an_edit_abandons_the_background_check_of_the_older_text(tmp_path: Path)
         seen = client.diagnostics(f.as_uri())
         assert seen[-1]["version"] == 2 and codes(seen[-1]) == []  # 112 rows fit, 4 stages too
         assert not any("WG032" in codes(p) for p in seen if p["version"] == 2)
-    finally:
-        client.kill()
 
 
 def test_a_project_that_chose_the_budget_keeps_it(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text('[tool.wgmma-lsp]\nsweeps = "budget"\n')
-    f = tmp_path / "tuning.py"
-    f.write_text(kernel_source())
-    client = RawClient()
-    try:
-        client.initialize()
-        client.open(f.as_uri(), f.read_text())
+    with opened(tmp_path) as (client, f):
         first = publications(client, f.as_uri(), until=1)[0]
         assert codes(first) == ["WG903", "WG903"]
         client.drain(3.0)
         assert len(client.diagnostics(f.as_uri())) == 1  # no background check
-    finally:
-        client.kill()
