@@ -212,8 +212,8 @@ class WgmmaLanguageServer(LanguageServer):
         if cancel.is_set():
             raise asyncio.CancelledError()
         if result is not None and result.unresolved_imports and path:
-            asyncio.ensure_future(self._resolve_imports(uri, generation, source, path,
-                                                        list(result.unresolved_imports)))
+            self._keep(asyncio.ensure_future(self._resolve_imports(uri, generation, source, path,
+                                                                   list(result.unresolved_imports))))
         if result is not None and result.notes and _configured_sweeps(path) is None:
             self._keep(asyncio.ensure_future(self._check_the_rest(uri, generation, source, path)))
         return result
