@@ -6,8 +6,9 @@ loop's combinations beyond it get a WG903 note instead of a check (interpret/swe
 the same version is analysed again with every combination in the background and its
 diagnostics replace the budgeted ones. Here the shared memory of 4 stages of 120 or 128 rows
 overflows, which only the last combinations of the loop reach: the editor first says what it
-left out, then reports the overflow, as `wgmma-lsp check` does. A project that chose
-`sweeps = "budget"` keeps the budget, with its notes, and nothing runs in the background.
+left out (and that it checks them once typing stops), then reports the overflow, as `wgmma-lsp
+check` does. A project that chose `sweeps = "budget"` keeps the budget, with its notes, and
+nothing runs in the background.
 
 The real server over stdio (tests/raw_lsp.py).
 """
@@ -91,6 +92,8 @@ def test_the_budgeted_notes_then_every_combination_checked(tmp_path: Path) -> No
         first, then = publications(client, f.as_uri(), until=2)[:2]
         assert codes(first) == ["WG903", "WG903"]  # what the budget left out, said
         assert any("checked 5 of 16 combinations" in d["message"] for d in first["diagnostics"])
+        assert all(d["message"].endswith("the analysis budget left out the others (checking them "
+                                         "once typing stops)") for d in first["diagnostics"])
         assert then["version"] == first["version"] == 1
         assert codes(then) == ["WG032", "WG032"]  # the overflow, in the last two combinations
         messages = sorted(d["message"] for d in then["diagnostics"])
@@ -122,5 +125,6 @@ def test_a_project_that_chose_the_budget_keeps_it(tmp_path: Path) -> None:
     with opened(tmp_path) as (client, f):
         first = publications(client, f.as_uri(), until=1)[0]
         assert codes(first) == ["WG903", "WG903"]
+        assert not any("typing stops" in d["message"] for d in first["diagnostics"])
         client.drain(3.0)
         assert len(client.diagnostics(f.as_uri())) == 1  # no background check

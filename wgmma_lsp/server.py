@@ -58,6 +58,7 @@ DEBOUNCE_SECONDS = 0.015  # edits closer together than this are analysed once
 # What the typing budget left out (WG903) is checked this long after the document's analysis,
 # if no edit came meanwhile (`_check_the_rest`).
 SETTLE_SECONDS = 0.4
+CHECKING_THE_REST = " (checking them once typing stops)"  # said by a WG903 note meanwhile
 # The start-up warm-up (warmup.py: ~0.4 s of CPU) waits this long after `initialized`, then for
 # the analyses running by then: a document opened at start-up gets its diagnostics first,
 # instead of sharing the interpreter lock with the warm-up.
@@ -97,6 +98,9 @@ class WgmmaLanguageServer(LanguageServer):
         self.exit_code = 0  # `exit` without `shutdown`: 1
         self.finished = FinishedAnalyses()  # for hover and code actions while a newer one runs
         self._background: set[asyncio.Future[Any]] = set()  # (`_keep`)
+        # The budgeted analyses (by id) whose left-out combinations are being checked
+        # (`_check_the_rest`)
+        self._checking_the_rest: set[int] = set()
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve over stdio with our own reader (`transport.py`): framing errors resynchronise,
@@ -215,7 +219,10 @@ class WgmmaLanguageServer(LanguageServer):
             self._keep(asyncio.ensure_future(self._resolve_imports(uri, generation, source, path,
                                                                    list(result.unresolved_imports))))
         if result is not None and result.notes and _configured_sweeps(path) is None:
-            self._keep(asyncio.ensure_future(self._check_the_rest(uri, generation, source, path)))
+            self._checking_the_rest.add(id(result))  # (the callback below keeps `result` alive)
+            task = asyncio.ensure_future(self._check_the_rest(uri, generation, source, path))
+            task.add_done_callback(lambda _: self._checking_the_rest.discard(id(result)))
+            self._keep(task)
         return result
 
     async def _check_the_rest(self, uri: str, generation: int, source: str, path: str | None) -> None:
@@ -374,7 +381,12 @@ class WgmmaLanguageServer(LanguageServer):
         extra = extra + self.extra_diagnostics.get(uri, [])  # trace mode's
         # one pass over all of them: suppression comments apply to each
         diags = ide_diagnostics.diagnostics(analysis, self.settings_for(uri), extra=extra)
-        return [to_lsp_diagnostic(d, uri, doc) for d in diags]
+        out = [to_lsp_diagnostic(d, uri, doc) for d in diags]
+        if id(analysis) in self._checking_the_rest:  # (its WG903 notes: not for long)
+            for d in out:
+                if d.code == ide_diagnostics.NOTE_CODE:
+                    d.message += CHECKING_THE_REST
+        return out
 
     async def publish(self, uri: str, force: bool = False) -> None:
         """Push the diagnostics of the document's settled version: once per version (every
