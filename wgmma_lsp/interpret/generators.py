@@ -98,12 +98,6 @@ class GeneratorVal(Value):
         name = self.func.name if self.func is not None else "iterator"
         return f"generator ({name})" if self.func is not None else name
 
-    def fresh_copy(self) -> "GeneratorVal":
-        """The same generator state in a new object (a memoised call's result, replayed)."""
-        g = GeneratorVal(self.func, self.call, self.items)
-        g.ran, g.pos, g.spoiled = self.ran, self.pos, self.spoiled
-        return g
-
 
 class YieldSink:
     """What a running generator body yielded, and whether that is known exactly."""

@@ -13,7 +13,7 @@ from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.interp_base import MAX_DEPTH, Frame, _origin_of, _value_kind, is_driver
 from wgmma_lsp.interpret.memo import MemoEntry, call_key, cut as memo_cut, replayed as memo_replayed
-from wgmma_lsp.interpret.replay_objects import holds_shared
+from wgmma_lsp.interpret.replay_objects import held, holds_shared
 from wgmma_lsp.interpret.origin import ModuleOrigin
 from wgmma_lsp.interpret.values import (
     UNKNOWN,
@@ -219,7 +219,8 @@ class CallsMixin:
         entered and observed, whether it raised); the call's result (the caller's own objects:
         the entry keeps a copy of those the run made, `MemoEntry.planned`)."""
         entry.started = self.report_serial
-        if holds_shared(func, call.args, call.kwargs):
+        given = held(func, call.args, call.kwargs)  # (walked once: also the replay's plan's)
+        if holds_shared(given):
             # Another module's objects change per analysis outside them (`shared_writes`,
             # `spoiled_shared`), where the key does not look: replayed while nothing older
             # than the call was written since, as what a run reads through a global name.
@@ -244,7 +245,7 @@ class CallsMixin:
         entry.write_serial = self.write_serial
         result = entry.result
         if not entry.writes_outside:  # (else not stored)
-            entry.planned(func, call)
+            entry.planned(given)
         return result
 
     def _replay(self, hit: MemoEntry, func: FuncVal, call: Call) -> None:

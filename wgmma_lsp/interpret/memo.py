@@ -93,13 +93,13 @@ class MemoEntry:
             return self.result
         return copy(self.result, self.born)
 
-    def planned(self, func: FuncVal, call: Any) -> None:
-        """After its run: how a replay gives its result (replay_objects.plan); a run whose
-        result a replay cannot give is not stored (`writes_outside`, as every memo reads it)."""
+    def planned(self, given: list[Value]) -> None:
+        """After its run, given `given` (replay_objects.held): how a replay gives its result
+        (replay_objects.plan); a run whose result a replay cannot give is not stored
+        (`writes_outside`, as every memo reads it)."""
         result = self.result
         if result is None or holds_nothing(result):
             return
-        given = held(func, call.args, call.kwargs)
         self.replay = plan(result, self.born, given)
         if self.replay == UNSAFE:
             self.writes_outside = True

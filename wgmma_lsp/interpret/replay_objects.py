@@ -85,10 +85,11 @@ def _held(v: Value, out: list[Value], depth: int) -> None:
         _held(v.bound_self, out, depth + 1)
 
 
-def holds_shared(func: FuncVal, args: list[Value], kwargs: dict[str, Value]) -> bool:
-    """Whether a call is given an object of another module's summary (an instance marked
-    `shared`, a list or dict born 0: program.py), which an analysis changes outside the object."""
-    return any(x.born == 0 or getattr(x, "shared", False) for x in held(func, args, kwargs))
+def holds_shared(given: list[Value]) -> bool:
+    """Whether a call given `given` (`held`) is given an object of another module's summary (an
+    instance marked `shared`, a list or dict born 0: program.py), which an analysis changes
+    outside the object."""
+    return any(x.born == 0 or getattr(x, "shared", False) for x in given)
 
 
 def same_given(given: tuple[Value, ...], now: list[Value]) -> bool:
