@@ -45,6 +45,18 @@ def _load(path: Path):
     return module
 
 
+def kernel_keywords() -> dict[str, str]:
+    """`plgpu.kernel`'s output and scratch keywords as the installed JAX names them, for a kernel
+    text's `{out}=` and `{scratch}=` (JAX 0.12 renamed out_shape -> out_type and scratch_shapes
+    -> scratch_types)."""
+    import inspect
+
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+
+    new = "out_type" in inspect.signature(plgpu.kernel).parameters
+    return {"out": "out_type" if new else "out_shape", "scratch": "scratch_types" if new else "scratch_shapes"}
+
+
 def _blamed_line(e: BaseException, path: Path) -> int | None:
     """The line of `path` JAX blames: the innermost frame in the file, following the cause
     chain (lowering errors carry the kernel's stack in `__cause__`)."""

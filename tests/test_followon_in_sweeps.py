@@ -17,9 +17,8 @@ memory and raises the rest, as jax's own tuning loops do.
 
 from __future__ import annotations
 
-import inspect
-
 import pytest
+from jax_oracle import _blamed_line, _load, kernel_keywords
 
 from wgmma_lsp.analysis import analyze
 from wgmma_lsp.interpret.sweep_budget import sweep_mode
@@ -84,10 +83,8 @@ WIDTHS = (64, 128, 256)
 
 
 def source(loop_body: str) -> str:
-    plgpu = pytest.importorskip("jax.experimental.pallas.mosaic_gpu")
-    new = "out_type" in inspect.signature(plgpu.kernel).parameters
-    return SOURCE.format(loop_body=loop_body, out="out_type" if new else "out_shape",
-                         scratch="scratch_types" if new else "scratch_shapes")
+    pytest.importorskip("jax.experimental.pallas.mosaic_gpu")
+    return SOURCE.format(loop_body=loop_body, **kernel_keywords())
 
 
 def line_of(src: str, text: str) -> int:
@@ -97,26 +94,19 @@ def line_of(src: str, text: str) -> int:
 
 def jax_first_errors(src: str, tmp_path) -> dict[int, int]:
     """acc_n -> the line of the kernel file JAX's trace raises at."""
-    import importlib.util
-    import traceback
-
     import jax
     import jax.numpy as jnp
 
     path = tmp_path / "tuning_kernel.py"
     path.write_text(src)
-    spec = importlib.util.spec_from_file_location("tuning_kernel", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _load(path)
     a = jax.ShapeDtypeStruct((64, 64), jnp.bfloat16)
     b = jax.ShapeDtypeStruct((64, 128), jnp.bfloat16)
     out = {}
     for acc_n in WIDTHS:
         with pytest.raises(Exception) as raised:
             jax.jit(module.matmul, static_argnums=2).trace(a, b, acc_n)
-        frames = [f for f in traceback.extract_tb(raised.value.__traceback__) if f.filename == str(path)]
-        out[acc_n] = frames[-1].lineno
+        out[acc_n] = _blamed_line(raised.value, path)
     return out
 
 

@@ -15,13 +15,13 @@ The real server over stdio (tests/raw_lsp.py).
 
 from __future__ import annotations
 
-import inspect
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from jax_oracle import kernel_keywords
 from raw_lsp import RawClient
 
 KERNEL = '''\
@@ -55,10 +55,8 @@ if __name__ == "__main__":
 
 def kernel_source() -> str:
     """With `plgpu.kernel`'s keywords as the installed JAX names them (0.12 renamed them)."""
-    plgpu = pytest.importorskip("jax.experimental.pallas.mosaic_gpu")
-    new = "out_type" in inspect.signature(plgpu.kernel).parameters
-    return KERNEL.format(out="out_type" if new else "out_shape",
-                         scratch="scratch_types" if new else "scratch_shapes")
+    pytest.importorskip("jax.experimental.pallas.mosaic_gpu")
+    return KERNEL.format(**kernel_keywords())
 
 
 def codes(publication: dict) -> list[str]:

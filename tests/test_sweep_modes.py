@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from jax_oracle import kernel_keywords
 
 from wgmma_lsp.analysis import analyze
 from wgmma_lsp.cli import main
@@ -61,14 +62,9 @@ PLAIN = '''\
 
 
 def source(loop_body: str) -> str:
-    """The kernel file, with `plgpu.kernel`'s keywords as the installed JAX names them (JAX
-    0.12 renamed out_shape -> out_type and scratch_shapes -> scratch_types)."""
-    import inspect
-
-    plgpu = pytest.importorskip("jax.experimental.pallas.mosaic_gpu")
-    new = "out_type" in inspect.signature(plgpu.kernel).parameters
-    return KERNEL.format(loop_body=loop_body, out="out_type" if new else "out_shape",
-                         scratch="scratch_types" if new else "scratch_shapes")
+    """The kernel file, with `plgpu.kernel`'s keywords as the installed JAX names them."""
+    pytest.importorskip("jax.experimental.pallas.mosaic_gpu")
+    return KERNEL.format(loop_body=loop_body, **kernel_keywords())
 
 
 def codes(src: str, mode: str) -> list[tuple[str, str]]:
