@@ -194,6 +194,34 @@ def test_check_imports_nothing_from_the_folder_it_checks(workspace, mode: str) -
     assert _imported(markers) == []
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the check daemon forks (POSIX only)")
+def test_a_check_in_the_daemon_imports_nothing_from_the_folder_it_checks(workspace) -> None:
+    """`wgmma-lsp daemon start` and the check it then runs, both started in the workspace."""
+    import tempfile
+
+    ws, markers = workspace
+    _clean(markers)
+    folder = tempfile.mkdtemp(prefix="wl-", dir="/tmp")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONSAFEPATH", "WGMMA_LSP_NO_DAEMON")}
+    env["WGMMA_LSP_RUNTIME_DIR"] = folder
+    try:
+        start = subprocess.run([str(SCRIPT), "daemon", "start"], cwd=ws, env=env, capture_output=True,
+                               text=True, timeout=300)
+        assert start.returncode == 0, start.stdout + start.stderr
+        run = subprocess.run([str(SCRIPT), "check", "."], cwd=ws, env=env, capture_output=True, text=True,
+                             timeout=300)
+        assert "WG001" in run.stdout, run.stdout + run.stderr
+        status = subprocess.run([str(SCRIPT), "daemon", "status", "--json"], cwd=ws, env=env,
+                                capture_output=True, text=True, timeout=60)
+        assert json.loads(status.stdout)["served"] == 1
+    finally:
+        subprocess.run([str(SCRIPT), "daemon", "stop"], cwd=ws, env=env, capture_output=True, timeout=60)
+        import shutil
+
+        shutil.rmtree(folder, ignore_errors=True)
+    assert _imported(markers) == []
+
+
 def test_a_workspace_package_named_like_ours_is_not_run_by_the_clients_command(tmp_path: Path) -> None:
     """`python -m X` finds X in the working directory first: only `-P` (what the VS Code client and
     the editor examples use) or the console script keep a workspace `wgmma_lsp.py` out."""

@@ -229,6 +229,21 @@ def cmd_explain(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_daemon(args: argparse.Namespace) -> int:
+    from wgmma_lsp import daemon_control
+
+    if args.action == "start":
+        return daemon_control.start(args.idle_timeout)  # (None: the daemon's default)
+    if args.action == "stop":
+        return daemon_control.stop()
+    if args.action == "status":
+        return daemon_control.status(args.json)
+    # `serve` is run by the launcher (launch.py) before this module is imported
+    print("wgmma-lsp daemon serve: run it as `wgmma-lsp daemon serve` (or `python -m wgmma_lsp`)",
+          file=sys.stderr)
+    return 2
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from wgmma_lsp.server import serve_stdio
 
@@ -302,7 +317,18 @@ def build_parser() -> argparse.ArgumentParser:
                             "(default: VIRTUAL_ENV, a .venv in the project, wgmma-lsp's own)")
     check.add_argument("--show-settings", action="store_true",
                        help="print the settings that apply to each PATH (configuration file, rules, excludes) and exit")
+    check.add_argument("--no-daemon", action="store_true",
+                       help="check in this process even when a check daemon runs (`wgmma-lsp daemon`)")
     check.set_defaults(func=cmd_check)
+    daemon = sub.add_parser(
+        "daemon", formatter_class=_HelpFormatter,
+        help="a background process that `check` hands its work to: each check starts with the "
+             "analysis already imported (start, stop, status; serve: in the foreground)")
+    daemon.add_argument("action", choices=["start", "stop", "status", "serve"])
+    daemon.add_argument("--idle-timeout", type=float, default=None, metavar="SECONDS",
+                        help="start/serve: end after this long without a check (0: never; default 3 h)")
+    daemon.add_argument("--json", action="store_true", help="status: as JSON")
+    daemon.set_defaults(func=cmd_daemon)
     explain = sub.add_parser("explain", help="print a rule's documentation (no code: list rules)",
                              formatter_class=_HelpFormatter)
     explain.add_argument("code", nargs="?")

@@ -121,6 +121,12 @@ def uninstall() -> None:
     _installed = False
 
 
+def save() -> None:
+    """Write now what this process compiled (the check daemon, after its imports: the checks it
+    forks then have nothing of it left to write at their exit)."""
+    _save()
+
+
 def _save() -> None:
     """Write the file when this process compiled something (atomically; merged with the file as it
     is now, another process may have written it)."""

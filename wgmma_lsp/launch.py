@@ -49,6 +49,13 @@ def main() -> int:
     """The console script `wgmma-lsp` (and `python -m wgmma_lsp`, through __main__)."""
     script = sys.argv[0] if sys.argv and sys.argv[0] not in ("", "-c", "-m") else None
     isolate_sys_path(os.path.dirname(os.path.abspath(script)) if script else None)
+    if sys.argv[1:2] == ["check"]:  # a check daemon of this environment, if one runs (daemon.py)
+        from wgmma_lsp import daemon_client
+
+        if daemon_client.wanted(sys.argv):
+            rc = daemon_client.try_check(sys.argv)
+            if rc is not None:
+                return rc
     import gc
 
     from wgmma_lsp.gc_tuning import THRESHOLDS
@@ -57,11 +64,16 @@ def main() -> int:
     # the collector walked that growing heap about a hundred times. As the server and `check`
     # set it once running (server.configure_gc, batch.configure_gc), from the start.
     gc.set_threshold(*THRESHOLDS)
-    if sys.argv[1:2] == ["check"]:
+    serving = sys.argv[1:3] == ["daemon", "serve"]
+    if sys.argv[1:2] == ["check"] or serving:  # (the daemon's forks run checks)
         defer_inspect()
     from wgmma_lsp import codegen_cache  # before any dataclass is made: their code, cached
 
     codegen_cache.install()
+    if serving:
+        from wgmma_lsp import daemon
+
+        return daemon.main(sys.argv[3:])
     from wgmma_lsp import cli  # only now: cli imports argparse, pathlib, ...
 
     rc = cli.main()
