@@ -3,7 +3,9 @@ without it — same output, same exit code, same configuration — and only proc
 same way, by the same user, use it (wgmma_lsp/daemon.py, daemon_client.py; docs/security.md).
 
 Each test runs the console script as a user does, with its own runtime folder (short: a Unix
-socket's path has at most 107 bytes)."""
+socket's path has at most 107 bytes), from `/` unless it says otherwise (the launcher takes the
+working directory off `sys.path`: run from a checkout on `PYTHONPATH`, the check and the daemon
+would import different code, and the daemon would rightly not be asked)."""
 
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ SEED = ROOT / "examples" / "seed_errors.py"
 FIXED = ROOT / "examples" / "seed_fixed.py"
 
 
-def _run(args: list[str], env: dict[str, str], cwd: Path | str = ROOT, local: bool = False,
+def _run(args: list[str], env: dict[str, str], cwd: Path | str = "/", local: bool = False,
          timeout: float = 300) -> subprocess.CompletedProcess:
     env = dict(env)
     if local:
@@ -150,7 +152,7 @@ def test_a_runtime_folder_open_to_others_is_never_used(daemon) -> None:
 
 def test_stop_status_and_the_idle_timeout(env) -> None:
     assert _run(["daemon", "status"], env).returncode == 1
-    start = _start(env, "--idle-timeout", "1")
+    start = _start(env, "--idle-timeout", "3")
     assert start.returncode == 0, start.stderr
     again = _run(["daemon", "start"], env)
     assert again.returncode == 0 and "already running" in again.stdout
@@ -185,7 +187,7 @@ def _long_check(env: dict[str, str], tmp_path: Path, functions: int = 20000) -> 
     the daemon (returns once it runs there)."""
     big = tmp_path / "big.py"
     big.write_text(SEED.read_text() + "".join(f"\n\ndef f{i}(x):\n    return x + {i}\n" for i in range(functions)))
-    proc = subprocess.Popen([str(SCRIPT), "check", "--no-cache", str(big)], env=env,
+    proc = subprocess.Popen([str(SCRIPT), "check", "--no-cache", str(big)], env=env, cwd="/",
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while _status(env)["running"] == 0:

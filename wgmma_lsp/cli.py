@@ -232,6 +232,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
 def cmd_daemon(args: argparse.Namespace) -> int:
     from wgmma_lsp import daemon_control
 
+    if not hasattr(os, "fork"):
+        print("wgmma-lsp daemon: not available here (it forks a process per check: POSIX only)",
+              file=sys.stderr)
+        return 2
     if args.action == "start":
         return daemon_control.start(args.idle_timeout)  # (None: the daemon's default)
     if args.action == "stop":

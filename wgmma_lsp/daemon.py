@@ -129,6 +129,7 @@ class _Daemon:
         self.listener.settimeout(1.0)
         signal.signal(signal.SIGTERM, _terminated)
         print(f"daemon: serving {self.path} (pid {os.getpid()})", file=sys.stderr, flush=True)
+        self.last_request = time.monotonic()  # (idle from now: not from before the warm-up)
         try:
             while True:
                 self._reap()
