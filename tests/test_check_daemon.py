@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from wgmma_lsp import daemon_client as wire
+
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the daemon forks (POSIX only)")
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -178,7 +180,21 @@ def test_a_malformed_request_is_dropped_and_the_daemon_answers_the_next(daemon) 
             s.sendall(garbage)
             s.shutdown(socket.SHUT_WR)
             s.recv(100)
-    assert _status(daemon)["pid"] == status["pid"]
+    # a well-formed request for another command than `check`: refused, nothing forked
+    root = os.open("/", os.O_RDONLY)
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s, open(os.devnull, "rb+") as null:
+            s.settimeout(10)
+            s.connect(status["socket"])
+            wire.send(s, {"kind": "check", "protocol": wire.PROTOCOL, "key": status["key"],
+                          "argv": ["wgmma-lsp", "serve"], "env": {}, "umask": 0o22,
+                          "streams": [["utf-8", "strict", False, False]] * 3}, [null.fileno()] * 3 + [root])
+            reply, _ = wire.receive(s)
+    finally:
+        os.close(root)
+    assert reply is not None and "refused" in reply, reply
+    after = _status(daemon)
+    assert after["pid"] == status["pid"] and after["served"] == status["served"]
     assert _run(["check", str(SEED)], daemon).returncode == 1
 
 

@@ -172,8 +172,8 @@ class _Daemon:
             if kind == "stop":
                 wire.send(conn, {"stopping": os.getpid()})
                 return True
-            if kind != "check" or len(fds) != 4:
-                wire.send(conn, {"refused": f"unknown request {kind!r}"})
+            if kind != "check" or len(fds) != 4 or not _valid_check(message):
+                wire.send(conn, {"refused": f"not a request this daemon answers ({kind!r})"})
                 return False
             self.last_request = time.monotonic()
             changed = self._changed_file()
@@ -247,6 +247,19 @@ class _Terminated(Exception):
 
 def _terminated(signum, frame) -> None:
     raise _Terminated
+
+
+def _valid_check(message: dict) -> bool:
+    """A `check` command line with the fields a check needs, of their types (the daemon forks
+    only to run `wgmma-lsp check`)."""
+    argv, env, umask, streams = (message.get(k) for k in ("argv", "env", "umask", "streams"))
+    return (isinstance(argv, list) and len(argv) >= 2 and argv[1] == "check"
+            and all(isinstance(a, str) for a in argv)
+            and isinstance(env, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in env.items())
+            and isinstance(umask, int) and 0 <= umask <= 0o777
+            and isinstance(streams, list) and len(streams) == 3
+            and all(isinstance(s, list) and len(s) == 4 and isinstance(s[0], str) and isinstance(s[1], str)
+                    for s in streams))
 
 
 def _single_threaded() -> bool:
@@ -328,7 +341,7 @@ def _child(conn, daemons: tuple[int, int], message: dict, fds: list[int]) -> Non
         os.fchdir(cwd)
         os.umask(int(message["umask"]))
         env = message["env"]
-        argv = [str(a) for a in message["argv"]]
+        argv = message["argv"]
         wire.send(conn, {"pid": os.getpid()})
         try:
             go, _ = wire.receive(conn)
@@ -341,7 +354,7 @@ def _child(conn, daemons: tuple[int, int], message: dict, fds: list[int]) -> Non
         for fd, target in ((stdin, 0), (stdout, 1), (stderr, 2)):
             os.dup2(fd, target)
         os.environ.clear()
-        os.environ.update({str(k): str(v) for k, v in env.items()})
+        os.environ.update(env)
         sys.argv = argv
         _standard_streams(message["streams"])
         rc = _run_check(argv)
