@@ -29,7 +29,7 @@ from wgmma_lsp.interpret import loop_steps
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.loop_steps import StepInt
 from wgmma_lsp.interpret.values import UNKNOWN, AllocSpec, ArrayVal, Const, RefVal, TupleVal, Value, Wrapped, as_int
-from wgmma_lsp.models import arrays, blackwell, pallas, pipelines, refs, tma  # noqa: F401  (first: wrapped here)
+from wgmma_lsp.models import array_elementwise, blackwell, pallas, pipelines, refs, tma  # noqa: F401  (first: wrapped here)
 from wgmma_lsp.models.arrays import INT32
 from wgmma_lsp.models.registry import GETITEM, MODELS, SETITEM, model
 from wgmma_lsp.models.wait_counts import count_rejected

@@ -30,7 +30,7 @@ from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.jax_version import installed, matches
 from wgmma_lsp.interpret.values import ArrayVal, Const, RefVal, Value
 from wgmma_lsp.lazy_re import LazyPattern
-from wgmma_lsp.models import arrays, implicit_copies  # noqa: F401 - wrapped after theirs
+from wgmma_lsp.models import array_reductions, implicit_copies  # noqa: F401 - wrapped after theirs
 from wgmma_lsp.models.indexing import is_whole
 from wgmma_lsp.models.registry import GETITEM, METHODS, MODELS, SETITEM
 from wgmma_lsp.rules import tiled_layout_shape, tiling_without_swizzle

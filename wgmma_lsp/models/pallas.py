@@ -267,7 +267,7 @@ def _run_state_apply(call: Call) -> Value:
 
 def _check_init_layouts(call: Call, init: Value) -> None:
     """Lane lowering of run_state: `WGMMAAccumulator.from_registers` for each `ACC.init(x)`."""
-    from wgmma_lsp.models.arrays import SPLAT
+    from wgmma_lsp.models.array_constructors import SPLAT
     from wgmma_lsp.models.user_spelling import module_alias
     from wgmma_lsp.rules import accumulator_layout
 

@@ -30,7 +30,7 @@ from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.jax_source import lowering_rule_registered as registered
 from wgmma_lsp.interpret.jax_version import installed
 from wgmma_lsp.interpret.values import ArrayVal, Const, TupleVal, Value
-from wgmma_lsp.models import arrays, pipelines  # noqa: F401 - their models are wrapped below
+from wgmma_lsp.models import array_elementwise, array_reductions, array_reshapes, pipelines  # noqa: F401 - their models are wrapped below
 from wgmma_lsp.models.registry import ATTRIBUTE_SITES, METHODS, MODELS, OPERATOR_SITES
 from wgmma_lsp.rules import lowering_unimplemented_primitive as wg084
 

@@ -1,4 +1,4 @@
-"""Shape-only array functions of `jax.lax` that are not in `arrays.py`: `lax.collapse`."""
+"""Shape-only array functions of `jax.lax` that are not in `array_reshapes.py`: `lax.collapse`."""
 
 from __future__ import annotations
 

@@ -267,7 +267,7 @@ def check_store(interp, ref: RefVal, value: Value, value_node: ast.AST | None, b
 
 def _check_store_layout(interp, val: ArrayVal, span, blame: int) -> None:
     """Lane lowering of the store: `WGMMAAccumulator.from_registers` needs the WGMMA layout."""
-    from wgmma_lsp.models.arrays import SPLAT
+    from wgmma_lsp.models.array_constructors import SPLAT
     from wgmma_lsp.rules import accumulator_layout
 
     if interp.kernel.lowering == "lane" and val.layout == SPLAT:

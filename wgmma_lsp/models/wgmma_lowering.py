@@ -463,7 +463,7 @@ class WgmmaLowering:
                          kernel_level=kernel_level, data={"k": k, "k_group": k_group})
             return
         if a_in_regs:
-            from wgmma_lsp.models.arrays import SPLAT
+            from wgmma_lsp.models.array_constructors import SPLAT
             from wgmma_lsp.rules import wgmma_lhs_register_layout as rule
 
             if self.sem == "lane" and a.layout == SPLAT:  # type: ignore[union-attr]
