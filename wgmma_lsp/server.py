@@ -2,7 +2,9 @@
 
 Analysis runs in a dedicated worker pool (not pygls's `@server.thread` pool, which also reads
 stdin). Every result is tagged with the document version it was computed for; a result for an
-older version is dropped, and requests wait for the version they were asked about.
+older version is dropped, and requests wait for the version they were asked about. The
+analysis of one version, the entry holding it and the background pass that checks what the
+typing budget left out: editor_analyses.py.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ import multiprocessing
 import sys
 import threading
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -26,18 +27,15 @@ from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
 
-from wgmma_lsp import __version__, environment, environment_lsp, gc_tuning, lifetime, transport, warmup
+from wgmma_lsp import __version__, environment_lsp, gc_tuning, lifetime, transport, warmup
 from wgmma_lsp import config as project_config
-from wgmma_lsp.analysis import Analysis, analyze
-from wgmma_lsp.interpret.interp import Cancelled
-from wgmma_lsp.interpret.incomplete import internal_error
+from wgmma_lsp.analysis import Analysis
+from wgmma_lsp.editor_analyses import BackgroundPassMixin, _Entry, _safe_analyze
 from wgmma_lsp.finished import STALE_NOTE, FinishedAnalyses, LineMap
 from wgmma_lsp.lifecycle import Lifecycle
 from wgmma_lsp.lsp_protocol import WgmmaProtocol
 from wgmma_lsp.lsp_convert import to_lsp_diagnostic, to_lsp_signature_help, to_range
 from wgmma_lsp.interpret import jedi_resolve
-from wgmma_lsp.interpret.jax_version import lowering_default
-from wgmma_lsp.interpret.sweep_budget import sweep_mode
 from wgmma_lsp.ide import code_actions as ide_actions
 from wgmma_lsp.ide import diagnostics as ide_diagnostics
 from wgmma_lsp.ide import hover as ide_hover
@@ -53,28 +51,14 @@ from wgmma_lsp.trace import lsp_glue as trace_glue
 log = logging.getLogger("wgmma_lsp")
 
 EXPLAIN_COMMAND = "wgmma-lsp.explain"
-MAX_SOURCE_CHARS = 5_000_000  # larger documents get a message instead of an analysis
 DEBOUNCE_SECONDS = 0.015  # edits closer together than this are analysed once
-# What the typing budget left out (WG903) is checked this long after the document's analysis,
-# if no edit came meanwhile (`_check_the_rest`).
-SETTLE_SECONDS = 0.4
-CHECKING_THE_REST = " (checking them once typing stops)"  # said by a WG903 note meanwhile
 # The start-up warm-up (warmup.py: ~0.4 s of CPU) waits this long after `initialized`, then for
 # the analyses running by then: a document opened at start-up gets its diagnostics first,
 # instead of sharing the interpreter lock with the warm-up.
 WARMUP_DELAY_SECONDS = 0.5
 
 
-@dataclass
-class _Entry:
-    """The analysis of one generation of a document (see `documents.py`)."""
-
-    generation: int
-    task: "asyncio.Future[Analysis | None]"
-    cancel: threading.Event
-
-
-class WgmmaLanguageServer(LanguageServer):
+class WgmmaLanguageServer(BackgroundPassMixin, LanguageServer):
     def __init__(self) -> None:
         super().__init__("wgmma-lsp", __version__, protocol_cls=WgmmaProtocol)
         self.settings = Settings()  # the editor's (wgmmaLsp section)
@@ -97,9 +81,10 @@ class WgmmaLanguageServer(LanguageServer):
                                    or method in self.protocol.fm.features)
         self.exit_code = 0  # `exit` without `shutdown`: 1
         self.finished = FinishedAnalyses()  # for hover and code actions while a newer one runs
-        self._background: set[asyncio.Future[Any]] = set()  # (`_keep`)
-        # The budgeted analyses (by id) whose left-out combinations are being checked
+        # The background pass's (editor_analyses.py): the tasks held until they end (`_keep`), and
+        # the budgeted analyses (by id) whose left-out combinations are being checked
         # (`_check_the_rest`)
+        self._background: set[asyncio.Future[Any]] = set()
         self._checking_the_rest: set[int] = set()
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
@@ -218,50 +203,8 @@ class WgmmaLanguageServer(LanguageServer):
         if result is not None and result.unresolved_imports and path:
             self._keep(asyncio.ensure_future(self._resolve_imports(uri, generation, source, path,
                                                                    list(result.unresolved_imports))))
-        if result is not None and result.notes and _configured_sweeps(path) is None:
-            self._checking_the_rest.add(id(result))  # (the callback below keeps `result` alive)
-            task = asyncio.ensure_future(self._check_the_rest(uri, generation, source, path))
-            task.add_done_callback(lambda _: self._checking_the_rest.discard(id(result)))
-            self._keep(task)
+        self._check_the_rest_later(uri, generation, source, path, result)
         return result
-
-    async def _check_the_rest(self, uri: str, generation: int, source: str, path: str | None) -> None:
-        """What the typing budget left out (WG903: sweep combinations, test cases), checked once
-        the document settles: the same version analysed again with every combination (the
-        `wgmma-lsp check` mode), then published in place of the budgeted analysis. An edit,
-        a close or an invalidation abandons it (it shares the budgeted analysis' cancel event);
-        so does a newer analysis of the same version (jedi's imports: `entries` moved on)."""
-        entry = self.entries.get(uri)
-        if entry is None or entry.generation != generation:
-            return
-        await asyncio.sleep(SETTLE_SECONDS)
-        if entry.cancel.is_set() or self.entries.get(uri) is not entry:
-            return
-        loop = asyncio.get_running_loop()
-        job = loop.run_in_executor(self.pool, functools.partial(_safe_analyze, sweeps="all"),
-                                   source, path, entry.cancel)
-        self._running[uri] = job  # (a newer version's analysis waits for it to stop)
-        result = await asyncio.shield(job)
-        if result is None or entry.cancel.is_set() or self.entries.get(uri) is not entry \
-                or self.generation(uri) != generation:
-            return
-        log.info("%s: every sweep combination and test case checked in the background", uri)
-        done: asyncio.Future[Analysis | None] = loop.create_future()
-        done.set_result(result)
-        self.entries[uri] = _Entry(generation, done, entry.cancel)
-        self.finished.store(uri, generation, result)
-        await self.refresh_diagnostics([uri], force=True)
-
-    def _keep(self, task: "asyncio.Future[Any]") -> None:
-        """A background task held until it ends (the event loop keeps only weak references);
-        what it raised is logged when it ends."""
-        self._background.add(task)
-        task.add_done_callback(self._background_done)
-
-    def _background_done(self, task: "asyncio.Future[Any]") -> None:
-        self._background.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("a background analysis failed", exc_info=task.exception())
 
     @property
     def jedi_pool(self) -> ProcessPoolExecutor:
@@ -382,10 +325,7 @@ class WgmmaLanguageServer(LanguageServer):
         # one pass over all of them: suppression comments apply to each
         diags = ide_diagnostics.diagnostics(analysis, self.settings_for(uri), extra=extra)
         out = [to_lsp_diagnostic(d, uri, doc) for d in diags]
-        if id(analysis) in self._checking_the_rest:  # (its WG903 notes: not for long)
-            for d in out:
-                if d.code == ide_diagnostics.NOTE_CODE:
-                    d.message += CHECKING_THE_REST
+        self._mark_checking_the_rest(analysis, out)
         return out
 
     async def publish(self, uri: str, force: bool = False) -> None:
@@ -452,47 +392,6 @@ def _never_fail(default: Any = None):
                 return default() if callable(default) else default
         return run
     return deco
-
-
-def _safe_analyze(source: str, path: str | None, cancel: threading.Event | None = None,
-                  sweeps: str | None = None) -> Analysis | None:
-    """The analysis of one version (None: cancelled); `sweeps` overrides the configuration's
-    sweep mode (the background pass's "all")."""
-    try:
-        if len(source) > MAX_SOURCE_CHARS:
-            log.warning("document too large to analyse (%d characters)", len(source))
-            return Analysis.not_analysed(source, path, "too-large", f"analysis incomplete: file too large to "
-                                         f"analyse ({len(source):,} characters, limit {MAX_SOURCE_CHARS:,})")
-        other = environment.other_jax_note(path)
-        if other is not None:
-            return Analysis.not_analysed(source, path, "other-environment", other)
-        cfg = _project_config(path)
-        with lowering_default(cfg.lowering_semantics if cfg else None), \
-                sweep_mode(sweeps or (cfg.sweeps if cfg else None)):
-            return analyze(source, path, cancel=cancel)
-    except Cancelled:
-        return None
-    except Exception as e:  # the server never dies on analysis bugs, nor hides them (WG904)
-        log.exception("analysis failed for %s", path)
-        return Analysis.not_analysed(source, path, "internal-error", internal_error(e))
-
-
-def _configured_sweeps(path: str | None) -> str | None:
-    """The sweep mode the project chose (None: the editor's default, the typing budget with the
-    rest checked in the background once the document settles)."""
-    cfg = _project_config(path)
-    return cfg.sweeps if cfg else None
-
-
-def _project_config(path: str | None) -> "project_config.Config | None":
-    """The project configuration for a file: its `lowering-semantics` (None: JAX's default) and
-    `sweeps` (None: the server's typing-speed budget) apply to the analysis."""
-    if not path:
-        return None
-    try:
-        return project_config.find(Path(path))
-    except project_config.ConfigError:
-        return None
 
 
 def _uri_path(uri: str) -> str | None:
