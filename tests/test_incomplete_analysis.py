@@ -267,10 +267,10 @@ def test_check_counts_unanalysed_files_beside_errors(tmp_path: Path, capsys) -> 
 
 
 def test_the_server_says_a_document_is_too_large_to_analyse() -> None:
-    from wgmma_lsp.editor_analyses import MAX_SOURCE_CHARS, _safe_analyze
+    from wgmma_lsp.editor_analyses import MAX_SOURCE_CHARS, safe_analyze
 
     source = "x = 1\n" + "#" * MAX_SOURCE_CHARS + "\n"
-    analysis = _safe_analyze(source, None)
+    analysis = safe_analyze(source, None)
     (d,) = diagnostics(analysis)
     assert (d.code, d.span.line, d.severity) == ("WG904", 0, Severity.INFORMATION)
     assert f"limit {MAX_SOURCE_CHARS:,}" in d.message and "too large" in d.message

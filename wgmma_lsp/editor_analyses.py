@@ -1,6 +1,6 @@
 """The server's analyses of each document: one version analysed with its project's
-configuration, never failing (`_safe_analyze`); the entry holding the analysis of each
-generation of a document (`_Entry`); and the background pass (`BackgroundPassMixin`): what the
+configuration, never failing (`safe_analyze`); the entry holding the analysis of each
+generation of a document (`Entry`); and the background pass (`BackgroundPassMixin`): what the
 typing budget left out (WG903: sweep combinations, test cases) checked once the document
 settles, and the background tasks the server holds until they end.
 """
@@ -38,7 +38,7 @@ CHECKING_THE_REST = " (checking them once typing stops)"  # said by a WG903 note
 
 
 @dataclass
-class _Entry:
+class Entry:
     """The analysis of one generation of a document (see `documents.py`)."""
 
     generation: int
@@ -75,7 +75,7 @@ class BackgroundPassMixin:
         if entry.cancel.is_set() or self.entries.get(uri) is not entry:
             return
         loop = asyncio.get_running_loop()
-        job = loop.run_in_executor(self.pool, functools.partial(_safe_analyze, sweeps="all"),
+        job = loop.run_in_executor(self.pool, functools.partial(safe_analyze, sweeps="all"),
                                    source, path, entry.cancel)
         self._running[uri] = job  # (a newer version's analysis waits for it to stop)
         result = await asyncio.shield(job)
@@ -85,7 +85,7 @@ class BackgroundPassMixin:
         log.info("%s: every sweep combination and test case checked in the background", uri)
         done: asyncio.Future[Analysis | None] = loop.create_future()
         done.set_result(result)
-        self.entries[uri] = _Entry(generation, done, entry.cancel)
+        self.entries[uri] = Entry(generation, done, entry.cancel)
         self.finished.store(uri, generation, result)
         await self.refresh_diagnostics([uri], force=True)
 
@@ -108,7 +108,7 @@ class BackgroundPassMixin:
                     d.message += CHECKING_THE_REST
 
 
-def _safe_analyze(source: str, path: str | None, cancel: threading.Event | None = None,
+def safe_analyze(source: str, path: str | None, cancel: threading.Event | None = None,
                   sweeps: str | None = None) -> Analysis | None:
     """The analysis of one version (None: cancelled); `sweeps` overrides the configuration's
     sweep mode (the background pass's "all")."""

@@ -30,7 +30,7 @@ from pygls.workspace import TextDocument
 from wgmma_lsp import __version__, environment_lsp, gc_tuning, lifetime, transport, warmup
 from wgmma_lsp import config as project_config
 from wgmma_lsp.analysis import Analysis
-from wgmma_lsp.editor_analyses import BackgroundPassMixin, _Entry, _safe_analyze
+from wgmma_lsp.editor_analyses import BackgroundPassMixin, Entry, safe_analyze
 from wgmma_lsp.finished import STALE_NOTE, FinishedAnalyses, LineMap
 from wgmma_lsp.lifecycle import Lifecycle
 from wgmma_lsp.lsp_protocol import WgmmaProtocol
@@ -69,7 +69,7 @@ class WgmmaLanguageServer(BackgroundPassMixin, LanguageServer):
         # analyses: a hover on the last finished analysis never waits for a running one.
         self.records_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wgmma-records")
         self._jedi_pool: ProcessPoolExecutor | None = None
-        self.entries: dict[str, _Entry] = {}
+        self.entries: dict[str, Entry] = {}
         self.desynced: set[str] = set()  # documents dropped after a change that could not be read
         self.generations: dict[str, int] = {}  # uri -> bumped by every didOpen/didChange/didClose
         self._running: dict[str, "asyncio.Future[Any]"] = {}  # uri -> the analysis thread's job
@@ -180,7 +180,7 @@ class WgmmaLanguageServer(BackgroundPassMixin, LanguageServer):
                 entry.task.cancel()  # superseded: keystroke bursts coalesce into one analysis
         cancel = threading.Event()
         task = asyncio.ensure_future(self._analyse(doc.uri, generation, doc.source, doc.path, cancel))
-        self.entries[doc.uri] = _Entry(generation, task, cancel)
+        self.entries[doc.uri] = Entry(generation, task, cancel)
         return task
 
     async def _analyse(self, uri: str, generation: int, source: str, path: str | None,
@@ -193,7 +193,7 @@ class WgmmaLanguageServer(BackgroundPassMixin, LanguageServer):
         if cancel.is_set():
             raise asyncio.CancelledError()
         loop = asyncio.get_running_loop()
-        job = loop.run_in_executor(self.pool, _safe_analyze, source, path, cancel)
+        job = loop.run_in_executor(self.pool, safe_analyze, source, path, cancel)
         self._running[uri] = job
         result = await asyncio.shield(job)
         if result is not None:
