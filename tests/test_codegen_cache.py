@@ -32,6 +32,11 @@ def _probe(cache: Path) -> tuple[dict, str]:
     return json.loads(lines[-1]), proc.stderr
 
 
+#: More texts than this are compiled by a process that finds no cache: Python 3.11 and 3.12 compile
+#: one text per generated method (~450 for wgmma-lsp's ~95 dataclasses), 3.13 one per class.
+COMPILED_WITHOUT_CACHE = 80
+
+
 def _entries(cache: Path) -> dict:
     (path,) = cache.glob("dataclass-code-*.marshal")
     return marshal.loads(path.read_bytes())
@@ -39,7 +44,7 @@ def _entries(cache: Path) -> dict:
 
 def test_the_second_process_compiles_none_of_the_dataclass_code(tmp_path: Path) -> None:
     first, _ = _probe(tmp_path)
-    assert first["compiled"] > 100  # wgmma-lsp's dataclasses: hundreds of generated methods
+    assert first["compiled"] > COMPILED_WITHOUT_CACHE
     second, err = _probe(tmp_path)
     assert second["compiled"] == 0, err
     assert second["used"] == first["used"]
@@ -60,7 +65,7 @@ def test_a_corrupt_file_is_ignored_and_rewritten(tmp_path: Path) -> None:
     (path,) = tmp_path.glob("dataclass-code-*.marshal")
     path.write_bytes(b"\x00not marshal")
     stats, err = _probe(tmp_path)
-    assert stats["compiled"] > 100
+    assert stats["compiled"] > COMPILED_WITHOUT_CACHE
     assert "cannot be read and was ignored" in err or "holds something else" in err
     assert _entries(tmp_path)  # written again, whole
 
@@ -70,7 +75,7 @@ def test_a_file_others_can_write_is_not_run(tmp_path: Path) -> None:
     (path,) = tmp_path.glob("dataclass-code-*.marshal")
     path.chmod(0o666)
     stats, err = _probe(tmp_path)
-    assert stats["compiled"] > 100  # nothing of it was used
+    assert stats["compiled"] > COMPILED_WITHOUT_CACHE  # nothing of it was used
     assert "is not this user's alone: ignored" in err
 
 
