@@ -80,6 +80,9 @@ class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixi
         self.outside_written: list = []  # (object, attribute) a sweep iteration changed (mutation.py)
         self.records: dict[Span, ValueRecord] = {}
         self._records: dict[int, tuple] = {}  # id(node) -> (node, kind, name, values, contexts)
+        # Keys of `_records` whose values are settled: MAX_RECORD_VALUES of them, none partly
+        # unknown (`record` adds or replaces nothing there again).
+        self._records_full: set[int] = set()
         self.findings: list[Finding] = []
         # Every report made, with whether it was certain there (a finding seen before is
         # reported again without a new one): interp_records.settle_lowering_findings reads it.

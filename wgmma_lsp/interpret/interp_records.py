@@ -36,16 +36,24 @@ class RecordsMixin:
         """Remember a value an expression had (by node: spans are computed once, at the end)."""
         if self.silent or self.where is not None:
             return
-        entry = self._records.get(id(node))
+        key = id(node)
+        entry = self._records.get(key)
         if entry is None:
-            self._records[id(node)] = (node, kind, name, [value], [self.ctx])
+            self._records[key] = (node, kind, name, [value], [self.ctx])
             return
+        if self.flip_flags or (self.hover_only and key in self.hover_kept):
+            return  # (what `_record` finds first, asked before anything else is)
         values = entry[3]
         for v in values:
             if v is value:
                 return  # recorded already (what `_record` would find first, with nothing read)
-        if len(values) >= MAX_RECORD_VALUES and not any(map(_partial, values)):
-            return  # full of fully known values: nothing can be added or replaced
+        if len(values) >= MAX_RECORD_VALUES:
+            full = self._records_full
+            if key in full:
+                return
+            if not any(map(_partial, values)):
+                full.add(key)  # (settled: `_record` never changes such values again)
+                return  # full of fully known values: nothing can be added or replaced
         if self.observing:  # keeping books for hovers is not looking at a swept value
             obs = self.obs
             obs.paused += 1
@@ -107,6 +115,7 @@ class RecordsMixin:
                         rec.values.append(v)
                         rec.contexts.append(label)
         self._records.clear()
+        self._records_full.clear()
         return out
 
     def report(self, rule: Rule, message: str, span: Span | None, blame_line: int,
