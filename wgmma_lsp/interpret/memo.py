@@ -156,17 +156,17 @@ def fingerprint(v: Any, depth: int = 0) -> Any:
         return ("c", type(v.value).__name__, v.value)
     if kind is _TUPLE:
         return ("t", type(v).__name__, v.is_list, id(getattr(v, "cls", None)),  # (a NamedTuple's class)
-                tuple(fingerprint(i, depth + 1) for i in v.items))
+                tuple([fingerprint(i, depth + 1) for i in v.items]))
     if kind is _FUNC:
         return ("f", id(v.node), id(v.closure),
                 fingerprint(v.bound_self, depth + 1) if v.bound_self is not None else None)
     if kind is _PARTIAL:
-        return ("p", fingerprint(v.func, depth + 1), tuple(fingerprint(a, depth + 1) for a in v.args),
-                tuple(sorted((k, fingerprint(a, depth + 1)) for k, a in v.kwargs.items())))
+        return ("p", fingerprint(v.func, depth + 1), tuple([fingerprint(a, depth + 1) for a in v.args]),
+                tuple(sorted([(k, fingerprint(a, depth + 1)) for k, a in v.kwargs.items()])))
     if kind is _INSTANCE:
-        return ("i", id(v.cls), tuple(sorted((k, fingerprint(a, depth + 1)) for k, a in v.attrs.items())))
+        return ("i", id(v.cls), tuple(sorted([(k, fingerprint(a, depth + 1)) for k, a in v.attrs.items()])))
     if kind is _DICT:
-        return ("d", tuple((k, fingerprint(a, depth + 1)) for k, a in v.items))
+        return ("d", tuple([(k, fingerprint(a, depth + 1)) for k, a in v.items]))
     if kind is _VALUE:
         try:
             hash(v)
@@ -222,8 +222,9 @@ def call_key(func: FuncVal, args: list[Value], kwargs: dict[str, Value], generic
     a = func.node.args
     takes_nothing = not (a.posonlyargs or a.args or a.vararg or a.kwonlyargs or a.kwarg)
     try:
-        return (fingerprint(func), tuple(fingerprint(x) for x in args),
-                tuple(sorted((k, fingerprint(x)) for k, x in kwargs.items())),
+        # (lists, not generators, inside: this runs for every memoised call)
+        return (fingerprint(func), tuple([fingerprint(x) for x in args]),
+                tuple(sorted([(k, fingerprint(x)) for k, x in kwargs.items()])),
                 None if takes_nothing else (generic, complete), kernel)
     except (_NoKey, RecursionError):
         return None
