@@ -62,8 +62,19 @@ _CMPOPS: dict[type, Callable[[Any, Any], Any]] = {
     ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
     ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
 }
+_NAME, _CONSTANT = ast.Name, ast.Constant
+_CONTAINERS = (TupleVal, DictVal, SetVal)  # (what `eval_Name` reads through `mutation.live`)
 # Comparisons of two tuples/lists of plain constants, folded as CPython compares them.
 _SEQ_CMPOPS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
+def _fold_compare(op: ast.cmpop, left: Const, right: Const) -> Value:
+    """Two constants compared as CPython compares them (unknown where it raises)."""
+    fn = _CMPOPS.get(type(op))
+    try:
+        return Const(fn(left.value, right.value)) if fn else UNKNOWN
+    except Exception:  # what CPython raises here (`1 < "a"`): not a value
+        return UNKNOWN
 
 
 def _python_seq(v: TupleVal) -> tuple | list | None:
@@ -85,8 +96,20 @@ class ExpressionsMixin:
         self.steps += 1
         if self.steps > self._check_at:
             self.checkpoint()
-        method = self._EVAL.get(type(node))
+        kind = type(node)
         try:
+            # (a third of the nodes evaluated are names, most of them local: `eval_Name`'s
+            # commonest case inlined, and a constant's; anything else from the table)
+            if kind is _NAME:
+                v = env.vars.get(node.id)  # type: ignore[union-attr]
+                if v is None or isinstance(v, _CONTAINERS):
+                    return self.eval_Name(node, env)  # type: ignore[arg-type]
+                if not self.silent and self.where is None:  # (record's own test, before the call)
+                    self.record(node, v, "name", node.id)  # type: ignore[union-attr]
+                return v
+            if kind is _CONSTANT:
+                return Const(node.value)  # type: ignore[union-attr]
+            method = self._EVAL.get(kind)
             return method(self, node, env) if method is not None else UNKNOWN
         except RecursionError:  # this expression only: unknown, and a WG904 at it
             return incomplete.too_deep(self, node)
@@ -102,7 +125,7 @@ class ExpressionsMixin:
                 mutation.read_outside(self, v)
         if v is None:
             v = self.builtin_or_star(n.id, env)
-        elif isinstance(v, (TupleVal, DictVal, SetVal)):
+        elif isinstance(v, _CONTAINERS):
             v = mutation.live(self, v)  # a list changed in a way not followed: unknown
         if not self.silent and self.where is None:  # (record's own test, before the call)
             self.record(n, v, "name", n.id)
@@ -418,6 +441,8 @@ class ExpressionsMixin:
         return result
 
     def compare(self, op: ast.cmpop, left: Value, right: Value) -> Value:
+        if type(left) is Const and type(right) is Const:  # (the commonest case: none of the
+            return _fold_compare(op, left, right)  # cases before the constants' applies to it)
         if isinstance(left, InstanceVal) or isinstance(right, InstanceVal):
             r = operators.compare(self, op, left, right)  # `__eq__`, `__lt__`, `__contains__`...
             if r is not None:
@@ -438,11 +463,7 @@ class ExpressionsMixin:
                 return UNKNOWN
             return Const(found if isinstance(op, ast.In) else not found)
         if isinstance(left, Const) and isinstance(right, Const):
-            fn = _CMPOPS.get(type(op))
-            try:
-                return Const(fn(left.value, right.value)) if fn else UNKNOWN
-            except Exception:
-                return UNKNOWN
+            return _fold_compare(op, left, right)
         if isinstance(left, TupleVal) and isinstance(right, TupleVal) and type(op) in _SEQ_CMPOPS:
             lv, rv = _python_seq(left), _python_seq(right)
             if lv is not None and rv is not None:  # `jax.__version_info__ >= (0, 11)`: as CPython does
