@@ -444,17 +444,27 @@ def _optimistic_handlers(body: list[ast.stmt]) -> bool:
     """A `try` in the loop's own body (not in a nested function) other than a `next`-only one:
     its handlers are assumed not to run unless a finding says the body raised (interp_try), so
     how they leave the loop is not followed exactly (an `except IndexError: break` would be
-    missed): such a loop is not unrolled."""
+    missed): such a loop is not unrolled. Kept on the body's first statement (as
+    block_exits keeps what it finds): a loop run once per iteration of an enclosing one walks
+    its body once."""
     from wgmma_lsp.interpret.interp_try import _next_only
 
+    if not body:
+        return False
+    known = getattr(body[0], "_wgmma_optimistic", None)
+    if known is not None:
+        return known
+    found = False
     todo: list[ast.AST] = list(body)
     while todo:
         n = todo.pop()
         if isinstance(n, (ast.Try, ast.TryStar)) and not (isinstance(n, ast.Try) and _next_only(n)):
-            return True
+            found = True
+            break
         if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.expr)):
             todo.extend(ast.iter_child_nodes(n))
-    return False
+    body[0]._wgmma_optimistic = found  # type: ignore[attr-defined]
+    return found
 
 
 @dataclass
