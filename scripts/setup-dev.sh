@@ -5,7 +5,7 @@
 # Idempotent: re-running only installs what is missing.
 # Usage: scripts/setup-dev.sh [--no-editors]
 #   VENV=.venv312 PYTHON=python3.12 scripts/setup-dev.sh --no-editors   # another Python/JAX
-#   VENV=.venv3121 PYTHON=python3.12 JAX_PIN=0.12.1 scripts/setup-dev.sh --no-editors   # a given JAX
+#   VENV=.venv313 PYTHON=python3.13 JAX_PIN=0.12.1 scripts/setup-dev.sh --no-editors   # a given JAX
 #   (scripts/test-all.sh does that for every supported JAX and runs the suite in each)
 set -euo pipefail
 cd "$(dirname "$0")/.."
