@@ -22,32 +22,77 @@ import time
 
 from wgmma_lsp import daemon_client as wire
 
-#: A small Mosaic GPU kernel, checked at start by a forked process: the modules it imports are
-#: the ones every check imports. (A file without JAX would import fewer.)
-WARM_UP = '''\
-import jax
+#: A small Mosaic GPU project, checked at start by a forked process: the modules that check
+#: imports are the ones a check of a kernel file imports (the analysis, the race analysis of its
+#: copies and barriers, the reading of a sibling module). A check that needs more imports them
+#: itself; importing every module of the analysis made each check dearer (daemon.warm).
+WARM_UP = {
+    "warm_up_config.py": '''\
+import dataclasses
 import jax.numpy as jnp
-from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
 
 
-def kernel(a_ref, b_ref, o_ref, acc_ref):
-    plgpu.wgmma(acc_ref, a_ref, b_ref)
+@dataclasses.dataclass(frozen=True)
+class Config:
+    tile_m: int = 64
+    tile_n: int = 128
+    tile_k: int = 64
+
+
+def transforms(dtype) -> tuple:
+    swizzle = 128
+    return (plgpu.TilingTransform((8, swizzle // jnp.dtype(dtype).itemsize)),
+            plgpu.SwizzleTransform(swizzle))
+
+
+def scratch(config: Config, dtype) -> list:
+    return [
+        plgpu.SMEM((config.tile_m, config.tile_k), dtype, transforms=transforms(dtype)),
+        plgpu.SMEM((config.tile_k, config.tile_n), dtype, transforms=transforms(dtype)),
+        plgpu.SMEM((config.tile_m, config.tile_n), dtype, transforms=transforms(dtype)),
+        plgpu.ACC((config.tile_m, config.tile_n), jnp.float32),
+        plgpu.Barrier(num_arrivals=2),
+    ]
+''',
+    "warm_up_kernel.py": '''\
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+from warm_up_config import Config, scratch
+
+
+def kernel(a_gmem, b_gmem, o_gmem, a_smem, b_smem, o_smem, acc, barrier):
+    plgpu.copy_gmem_to_smem(a_gmem, a_smem, barrier)
+    plgpu.copy_gmem_to_smem(b_gmem, b_smem, barrier)
+    plgpu.barrier_wait(barrier)
+    plgpu.wgmma(acc, a_smem, b_smem)
     plgpu.wgmma_wait(0)
-    o_ref[...] = acc_ref[...].astype(o_ref.dtype)
+    o_smem[...] = acc[...].astype(o_smem.dtype)
+    plgpu.commit_smem()
+    plgpu.copy_smem_to_gmem(o_smem, o_gmem)
+    plgpu.wait_smem_to_gmem(0)
 
 
-def matmul(a, b):
+def matmul(a, b, config: Config):
     return plgpu.kernel(
         kernel,
-        out_shape=jax.ShapeDtypeStruct((64, 128), jnp.float16),
-        scratch_shapes=[plgpu.ACC((64, 128), jnp.float32)],
+        out_type=jax.ShapeDtypeStruct((config.tile_m, config.tile_n), a.dtype),
+        scratch_types=scratch(config, a.dtype),
     )(a, b)
 
 
 if __name__ == "__main__":
-    matmul(jnp.zeros((64, 64), jnp.float16), jnp.zeros((64, 128), jnp.float16))
-'''
+    for tile_n in (128, 256):
+        config = Config(tile_n=tile_n)
+        a = jnp.zeros((config.tile_m, config.tile_k), jnp.float16)
+        b = jnp.zeros((config.tile_k, config.tile_n), jnp.float16)
+        jax.block_until_ready(functools.partial(matmul, config=config)(a, b))
+''',
+}
 
 
 class _Daemon:
@@ -81,21 +126,21 @@ class _Daemon:
         return True
 
     def warm(self) -> list[str]:
-        """Import what a check imports: the modules a forked check of `WARM_UP` imported, in
-        that order; returns their names. A module that fails to import here is left for the
-        checks. (Not every module a check may need — a rule's, when it reports, the hazard
-        analysis': those a check imports itself. Importing all of the analysis' packages made
-        the daemon twice as big, and each check dearer: forking and ending a bigger process.)"""
+        """Import what a check imports: the modules a forked check of `WARM_UP`'s kernel imported,
+        in that order; returns their names. A module that fails to import here is left for the
+        checks. (Not every module a check may need — a rule's, when it reports: those a check
+        imports itself. Importing all of the analysis' packages made the daemon twice as big, and
+        each check dearer: forking and ending a bigger process.)"""
         import importlib
         import tempfile
 
         from wgmma_lsp import codegen_cache
 
         with tempfile.TemporaryDirectory(prefix="warm-", dir=self.folder) as tmp:
-            kernel = os.path.join(tmp, "warm_up_kernel.py")
-            with open(kernel, "w", encoding="utf-8") as f:
-                f.write(WARM_UP)
-            names = _modules_of_a_check(kernel)
+            for name, text in WARM_UP.items():
+                with open(os.path.join(tmp, name), "w", encoding="utf-8") as f:
+                    f.write(text)
+            names = _modules_of_a_check(os.path.join(tmp, "warm_up_kernel.py"))
         for name in names:
             if name not in sys.modules:
                 try:
