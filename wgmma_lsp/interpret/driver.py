@@ -18,7 +18,7 @@ from wgmma_lsp.entry.context import Context, contexts_note
 from wgmma_lsp.entry.discover import discover
 from wgmma_lsp.entry.test_contexts import run_package_tests
 from wgmma_lsp.interpret.ast_walk import CHILDLESS, push_children
-from wgmma_lsp.interpret import axis_env
+from wgmma_lsp.interpret import axis_env, followon
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.kernel_reach import kernels_of
 from wgmma_lsp.interpret.incomplete import Pieces, record, strict
@@ -169,7 +169,7 @@ def run_discovered(interp: Interpreter, pieces: Pieces) -> None:
             assert isinstance(site.node, ast.If)
 
             def block(site=site, span: Span = span) -> None:
-                with interp.in_context(Context(site.name, site.line, span=span)):
+                with interp.in_context(Context(site.name, site.line, span=span)), followon.Untraced(interp):
                     interp.exec_block(site.node.body, interp.module_env)
             pieces.run(span, "the __main__ block", block)
             continue
@@ -195,7 +195,7 @@ def _run_test(interp: Interpreter, site: Any, func: FuncVal, span: Span) -> None
         if site.method:
             args.insert(0, Opaque("self"))
         ctx = Context(site.name, site.line, tuple(case.label), span=span)
-        with interp.in_context(ctx):
+        with interp.in_context(ctx), followon.Untraced(interp):
             interp.call_user(func, Call(interp, None, args, kwargs, [None] * len(args), {}, env))
         interp.sweep_steps += interp.steps - start
         done += 1

@@ -22,7 +22,25 @@ may catch it — JAX has raised, and nothing after it on that run executes:
   analyzer's does not follow — except a rule `checked_last` (a store's transfer plan), which any
   certain lowering error reported before it in the body ends;
 - the lowering findings a kernel made before a certain trace error later in its body are
-  dropped when the body ends (`interp_records.settle_lowering_findings`).
+  dropped when the body ends (`interp_records.settle_lowering_findings`);
+- a certain lowering error also ends the run, at the point where JAX raises it: when the call it
+  is lowered in returns to code that is not traced. JAX traces a whole staged call before it
+  lowers it — a kernel's call itself (`plgpu.kernel(...)(...)`, `pl.pallas_call(...)(...)`,
+  whose primitive an eager call binds, lowers and compiles at once), a jitted function's call
+  or `.lower()`, a kernel library's op (`entry/op_dispatch.py`: its `custom_vjp` traces the
+  op's forward pass) — so a trace error found later inside the same call (a second kernel of
+  a jitted function) is raised first, and still reported; what follows the call is not. The
+  boundary is known only where the analysis runs the code Python runs (`eager_root`: a test
+  function, a `__main__` block) and the outermost modelled call running there
+  (`interp.api_call`) is one of those (`LOWERING_CALLS`): inside any other (`jax.vmap`,
+  `lax.cond`, `.trace()`, an unknown library's call, ...) or a function analysed with nothing
+  known, nothing ends (the kernel's error is raised where JAX lowers it, not proved here). A
+  body's error is pending (`interp.pending_ends`, by context) from the body's end
+  (`kernel_lowered`) to the call's return (`at_root`, `returned`), and is dropped there if a
+  `try` of the run is open (a handler may catch another error raised in the call first, and
+  the run go on). A memoised call that held a pending error (`MemoEntry.lowering_end`) pends
+  it again when replayed; one the end of which fell inside is not stored (its findings after
+  the end would be missing where the call is traced instead).
 
 Certain here means on every path of the run from its start (`certain_in_run`), whatever came
 before the run: a tuning loop's combination after one that may have raised (`main()` may have
@@ -41,12 +59,21 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Callable
     from wgmma_lsp.rules.base import Rule
 
 #: The stages whose error is a Python exception raised while the user's code runs (tracing,
 #: or building an API object): JAX's run ends there.
 ENDING = ("trace", "construct")
+
+#: `interp.api_call` while a kernel library's op call runs (entry/op_dispatch.py).
+OP_CALL = "op()"
+#: The modelled calls (as `interp.api_call` names them) that JAX traces whole and lowers
+#: before they return, made from code that is not traced (see the module's docstring).
+LOWERING_CALLS = frozenset(("plgpu.kernel()", "pl.pallas_call()", "jax.jit()", "wrapped:jax.jit.lower",
+                            OP_CALL))
+#: Modelled calls that call what they are given as Python does, untraced: no `api_call`.
+EAGER_CALLS = frozenset(("absl.app.run",))
 
 
 def ended_at(interp: "Any", rule: "Rule", ctx: "Any") -> int | None:
@@ -72,29 +99,33 @@ def ended_at(interp: "Any", rule: "Rule", ctx: "Any") -> int | None:
 
 
 def raised(interp: "Any", rule: "Rule", message: str, ctx: "Any", sure: bool, caught: bool,
-           condition: str, inside: bool = True) -> None:
+           condition: str, inside: bool = True) -> bool:
     """A report kept in `ctx` (`sure`: on every path, nothing around it that may catch it): when
     it is on every path of the run, JAX raised here (see the module's docstring). A memoised
-    call's replayed finding: `inside`, whether it was certain within the call."""
+    call's replayed finding: `inside`, whether it was certain within the call. Whether it was
+    noted so (`note`)."""
     if sure:
         note(interp, rule, ctx, True)
-        return
+        return True
     base = interp.run_base
     if condition or base is None:
-        return
+        return False
     ending = rule.installed_stage() in ENDING
     if not (inside and certain_in_run(interp)):
         if ending:
             base.maybe_raised = True  # on some paths: what follows in the run is on the others
-        return
+        return False
     if not caught:
         note(interp, rule, ctx, True)
-    elif ending:
+        return True
+    if ending:
         # A `try` of the run may catch it: the rest of its body is never run; after it, the run
         # goes on where the handler caught it, not on the paths where it did not.
         base.maybe_raised = True
         if not interp.end_try_bodies(rule, message, base.handlers):
             note(interp, rule, ctx, True)  # only `try`s around the run: it ends
+            return True
+    return False
 
 
 def note(interp: "Any", rule: "Rule", ctx: "Any", certain: bool) -> None:
@@ -106,6 +137,66 @@ def note(interp: "Any", rule: "Rule", ctx: "Any", certain: bool) -> None:
         interp.ended.setdefault(ctx, interp.report_serial)
     elif stage == "lower" and interp.kernel.inside:
         interp.kernel.lowered.setdefault(rule.code, interp.report_serial)
+
+
+def at_root(interp: "Any", name: str, run: "Callable[[], Any]") -> "Any":
+    """`run()`, a modelled call named `name` made from code the analysis runs as Python does
+    (`interp.api_call` None): while it runs it is `interp.api_call`; when it returns, the
+    lowering errors pending in it end their runs (`returned`)."""
+    interp.api_call = name
+    try:
+        result = run()
+    except BaseException:
+        interp.pending_ends.clear()  # (the analysis stopped: nothing returned)
+        raise
+    finally:
+        interp.api_call = None
+    if interp.pending_ends:
+        returned(interp)
+    return result
+
+
+def kernel_lowered(interp: "Any") -> None:
+    """A kernel body ended, lowered (not in interpret mode): if a certain lowering error was
+    reported in it (`kernel.lowered`), JAX raises it when the outermost staged call it runs in
+    returns, if that call is one JAX lowers before returning, made from untraced code."""
+    if interp.kernel.lowered and interp.eager_root and interp.api_call in LOWERING_CALLS:
+        _pend(interp, interp.ctx)
+
+
+def replayed_lowering(interp: "Any", ctx: "Any") -> None:
+    """A memoised call that held a pending lowering error (`MemoEntry.lowering_end`) replayed
+    one of its lowering findings as certain in `ctx`: pending again, or, replayed in untraced
+    code (the kernel's staged call inside it returned), ending the run after the call."""
+    if interp.kernel.inside or not interp.eager_root:
+        return  # (inside a kernel: `kernel.lowered` has it, for the body's end)
+    root = interp.api_call
+    if root is None:
+        _pend(interp, ctx)
+        returned(interp)
+    elif root in LOWERING_CALLS:
+        _pend(interp, ctx)
+
+
+def _pend(interp: "Any", ctx: "Any") -> None:
+    interp.pending_ends.add(ctx)
+    for entry in interp.captures:
+        entry.lowering_end = True
+
+
+def returned(interp: "Any") -> None:
+    """A staged call with pending lowering errors returned to untraced code: each context it
+    raised in ends here — unless a `try` of the run is open around it (a handler may catch an
+    error the call raised first, and the run go on after it). The calls running now hold the
+    end: none of them is memoised (replayed where the call is traced, their findings after
+    the end would be missing)."""
+    pending, interp.pending_ends = interp.pending_ends, set()
+    base = interp.run_base
+    if base is None or len(interp.handlers) != base.handlers:
+        return
+    for ctx in pending:
+        interp.ended.setdefault(ctx, interp.report_serial)
+    interp.not_replayable()
 
 
 def keeps(entry: "Any", ended: int) -> bool:
@@ -158,16 +249,37 @@ class RunScope:
     scope before is put back after. (A class, not a generator: entered for every sweep
     combination.)"""
 
-    __slots__ = ("interp", "saved", "saved_base")
+    __slots__ = ("interp", "saved", "saved_base", "saved_pending")
 
     def __init__(self, interp: "Any") -> None:
         self.interp = interp
 
     def __enter__(self) -> None:
         interp = self.interp
-        self.saved, self.saved_base = interp.ended, interp.run_base
+        self.saved, self.saved_base, self.saved_pending = interp.ended, interp.run_base, interp.pending_ends
         interp.ended = {}
         interp.run_base = RunBase(interp)
+        interp.pending_ends = set()
 
     def __exit__(self, *exc: object) -> None:
-        self.interp.ended, self.interp.run_base = self.saved, self.saved_base
+        interp = self.interp
+        interp.ended, interp.run_base, interp.pending_ends = self.saved, self.saved_base, self.saved_pending
+
+
+class Untraced:
+    """`with Untraced(interp):` what runs in it runs as Python runs it (a test function, a
+    `__main__` block), not under a JAX trace: where a lowering error ends the run is known
+    there (`kernel_lowered`)."""
+
+    __slots__ = ("interp", "saved")
+
+    def __init__(self, interp: "Any") -> None:
+        self.interp = interp
+
+    def __enter__(self) -> None:
+        interp = self.interp
+        self.saved = interp.eager_root, interp.api_call
+        interp.eager_root, interp.api_call = True, None
+
+    def __exit__(self, *exc: object) -> None:
+        self.interp.eager_root, self.interp.api_call = self.saved

@@ -93,6 +93,13 @@ class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixi
         # report (`report_serial` counts every report made, kept or not).
         self.ended: dict[Context | None, int] = {}
         self.run_base: followon.RunBase | None = None  # what the running run began under
+        # Where a lowering error ends the run (followon.py): whether the code at the bottom runs
+        # untraced (a test function, a `__main__` block), the model of the outermost modelled
+        # call running above it (None: none), and the contexts of the run scope whose certain
+        # lowering error JAX raises when that call returns.
+        self.eager_root = False
+        self.api_call: str | None = None
+        self.pending_ends: set[Context | None] = set()
         self.report_serial = 0
         self.module_env = Env(origin=origin)
         self.stack: list[Frame] = []

@@ -56,6 +56,14 @@ class CallsMixin:
             self.checkpoint()
         if isinstance(func, FuncVal):
             return self.call_user(func, call)
+        if self.api_call is None and not isinstance(func, _PYTHON_CALLS):
+            name = _api_call_name(func)
+            if name not in followon.EAGER_CALLS:  # (what a lowering error ends: followon.py)
+                return followon.at_root(self, name, lambda: self._call_other(func, call))
+        return self._call_other(func, call)
+
+    def _call_other(self, func: Value, call: Call) -> Value:
+        """`call_value` of anything but a user function."""
         if isinstance(func, PartialVal):
             args = list(func.args) + call.args
             nodes = [None] * len(func.args) + list(call.arg_nodes)
@@ -161,8 +169,13 @@ class CallsMixin:
             with axis_env.bound(None):  # its callers are not known, nor what they bind
                 return self.call_user(func, call)
         hooks = self.program_hooks  # a test context (entry/op_dispatch.py)
-        if hooks is not None and (dispatched := hooks.dispatch(func, call)) is not None:
-            return dispatched
+        if hooks is not None:
+            if self.api_call is None:  # an op's call from untraced code (followon.OP_CALL)
+                dispatched = followon.at_root(self, followon.OP_CALL, lambda: hooks.dispatch(func, call))
+            else:
+                dispatched = hooks.dispatch(func, call)
+            if dispatched is not None:
+                return dispatched
         if not call.generic:
             node = func.node
             gen = getattr(node, "_wgmma_generator", None)  # (is_generator_function's own cache)
@@ -268,6 +281,7 @@ class CallsMixin:
             if contexts is None:
                 contexts = ctx_entered[node] = set()
             contexts.add(ctx)
+        lowered = False
         for f, was_certain in hit.findings:
             # As `report` does with each: JAX's run may have stopped before it (one of the call's
             # own findings may end it: interpret/followon.py).
@@ -292,8 +306,12 @@ class CallsMixin:
             caught = self.may_be_caught(f.rule, f.message)
             sure = certain and not caught and was_certain and hit.outer_certain and not f.condition
             self.count_report(f, ctx, sure)
-            followon.raised(self, f.rule, f.message, ctx, sure, caught, f.condition,
-                            inside=was_certain and hit.outer_certain)
+            if followon.raised(self, f.rule, f.message, ctx, sure, caught, f.condition,
+                               inside=was_certain and hit.outer_certain) \
+                    and hit.lowering_end and f.rule.installed_stage() == "lower":
+                lowered = True
+        if lowered:
+            followon.replayed_lowering(self, ctx)
 
     def _call_user(self, func: FuncVal, call: Call) -> Value:
         node = func.node
@@ -529,3 +547,18 @@ def always_raises_out(node: ast.AST) -> bool:
         if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             stack.extend(ast.iter_child_nodes(n))
     return True
+
+
+#: What `call_value` calls as Python does, not through a model.
+_PYTHON_CALLS = (PartialVal, ClassVal, InstanceVal)
+
+
+def _api_call_name(func: Value) -> str:
+    """The model a call of `func` runs, as `interp.api_call` names it (followon.LOWERING_CALLS)."""
+    if isinstance(func, ApiVal):
+        return func.name
+    if isinstance(func, Wrapped):
+        return func.api + "()"
+    if isinstance(func, BoundMethod):
+        return f"{_value_kind(func.obj)}.{func.name}"
+    return type(func).__name__

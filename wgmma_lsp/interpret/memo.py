@@ -65,6 +65,8 @@ class MemoEntry:
     # The depth limit or the recursion guard cut a call in the run (or in a run it replayed):
     # what it did depended on the stack it ran on (`cut`; foreign_memo.py).
     was_cut: bool = False
+    # A certain lowering error was pending in it (interpret/followon.py): a replay pends it again.
+    lowering_end: bool = False
     reach: int = 0  # how much deeper than its own call the run made calls (`interp.max_stack`)
     # How a replay gives the result (replay_objects.plan): as it is, with the objects the run made
     # made anew, or that and only for a call given the very objects the run was given (`given`,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from wgmma_lsp.interpret.jax_source import pallas_call_lowers_mosaic_gpu
 from wgmma_lsp.interpret.call import Call
-from wgmma_lsp.interpret import axis_env, kernel_reach
+from wgmma_lsp.interpret import axis_env, followon, kernel_reach
 from wgmma_lsp.interpret.kernel_state import KernelState
 from wgmma_lsp.interpret.values import (
     UNKNOWN, AllocSpec, ApiVal, ArrayVal, BlockSpecVal, Const, DSliceVal, FuncVal, RefVal,
@@ -437,6 +437,8 @@ def _run_kernel(call: Call, wrapped: Wrapped, refs: list[Value], what: str,
             for f in interp.findings[start[0]:]:
                 if f.rule.installed_stage() == "lower":
                     f.certain = False
+        else:  # lowered: a certain lowering error ends the run where JAX raises it
+            followon.kernel_lowered(interp)
     finally:
         tmem_budget.kernel_pop(interp)
         interp.context.pop()
