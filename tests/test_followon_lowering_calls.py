@@ -219,3 +219,11 @@ def test_inside_an_unknown_transformation_nothing_ends(tmp_path: Path) -> None:
     src = _source().replace("  jax.jit(both)(a, b)\n", "  jax.vmap(both)(a[None], b[None])\n")
     tracing = _line_of(src, "pl.run_scoped(scope, plgpu.ACC((64, 64), jnp.float32))") - 3
     assert tracing in _reported(src, tmp_path)["test_jitted"]
+
+
+def test_a_test_function_that_may_be_traced_ends_nothing(tmp_path: Path) -> None:
+    """A test function under a decorator other than a test framework's (`@jax.jit`: traced
+    whole, then lowered) is not taken for untraced code: the later kernel's error stays."""
+    src = _source().replace("def test_eager():", "@jax.jit\ndef test_eager():")
+    tracing = _line_of(src, "pl.run_scoped(scope, plgpu.ACC((64, 64), jnp.float32))") - 3
+    assert tracing in _reported(src, tmp_path)["test_eager"]

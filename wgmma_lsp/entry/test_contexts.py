@@ -352,7 +352,7 @@ def run_case(interp: Interpreter, case: TestCase, cls: ClassVal, method: FuncVal
     from wgmma_lsp.entry.op_dispatch import ProgramHooks
     from wgmma_lsp.interpret.call import Call
     from wgmma_lsp.interpret.classes import instance_attr
-    from wgmma_lsp.interpret.followon import Untraced
+    from wgmma_lsp.interpret.followon import Untraced, plain_test
     from wgmma_lsp.interpret.values import Const, FuncVal, InstanceVal
 
     env = method.closure
@@ -360,7 +360,7 @@ def run_case(interp: Interpreter, case: TestCase, cls: ClassVal, method: FuncVal
     previous = interp.program_hooks
     interp.program_hooks = hooks
     try:
-        with interp.in_context(case.context()), Untraced(interp):  # (a test: run by pytest)
+        with interp.in_context(case.context()), Untraced(interp, plain_test(method.node)):  # (run by pytest)
             inst = interp.instantiate(cls, Call(interp, None, [Const(case.method)], {}, [None], {}, env))
             with interp.quiet():
                 args = [interp.eval(a, env) for a in case.case.args]

@@ -195,7 +195,7 @@ def _run_test(interp: Interpreter, site: Any, func: FuncVal, span: Span) -> None
         if site.method:
             args.insert(0, Opaque("self"))
         ctx = Context(site.name, site.line, tuple(case.label), span=span)
-        with interp.in_context(ctx), followon.Untraced(interp):
+        with interp.in_context(ctx), followon.Untraced(interp, followon.plain_test(func.node)):
             interp.call_user(func, Call(interp, None, args, kwargs, [None] * len(args), {}, env))
         interp.sweep_steps += interp.steps - start
         done += 1

@@ -266,20 +266,42 @@ class RunScope:
         interp.ended, interp.run_base, interp.pending_ends = self.saved, self.saved_base, self.saved_pending
 
 
+#: The decorators a test function may have and still be called as it is written (by pytest,
+#: absltest): their module's name, the root of the decorator's expression.
+TEST_DECORATORS = frozenset(("pytest", "parameterized", "absltest", "unittest"))
+
+
+def plain_test(node: "Any") -> bool:
+    """Whether a test function's `def` (an ast.FunctionDef) is called as written: no decorator
+    but a test framework's (one that may trace it, `@jax.jit`, is not run here as Python)."""
+    for d in node.decorator_list:
+        while True:  # the root name of `pytest.mark.parametrize(...)`
+            if d.__class__.__name__ == "Call":
+                d = d.func
+            elif d.__class__.__name__ == "Attribute":
+                d = d.value
+            else:
+                break
+        if getattr(d, "id", None) not in TEST_DECORATORS:
+            return False
+    return True
+
+
 class Untraced:
-    """`with Untraced(interp):` what runs in it runs as Python runs it (a test function, a
-    `__main__` block), not under a JAX trace: where a lowering error ends the run is known
-    there (`kernel_lowered`)."""
+    """`with Untraced(interp, untraced):` what runs in it runs as Python runs it (a test
+    function, a `__main__` block), not under a JAX trace, if `untraced`: where a lowering error
+    ends the run is known there (`kernel_lowered`)."""
 
-    __slots__ = ("interp", "saved")
+    __slots__ = ("interp", "saved", "untraced")
 
-    def __init__(self, interp: "Any") -> None:
+    def __init__(self, interp: "Any", untraced: bool = True) -> None:
         self.interp = interp
+        self.untraced = untraced
 
     def __enter__(self) -> None:
         interp = self.interp
         self.saved = interp.eager_root, interp.api_call
-        interp.eager_root, interp.api_call = True, None
+        interp.eager_root, interp.api_call = self.untraced, None
 
     def __exit__(self, *exc: object) -> None:
         self.interp.eager_root, self.interp.api_call = self.saved
