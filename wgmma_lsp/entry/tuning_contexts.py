@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from wgmma_lsp import logs
 from wgmma_lsp.entry.config_contexts import (
     ConfigContext,
     class_of,
@@ -33,6 +34,8 @@ from wgmma_lsp.entry.context import Context, binding_text
 if TYPE_CHECKING:
     from wgmma_lsp.interpret.interp import Interpreter
     from wgmma_lsp.interpret.values import ClassVal, FuncVal, Value
+
+log = logs.logger()
 
 MAX_TUNING_CONTEXTS = 4  # autotuning configs one function is run with for hovers, at most
 MAX_LABEL_FIELDS = 8  # (the fields it sets to values no other context had)
@@ -104,13 +107,21 @@ def _element_annotation(returns: ast.expr | None) -> ast.expr | None:
 def _configs_of(interp: Interpreter, provider: FuncVal, cls: ClassVal) -> list[Value]:
     """The instances of `cls` the provider's returned collections hold, in the order the
     interpreter built them (a set's: insertion order, which is not CPython's iteration order —
-    here it only decides which configs are tried first)."""
+    here it only decides which configs are tried first). Nothing once the provider's run shows
+    its result unknown (entry/provider_result.py: the run stops there)."""
+    from wgmma_lsp.entry.provider_result import ResultUnknown, stop_once_result_unknown
     from wgmma_lsp.interpret import mutation
     from wgmma_lsp.interpret.values import InstanceVal, SetVal, TupleVal
 
+    try:
+        with stop_once_result_unknown(interp, provider):
+            results = returned_values(interp, provider)
+    except ResultUnknown as e:
+        log.info("hover pass: no autotuning configs: %s", e)
+        return []
     out: list[Value] = []
     held: set[int] = set()  # (an instance is `==` only to itself: identity, without a list scan)
-    for result in returned_values(interp, provider):
+    for result in results:
         result = mutation.live(interp, result)
         if isinstance(result, (SetVal, TupleVal)):
             for x in result.items:

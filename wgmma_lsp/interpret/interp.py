@@ -45,6 +45,7 @@ from wgmma_lsp.interpret.interp_match import MatchMixin  # noqa: E402
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from wgmma_lsp.interpret import followon
@@ -150,6 +151,10 @@ class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixi
         self.hover_kept: set[int] = set()
         self.flip_flags = False  # hover pass, second round: flags' defaults flipped
         self.hover_memo: dict | None = None  # while the hover pass runs (interpret/hover_memo.py)
+        # Called with each list, dict or set spoiled (mutation.spoil) while set: a run that is
+        # only for a function's result stops once that result is known to be unknown
+        # (entry/provider_result.py).
+        self.spoil_watch: Callable[[Value], None] | None = None
         # The package's test cases the budget left out, for the hover pass (test_contexts.py):
         # a thunk per case that runs it in its context.
         self.unrun_test_cases: list[Any] = []

@@ -57,6 +57,7 @@ CURRENT_CANCEL = threading.local()
 class Frame:
     """A call of a user function being interpreted."""
     func: FuncVal | None
+    env: Env | None = None  # its local scope (entry/provider_result.py reads its bindings)
     returns: list[Value] = field(default_factory=list)
     returned: bool = False
     maybe_returned: bool = False  # returned (or raised) on some path already: the rest may not run

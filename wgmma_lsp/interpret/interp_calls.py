@@ -342,7 +342,7 @@ class CallsMixin:
         for entry in self.captures:
             entry.entered.add(id(node))
         env = Env(func.closure)
-        frame = Frame(func)
+        frame = Frame(func, env)
         self.stack.append(frame)
         saved_certain = self.certain
         ctx_pushed = False

@@ -150,6 +150,8 @@ def spoil(interp: "Interpreter", obj: Container) -> None:
         interp.spoiled_shared[id(obj)] = obj
     else:
         object.__setattr__(obj, "spoiled", True)
+    if interp.spoil_watch is not None:
+        interp.spoil_watch(obj)
 
 
 def write(interp: "Interpreter", obj: Container, items: tuple | None) -> None:
