@@ -118,6 +118,9 @@ def _configs_of(interp: Interpreter, provider: FuncVal, cls: ClassVal) -> list[V
             results = returned_values(interp, provider)
     except ResultUnknown as e:
         log.info("hover pass: no autotuning configs: %s", e)
+        # (A frame of its traceback holds it, `statement_failed`'s: a cycle that would keep the
+        # interpreter its frames hold alive until the collector runs.)
+        e.__traceback__ = None
         return []
     out: list[Value] = []
     held: set[int] = set()  # (an instance is `==` only to itself: identity, without a list scan)
