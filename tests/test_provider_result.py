@@ -208,8 +208,8 @@ def _outcome(source: str) -> tuple[list[tuple], list[str]]:
     return records, [repr(d) for d in diagnostics(analysis)]
 
 
-def test_the_listing_stops_at_the_spoiling_change_and_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
-    source = _source()
+def _counted_stops(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The messages of the listing's stops (`ResultUnknown` raised), from now on."""
     stops: list[str] = []
     original = provider_result.ResultUnknown
 
@@ -219,6 +219,12 @@ def test_the_listing_stops_at_the_spoiling_change_and_changes_nothing(monkeypatc
             super().__init__(message)
 
     monkeypatch.setattr(provider_result, "ResultUnknown", Counted)
+    return stops
+
+
+def test_the_listing_stops_at_the_spoiling_change_and_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    source = _source()
+    stops = _counted_stops(monkeypatch)
     stopped = _outcome(source)
     assert stops == ["get_autotuning_configs() returns `configs`, which is unknown"]
     # the listing in full (no watch): the same hovers, the same diagnostics
@@ -229,15 +235,7 @@ def test_the_listing_stops_at_the_spoiling_change_and_changes_nothing(monkeypatc
 
 def test_a_provider_whose_set_stays_exact_is_listed_in_full(monkeypatch: pytest.MonkeyPatch) -> None:
     source = _source().replace("        if ba.skip(stages):\n          continue\n", "")
-    stops: list[str] = []
-    original = provider_result.ResultUnknown
-
-    class Counted(original):  # type: ignore[misc, valid-type]
-        def __init__(self, message: str) -> None:
-            stops.append(message)
-            super().__init__(message)
-
-    monkeypatch.setattr(provider_result, "ResultUnknown", Counted)
+    stops = _counted_stops(monkeypatch)
     records, _ = _outcome(source)
     assert stops == []
     assert any(c is not None and "get_autotuning_configs" in str(c) for r in records for c in r[4])  # a tuning context ran
