@@ -242,8 +242,9 @@ def cmd_daemon(args: argparse.Namespace) -> int:
         return daemon_control.stop()
     if args.action == "status":
         return daemon_control.status(args.json)
-    # `serve` is run by the launcher (launch.py) before this module is imported
-    print("wgmma-lsp daemon serve: run it as `wgmma-lsp daemon serve` (or `python -m wgmma_lsp`)",
+    # `serve` is run by the launcher (launch.py) before this module is imported: here only when
+    # `cli.main` is called from Python (a test), which cannot become the daemon's process
+    print("wgmma-lsp daemon serve: only the `wgmma-lsp` command (launch.py) runs the daemon",
           file=sys.stderr)
     return 2
 

@@ -10,6 +10,8 @@ with `''` on their path, in the same working directory). See docs/security.md.
 
 This module imports only `os` and `sys`, which the interpreter has loaded before any user path is
 consulted. `cli.main` is left as it was, so tests may call it in-process without losing their paths.
+Once the path is clean, a `check` first asks this environment's check daemon, if one runs
+(daemon_client.py: one `stat` when none does); `daemon serve` becomes the daemon (daemon.py).
 """
 
 from __future__ import annotations
