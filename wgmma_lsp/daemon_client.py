@@ -186,8 +186,9 @@ def try_check(argv: list[str]) -> int | None:
     """Run `check` in this environment's daemon, if one runs: its exit code, or None when no
     daemon took it (none running, another environment's, stopping, a stream that cannot be
     handed over) — the caller then checks here, as without a daemon."""
+    digest = key()
     try:
-        path = socket_path(trusted_dir(), key())
+        path = socket_path(trusted_dir(), digest)
         os.stat(path)
     except (OSError, NotTrusted):
         return None
@@ -206,7 +207,7 @@ def try_check(argv: list[str]) -> int | None:
         with _Closing(sock):
             umask = os.umask(0o022)
             os.umask(umask)
-            request = {"kind": "check", "protocol": PROTOCOL, "key": key(), "argv": list(argv),
+            request = {"kind": "check", "protocol": PROTOCOL, "key": digest, "argv": list(argv),
                        "env": dict(os.environ), "umask": umask, "streams": _streams()}
             try:
                 send(sock, request, [*fds, cwd_fd])
@@ -266,14 +267,14 @@ def _wait(sock, pid: int) -> int:
 
 def request(kind: str, timeout: float = 5.0) -> dict | None:
     """Ask this environment's daemon (`status`, `stop`): its reply, None when none answers."""
+    digest = key()
     try:
-        path = socket_path(trusted_dir(), key())
-        sock = connect(path, timeout)
+        sock = connect(socket_path(trusted_dir(), digest), timeout)
     except (OSError, NotTrusted):
         return None
     with _Closing(sock):
         try:
-            send(sock, {"kind": kind, "protocol": PROTOCOL, "key": key()})
+            send(sock, {"kind": kind, "protocol": PROTOCOL, "key": digest})
             reply, _ = receive(sock)
         except (OSError, ValueError):
             return None
