@@ -141,8 +141,10 @@ def note(interp: "Any", rule: "Rule", ctx: "Any", certain: bool) -> None:
 
 def at_root(interp: "Any", name: str, run: "Callable[[], Any]") -> "Any":
     """`run()`, a modelled call named `name` made from code the analysis runs as Python does
-    (`interp.api_call` None): while it runs it is `interp.api_call`; when it returns, the
-    lowering errors pending in it end their runs (`returned`)."""
+    (`interp.eager_root`, `interp.api_call` None): while it runs it is `interp.api_call`; when
+    it returns, the lowering errors pending in it end their runs (`returned`). (Only under an
+    eager root: nowhere else is the outermost call read — `kernel_lowered` and
+    `replayed_lowering` act only there — so the calls elsewhere are not wrapped.)"""
     interp.api_call = name
     try:
         result = run()

@@ -56,7 +56,7 @@ class CallsMixin:
             self.checkpoint()
         if isinstance(func, FuncVal):
             return self.call_user(func, call)
-        if self.api_call is None and not isinstance(func, _PYTHON_CALLS):
+        if self.eager_root and self.api_call is None and not isinstance(func, _PYTHON_CALLS):
             name = _api_call_name(func)
             if name not in followon.EAGER_CALLS:  # (what a lowering error ends: followon.py)
                 return followon.at_root(self, name, lambda: self._call_other(func, call))
@@ -170,7 +170,7 @@ class CallsMixin:
                 return self.call_user(func, call)
         hooks = self.program_hooks  # a test context (entry/op_dispatch.py)
         if hooks is not None:
-            if self.api_call is None:  # an op's call from untraced code (followon.OP_CALL)
+            if self.eager_root and self.api_call is None:  # an op's call from untraced code (followon.OP_CALL)
                 dispatched = followon.at_root(self, followon.OP_CALL, lambda: hooks.dispatch(func, call))
             else:
                 dispatched = hooks.dispatch(func, call)
