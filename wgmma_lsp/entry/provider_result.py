@@ -28,13 +28,12 @@ import contextlib
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from wgmma_lsp.interpret.ast_walk import own_nodes
 from wgmma_lsp.interpret.interp_base import Budget
 
 if TYPE_CHECKING:
     from wgmma_lsp.interpret.interp import Interpreter
     from wgmma_lsp.interpret.values import FuncVal, Value
-
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
 class ResultUnknown(Budget):
@@ -72,7 +71,7 @@ def result_name(node: ast.AST) -> str | None:
     if not isinstance(node, ast.FunctionDef):
         return None
     names: set[str] = set()
-    for n in _own_nodes(node):
+    for n in own_nodes(node):
         if isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)):
             return None
         if isinstance(n, ast.Return):
@@ -98,17 +97,6 @@ def _assigns(stmt: ast.stmt, name: str) -> bool:
         return len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == name
     return isinstance(stmt, ast.AnnAssign) and stmt.value is not None \
         and isinstance(stmt.target, ast.Name) and stmt.target.id == name
-
-
-def _own_nodes(node: ast.AST) -> Iterator[ast.AST]:
-    """The nodes of a function's body, not those of the functions, classes and lambdas in it."""
-    todo = list(ast.iter_child_nodes(node))
-    while todo:
-        n = todo.pop()
-        if isinstance(n, _SCOPES):
-            continue
-        yield n
-        todo.extend(ast.iter_child_nodes(n))
 
 
 def _bindings(node: ast.AST, name: str) -> int:

@@ -9,6 +9,7 @@ import ast
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
 #: Nodes that hold no other node: never walked into.
@@ -24,3 +25,18 @@ def push_children(stack: list[Any], n: ast.AST) -> None:
             stack.extend(x for x in v if isinstance(x, ast.AST))
         elif isinstance(v, ast.AST):
             stack.append(v)
+
+
+#: The nodes that open a scope of their own.
+SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def own_nodes(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.AST]:
+    """The nodes of a function's body, not those inside the functions, classes and lambdas
+    nested in it (their `def`/`class`/`lambda` node itself is given)."""
+    todo: list[Any] = list(fn.body)
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, SCOPES):
+            push_children(todo, node)

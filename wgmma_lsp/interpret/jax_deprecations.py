@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import ast
 
+from wgmma_lsp.interpret.ast_walk import own_nodes
+
 
 def _warning_message(stmt: ast.stmt) -> str | None:
     """The message of `deprecations.warn(id, msg, ...)` / `warnings.warn(msg, DeprecationWarning)`."""
@@ -66,22 +68,12 @@ def _given(test: ast.expr, params: set[str]) -> list[str] | None:
     return out
 
 
-def _own_nodes(fn: ast.FunctionDef):
-    """The nodes of a function's body, not those of functions nested in it."""
-    todo = list(fn.body)
-    while todo:
-        node = todo.pop()
-        yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            todo.extend(ast.iter_child_nodes(node))
-
-
 def deprecated_params(fn: ast.FunctionDef) -> dict[str, tuple[str, str | None]]:
     """param -> (JAX's deprecation message, the parameter it is an alias of, or None)."""
     a = fn.args
     params = {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
     found: dict[str, str] = {}
-    for node in _own_nodes(fn):
+    for node in own_nodes(fn):
         if isinstance(node, ast.If):
             names = _given(node.test, params)
             message = next((m for m in map(_warning_message, node.body) if m), None)
@@ -89,7 +81,7 @@ def deprecated_params(fn: ast.FunctionDef) -> dict[str, tuple[str, str | None]]:
                 for n in names:
                     found.setdefault(n, message)
     aliases: dict[str, set[str]] = {}
-    for node in _own_nodes(fn):
+    for node in own_nodes(fn):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
                 and isinstance(node.value, ast.Name) and node.value.id in found \
                 and node.targets[0].id in params - set(found):

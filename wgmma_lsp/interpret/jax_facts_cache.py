@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 log = logs.logger()
 
 _EXTRACTORS = ("jax_source_read.py", "jax_api_types.py", "jax_facts_data.py", "jax_facts.py",
-               "version_text.py", "jax_deprecations.py", "jax_lowering_rules.py", "jax_reduction_scratch.py")
+               "version_text.py", "jax_deprecations.py", "jax_lowering_rules.py", "jax_reduction_scratch.py",
+               "ast_walk.py")
 
 
 def cache_dir() -> Path:
