@@ -432,10 +432,10 @@ def _standard_streams(streams: list) -> None:
 
 def _run_check(argv: list[str]) -> int:
     """`wgmma-lsp check ...` as the launcher runs it: its exit code, its exit handlers run and its
-    output flushed (the process then ends without Python's teardown, as launch.exit_now does)."""
-    import atexit
-
+    output flushed (process_end.finish: the process then ends without Python's teardown, as
+    launch.exit_now ends one)."""
     from wgmma_lsp import cli
+    from wgmma_lsp.process_end import finish
 
     try:
         try:
@@ -451,12 +451,7 @@ def _run_check(argv: list[str]) -> int:
             print("KeyboardInterrupt", file=sys.stderr)
             rc = 130
     finally:
-        atexit._run_exitfuncs()
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass  # the reader left: nothing more to say to it
+        finish()  # (a failed flush: the reader left, nothing more to say to it)
     return rc
 
 

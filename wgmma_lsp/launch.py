@@ -162,17 +162,15 @@ def exit_now(rc: int) -> None:
     """End a finished `check` without Python's teardown: freeing every module and a last full
     collection of the heap the analysis left, 10-15 ms of a one-file check that has nothing left
     to do. What the teardown does that counts is done first: the exit handlers (the caches'
-    writes, logging's flush, multiprocessing's clean-up) and the flush of stdout and stderr. Not
-    while another thread runs, nor when the flush fails (a closed pipe): the usual exit then."""
-    import atexit
+    writes, logging's flush, multiprocessing's clean-up) and the flush of stdout and stderr
+    (process_end.finish). Not while another thread runs, nor when the flush fails (a closed
+    pipe): the usual exit then."""
     import threading
+
+    from wgmma_lsp.process_end import finish
 
     if threading.active_count() != 1:
         return
-    atexit._run_exitfuncs()
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):  # the reader left, or a stream is closed: Python's own exit
+    if not finish():  # the reader left, or a stream is closed: Python's own exit
         return
     os._exit(rc)
