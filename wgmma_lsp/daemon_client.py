@@ -82,19 +82,12 @@ def key() -> str:
     among them, after having removed what it would have kept off `sys.path`."""
     from _blake2 import blake2b
 
-    flags = [getattr(sys.flags, name) for name in _FLAG_NAMES if name != "safe_path"]
-    flags += list(sys.flags)[len(_FLAG_NAMES):]  # a later Python's new flags
+    flags = repr(sys.flags).replace(f"safe_path={sys.flags.safe_path!r}", "")
     env = sorted((k, v) for k, v in os.environ.items()
                  if k.startswith("PYTHON") and k != "PYTHONSAFEPATH" or k in KEY_VARIABLES)
     text = repr((PROTOCOL, sys.executable, sys.version, sys.path, flags, sys.warnoptions,
                  sorted(sys._xoptions.items()), env, os.path.dirname(os.path.abspath(__file__))))
     return blake2b(text.encode("utf-8", "surrogateescape"), digest_size=8).hexdigest()
-
-
-_FLAG_NAMES = ("debug", "inspect", "interactive", "optimize", "dont_write_bytecode", "no_user_site",
-               "no_site", "ignore_environment", "verbose", "bytes_warning", "quiet", "hash_randomization",
-               "isolated", "dev_mode", "utf8_mode", "warn_default_encoding", "safe_path",
-               "int_max_str_digits")
 
 
 def socket_path(folder: str, digest: str) -> str:
