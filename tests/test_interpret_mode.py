@@ -147,3 +147,113 @@ def test_an_interpret_flag_not_known_makes_the_lowering_errors_possible_only(tmp
     assert lowering and all(sev == Severity.WARNING for _, sev in lowering), found
     assert {(ln - 1, code, msg) for ln, code, msg, sev in found if sev == Severity.ERROR} \
         == expectations(path.read_text())
+
+
+
+FORCED_PROGRAM = '''\
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+from jax._src.pallas.mosaic_gpu.interpret.params import InterpretGPUParams
+from jax._src.pallas.mosaic_gpu.interpret.params import force_gpu_interpret_mode
+
+
+def too_big(x):
+  def body(x_ref, o_ref):
+    def inner(s):
+      s[...] = jnp.zeros((256, 256), jnp.float32)
+      o_ref[...] = x_ref[...]
+    pl.run_scoped(inner, plgpu.SMEM((256, 256), jnp.float32))
+  return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+
+
+def forced(x):
+  with force_gpu_interpret_mode():
+    return too_big(x)
+
+
+def forced_with_params(x):
+  with force_gpu_interpret_mode(InterpretGPUParams(detect_races=True)):
+    return too_big(x)
+
+
+def lowered(x):
+  return too_big(x)
+
+
+def forced_with_none(x):
+  with force_gpu_interpret_mode(None):
+    return too_big(x)
+'''
+
+SMEM_ERROR = "Mosaic GPU kernel exceeds available shared memory"
+
+
+def _entries(*calls: str) -> str:
+    return "".join(f"# wgmma-lsp: trace {c}(f32[128])\n" for c in calls)
+
+
+def _verdicts(path: Path) -> tuple[list[bool], list[bool]]:
+    """Per entry point, in order: whether JAX's lowering raises the SMEM error, and whether the
+    analysis proves WG032 in that entry point's context."""
+    entries = [e.call for e in parse_entry_points(path.read_text())]
+    jax_says = [bool(v.message and v.message.startswith(SMEM_ERROR)) for v in trace_file(path, lower=True)]
+    proven: set[str] = set()
+    for f in analyze(path.read_text(), str(path)).findings:
+        if f.rule.code == "WG032" and f.certain:
+            proven.update(c.origin for c in f.contexts if c is not None)
+    return jax_says, [f"entry point `{e}`" in proven for e in entries]
+
+
+@pytest.mark.parametrize("order", [("forced", "lowered", "forced_with_params", "forced_with_none"),
+                                   ("lowered", "forced", "forced_with_none", "forced_with_params")])
+def test_forced_interpret_mode_holds_for_its_block(order: tuple[str, ...], tmp_path: Path) -> None:
+    """`with force_gpu_interpret_mode(...)`: a kernel traced in the block is never lowered by
+    Mosaic GPU (JAX's lowering of the entry point raises no SMEM error), one traced outside is;
+    `force_gpu_interpret_mode(None)` forces nothing. The entry points run in one analysis, in
+    either order: an equal call analysed in another state is not replayed (the memo key holds
+    the state)."""
+    path = tmp_path / "forced.py"
+    path.write_text(FORCED_PROGRAM + _entries(*order))
+    jax_says, ours = _verdicts(path)
+    assert jax_says == [name in ("lowered", "forced_with_none") for name in order]
+    assert ours == jax_says
+
+
+def test_forced_interpret_mode_with_parameters_not_known_makes_lowering_errors_possible(tmp_path: Path) -> None:
+    """Interpret mode forced with parameters the analysis cannot see (None or not): the kernel
+    may be lowered, its lowering errors are possible, not proven."""
+    path = tmp_path / "forced_unknown.py"
+    path.write_text(FORCED_PROGRAM.split("\n\ndef forced_with_params")[0].replace("force_gpu_interpret_mode()", "force_gpu_interpret_mode(PARAMS)")
+                    .replace("def forced(x)", "PARAMS = InterpretGPUParams() if os.environ.get('I') else None\n\n\n"
+                             "def forced(x)").replace("import jax\n", "import os\nimport jax\n", 1)
+                    + _entries("forced"))
+    found = [f.certain for f in analyze(path.read_text(), str(path)).findings if f.rule.code == "WG032"]
+    assert found == [False]
+
+
+def test_set_gpu_interpret_mode_holds_from_there_on(tmp_path: Path) -> None:
+    """`set_gpu_interpret_mode(params)` forces interpret mode from there on (in JAX: globally),
+    `set_gpu_interpret_mode(None)` ends it."""
+    program = FORCED_PROGRAM.replace("import force_gpu_interpret_mode", "import set_gpu_interpret_mode") + \
+        '''
+
+def set_mode(x):
+  set_gpu_interpret_mode()
+  return too_big(x)
+
+
+def unset_mode(x):
+  set_gpu_interpret_mode(None)
+  return too_big(x)
+
+
+def lowered_again(x):
+  return too_big(x)
+'''
+    path = tmp_path / "set_mode.py"
+    path.write_text(program + _entries("set_mode", "lowered", "unset_mode", "lowered_again"))
+    jax_says, ours = _verdicts(path)
+    assert jax_says == [False, False, True, True]
+    assert ours == jax_says

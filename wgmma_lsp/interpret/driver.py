@@ -18,7 +18,7 @@ from wgmma_lsp.entry.context import Context, contexts_note
 from wgmma_lsp.entry.discover import discover
 from wgmma_lsp.entry.test_contexts import run_package_tests
 from wgmma_lsp.interpret.ast_walk import CHILDLESS, push_children
-from wgmma_lsp.interpret import axis_env, followon
+from wgmma_lsp.interpret import axis_env, followon, forced_interpret
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.kernel_reach import kernels_of
 from wgmma_lsp.interpret.incomplete import Pieces, record, strict
@@ -54,7 +54,9 @@ def run(source: str, path: str | None, resolve_with_jedi: bool = False,
     try:
         # The document's code runs outside any transformation: no axis name is bound (a
         # generic call, with unknown callers, runs with the names unknown: interp_calls.py).
-        with axis_env.bound(frozenset()):
+        # Nor is JAX's interpret mode forced (interpret/forced_interpret.py); a
+        # `set_gpu_interpret_mode` the code calls lasts until the analysis ends.
+        with axis_env.bound(frozenset()), forced_interpret.forced(False):
             return _run(source, path, resolve_with_jedi, cancel)
     finally:
         CURRENT_CANCEL.event = previous
@@ -490,7 +492,7 @@ def _records_with_hover_pass(interp: Interpreter) -> dict:
     previous = getattr(CURRENT_CANCEL, "event", None)
     CURRENT_CANCEL.event = None  # nor the user's modules it may interpret on the way
     try:
-        with axis_env.bound(frozenset()):  # (this thread's, as the analysis' own: `run`)
+        with axis_env.bound(frozenset()), forced_interpret.forced(False):  # (as in `run`)
             hover_pass(interp)
     except (Budget, RecursionError):
         log.info("hover pass stopped early for %s", interp.path)

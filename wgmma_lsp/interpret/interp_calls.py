@@ -7,8 +7,8 @@ from contextlib import contextmanager
 
 from wgmma_lsp.entry.context import Context
 from wgmma_lsp.interpret import dims as D
-from wgmma_lsp.interpret import (axis_env, classes, followon, foreign_memo, generators, hover_memo, mutation,
-                                 path_equalities, silent_memo)
+from wgmma_lsp.interpret import (axis_env, classes, followon, forced_interpret, foreign_memo, generators,
+                                 hover_memo, mutation, path_equalities, silent_memo)
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.env import Env
 from wgmma_lsp.interpret.interp_base import MAX_DEPTH, Frame, _origin_of, _value_kind, is_driver
@@ -137,9 +137,10 @@ class CallsMixin:
     def memo_state(self) -> tuple:
         """What of the interpreter's state a memoised call's result and findings may depend on:
         the running kernel's, whether a `jax.vjp` collects custom_vjp calls, and whether nests
-        of short loops are unrolled in full (a capped run's values are less precise)."""
+        of short loops are unrolled in full (a capped run's values are less precise), and whether
+        interpret mode is forced (a forced kernel is never lowered: forced_interpret.py)."""
         return (*self.kernel.memo_key(), bool(self.vjp_frames), self.unroll_cap is not None,
-                axis_env.current())
+                axis_env.current(), forced_interpret.current())
 
     def not_replayable(self) -> None:
         """What the running calls do now is not theirs alone (a custom_vjp call collected by a

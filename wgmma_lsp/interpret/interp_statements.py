@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 
 from wgmma_lsp import observed
 from wgmma_lsp.analysis_types import ValueRecord
@@ -19,6 +20,7 @@ from wgmma_lsp.interpret.interp_base import MAX_RECORD_VALUES, _value_kind
 from wgmma_lsp.interpret.interp_loops import _LoopExits
 from wgmma_lsp.interpret.machine_guards import assume_machine_guard
 from wgmma_lsp.models import absl_parameterized, containers, jax_imports
+from wgmma_lsp.models.registry import SCOPES
 from wgmma_lsp.interpret.values import (
     UNKNOWN,
     ApiVal,
@@ -341,19 +343,25 @@ class StatementsMixin:
         return None
 
     def exec_With(self, s: ast.With, env: Env) -> None:
+        scopes = []
         for item in s.items:
             v = self.eval(item.context_expr, env)
+            if isinstance(v, Wrapped) and (scope := SCOPES.get(_value_kind(v))) is not None:
+                scopes.append(scope(v))  # (a state JAX sets for the block: forced interpret mode)
             if item.optional_vars is not None:
                 self.assign(item.optional_vars, self.entered_value(v, item.context_expr), env, None)
-        if any(_expects_error(item.context_expr) for item in s.items):
-            # `with pytest.raises(...)` / `self.assertRaises(...)`: the error is the test's point.
-            self.expecting_error += 1
-            try:
-                self.exec_block(s.body, env)
-            finally:
-                self.expecting_error -= 1
-            return
-        self.exec_block(s.body, env)
+        with contextlib.ExitStack() as stack:
+            for cm in scopes:
+                stack.enter_context(cm)
+            if any(_expects_error(item.context_expr) for item in s.items):
+                # `with pytest.raises(...)` / `self.assertRaises(...)`: the error is the test's point.
+                self.expecting_error += 1
+                try:
+                    self.exec_block(s.body, env)
+                finally:
+                    self.expecting_error -= 1
+                return
+            self.exec_block(s.body, env)
 
     exec_AsyncWith = exec_With
 

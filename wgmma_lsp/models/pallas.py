@@ -407,7 +407,7 @@ def _run_kernel(call: Call, wrapped: Wrapped, refs: list[Value], what: str,
         # JAX 0.12: a `pl.pallas_call` is lowered by Triton (no Mosaic GPU params) or not at all
         # (Mosaic GPU params: WG093) — no Mosaic GPU lowering error can be claimed for it
         semantics = None
-    mode = interpret_mode.interpreted(kw)
+    mode = interpret_mode.interpreted_here(kw)
     if mode is True:  # run by a CPU interpreter: never lowered, no lowering check applies
         semantics = None
     saved = interp.kernel

@@ -9,6 +9,7 @@ from wgmma_lsp.submodules import module_names
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
     from typing import Any, Callable
 
 MODELS: dict[str, Callable[..., Value]] = {}  # canonical name -> fn(call)
@@ -33,6 +34,9 @@ COMPUTED_CONSTANTS: dict[str, Callable[[], "Value | None"]] = {}
 # fn(interp, the object's name, attribute) giving `obj.<attribute>` in the analysed environment
 # (None: not known there)
 API_ATTRIBUTES: dict[str, Callable[[Any, str, str], "Value | None"]] = {}
+# a Wrapped value's kind ("wrapped:interpret_mode_forced") -> fn(value) giving the context manager
+# the body of a `with value:` block runs in (the state a JAX context manager sets for its block)
+SCOPES: dict[str, Callable[[Value], "AbstractContextManager[None]"]] = {}
 
 
 def model(*names: str) -> Callable[[Callable[..., Value]], Callable[..., Value]]:
@@ -47,6 +51,15 @@ def method(*names: str) -> Callable[[Callable[..., Value]], Callable[..., Value]
     def deco(fn: Callable[..., Value]) -> Callable[..., Value]:
         for n in names:
             METHODS[n] = fn
+        return fn
+    return deco
+
+
+def scope(*names: str) -> Callable[[Callable[[Value], "AbstractContextManager[None]"]],
+                                   Callable[[Value], "AbstractContextManager[None]"]]:
+    def deco(fn: Callable[[Value], "AbstractContextManager[None]"]) -> Callable[[Value], "AbstractContextManager[None]"]:
+        for n in names:
+            SCOPES[n] = fn
         return fn
     return deco
 
