@@ -75,3 +75,48 @@ def test_layout_inference_facts_are_read_from_the_installed_jax() -> None:
 
     assert jax_source.layout_failure_message() is not None
     assert jax_source.layout_inference_takes_swizzle_only() is not None
+
+
+SCALAR_COPY = '''\
+import jax
+import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+def kernel(in_ref, out_ref, smem_ref, barrier):
+  smem_ref[...] = 100
+  plgpu.commit_smem()
+  plgpu.copy_gmem_to_smem(in_ref, smem_ref, barrier)
+  plgpu.barrier_wait(barrier)
+  out_ref[...] = smem_ref[...]
+
+
+def run(x):
+  return plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct((), jnp.int32),
+                      scratch_types=[plgpu.SMEM((), jnp.int32), plgpu.Barrier()]PARAMS)(x)
+
+# wgmma-lsp: trace run(i32[])
+'''
+
+
+@pytest.mark.parametrize("semantics", [None, "Lane", "Warpgroup"])
+def test_a_tma_copy_of_a_scalar_as_jax_lowers_it(semantics: str | None, tmp_path: Path) -> None:
+    """A TMA copy of a 0-d SMEM ref (JAX's race-detection tests copy scalars): JAX's own verdict
+    for the installed version — the copy's byte count (Lane, at the copy), one element along
+    "the last dimension" (0.12, Warpgroup: 32 bits, raised with no line of the file: blamed at
+    the launch), or an IndexError of JAX's own (0.10, Warpgroup: it indexes the empty shape),
+    where the analysis claims nothing and does not fail itself either (it did: WG904)."""
+    params = "" if semantics is None else \
+        f", compiler_params=plgpu.CompilerParams(lowering_semantics=plgpu.LoweringSemantics.{semantics})"
+    path = tmp_path / "scalar_copy.py"
+    path.write_text(SCALAR_COPY.replace("PARAMS", params))
+    [verdict] = trace_file(path, lower=True)
+    analysis = analyze(path.read_text(), str(path))
+    assert not analysis.incomplete
+    ours = [(f.blame_line + 1, f.message) for f in analysis.findings if f.certain]
+    assert verdict.message is not None
+    if verdict.exc_type == "IndexError":
+        assert ours == []
+        return
+    kernel_line = next(i for i, t in enumerate(path.read_text().splitlines(), 1) if "plgpu.kernel(" in t)
+    assert [(ln, verdict.message in msg) for ln, msg in ours] == [(verdict.line or kernel_line, True)]

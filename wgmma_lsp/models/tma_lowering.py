@@ -142,9 +142,12 @@ def check_copy_lowering(call: Call, gmem_to_smem: bool, barrier: Callable[[], ob
         interp.report(tma_gmem_strides.RULE, tma_gmem_strides.RULE.installed_template(),  # literal
                       span, late_line, related=late_related + related(gmem))
         return
-    if rshape[-1] == 1 and gshape[-1] == 1:
+    if rshape and rshape[-1] == 1 and gshape[-1] == 1:
         return  # unit dimensions are dropped first
-    if (zeroth := gshape[-1] * bits) % 128:
+    if not gshape and installed()[:2] < (0, 12):
+        return  # a scalar: 0.10 indexes its empty slice shape (an IndexError of JAX's own)
+    # (0.12: `minor_dim = slice_shape[-1] if slice_shape else 1`: a scalar is one element)
+    if (zeroth := (gshape[-1] if gshape else 1) * bits) % 128:
         interp.report(tma_minor_dim.RULE,
                       "Async copies require the number of bits copied along the last dimension to be "
                       f"divisible by 128, but got {zeroth}", span, late_line, related=late_related)
