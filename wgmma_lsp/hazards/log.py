@@ -78,6 +78,9 @@ class KernelLog:
     thread_name: str | None = None  # the kernel's thread axis
     thread_role: int | None = None  # inside `pl.when(lax.axis_index(thread_name) == k)`: k
     axis_values: dict[int, tuple[Value, str]] = field(default_factory=dict)  # id -> (lax.axis_index(name), name)
+    # id of a `lax.axis_index(name)` call's syntax node -> (the node, its value, name): the call
+    # written inside `pl.when(lax.axis_index("wg") == k)` itself (models/hazard_ops._thread_of)
+    axis_calls: dict[int, tuple[Any, Value, str]] = field(default_factory=dict)
     unroll: tuple[int, int] | None = None  # the loop being unrolled: (its StepInt's loop, steps)
     step_masks: list[tuple[bool, ...]] = field(default_factory=list)  # `pl.when` on a step condition
     scratch: set = field(default_factory=set)  # the allocation spans of the kernel's scratch
