@@ -69,7 +69,7 @@ def test_absl_parameterized_cases() -> None:
 def test_cases_beyond_the_budget_are_counted() -> None:
     found = sites('''
         import pytest
-        @pytest.mark.parametrize("a", list(range(3)))
+        @pytest.mark.parametrize("a", SIZES)
         def test_not_literal(a):
             pass
         @pytest.mark.parametrize("a", [1, 2, 3, 4, 5])
@@ -79,6 +79,37 @@ def test_cases_beyond_the_budget_are_counted() -> None:
     ''')
     assert len(found[0].cases) == 1 and not found[0].cases[0].label  # not literal: symbolic
     assert len(found[1].cases) == 16 and found[1].dropped == 9
+
+
+def test_ranges_of_constants_are_parameter_lists() -> None:
+    """`list(range(4))`, `range(1, 9, 2)`, `tuple(range(2))`: their items, as Python makes them
+    (JAX's race-detection tests name a write location by `check_location=list(range(4))`)."""
+    found = sites('''
+        import pytest
+        from absl.testing import parameterized
+        class T(parameterized.TestCase):
+            @parameterized.product(flag=[False, True], loc=list(range(4)))
+            def test_product(self, flag, loc):
+                pass
+            @parameterized.parameters(*range(3))
+            def test_star(self, n):
+                pass
+        @pytest.mark.parametrize("n", range(1, 9, 2))
+        def test_odd(n):
+            pass
+        @pytest.mark.parametrize("n", tuple(range(2)))
+        def test_tuple(n):
+            pass
+        @pytest.mark.parametrize("n", range(N))
+        def test_not_constant(n):
+            pass
+    ''')
+    assert [c.label for c in found[0].cases] == [(("flag", "False"), ("loc", str(i))) for i in range(4)] + \
+        [(("flag", "True"), ("loc", str(i))) for i in range(4)]
+    assert [c.label for c in found[1].cases] == [(("n", str(i)),) for i in range(3)]
+    assert [c.label for c in found[2].cases] == [(("n", str(i)),) for i in range(1, 9, 2)]
+    assert [c.label for c in found[3].cases] == [(("n", "0"),), (("n", "1"),)]
+    assert len(found[4].cases) == 1 and not found[4].cases[0].label
 
 
 def test_product_covers_every_axis_value_first() -> None:

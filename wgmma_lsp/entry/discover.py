@@ -128,9 +128,23 @@ def _decorator_cases(dec: ast.expr, params: list[str]) -> list[ParamSet] | None:
 
 
 def _literal_items(node: ast.expr) -> list[ast.expr] | None:
+    """The items of a parameter list as syntax: a list or tuple display, or `range(...)` of
+    integer constants (`list(range(4))`, `tuple(range(1, 9, 2))`), whose items are constants."""
     if isinstance(node, (ast.List, ast.Tuple)):
         return list(node.elts)
+    if isinstance(node, ast.Call) and _call_name(node) in ("list", "tuple") and len(node.args) == 1 \
+            and not node.keywords:
+        node = node.args[0]
+    if isinstance(node, ast.Call) and _call_name(node) == "range" and 1 <= len(node.args) <= 3 \
+            and not node.keywords and all(isinstance(a, ast.Constant) and type(a.value) is int
+                                          for a in node.args):
+        r = range(*[a.value for a in node.args])  # type: ignore[attr-defined]
+        if len(r) <= MAX_RANGE:
+            return [ast.copy_location(ast.Constant(i), node) for i in r]
     return None
+
+
+MAX_RANGE = 1_000  # items of a `range(...)` parameter list read (a longer one: not read)
 
 
 def _text(node: ast.expr) -> str:
@@ -171,7 +185,16 @@ def _pytest_cases(dec: ast.Call) -> list[ParamSet] | None:
 
 def _absl_cases(cases: list[ast.expr], params: list[str], named: bool) -> list[ParamSet] | None:
     out = []
-    for case in cases:
+    spread: list[ast.expr] = []
+    for case in cases:  # `parameters(*range(3))`, `parameters(*[(1, 2), (3, 4)])`: their items
+        if isinstance(case, ast.Starred):
+            items = _literal_items(case.value)
+            if items is None:
+                return None
+            spread.extend(items)
+        else:
+            spread.append(case)
+    for case in spread:
         if isinstance(case, ast.Call) and _call_name(case) == "dict" and not case.args:
             kw = [(k.arg, k.value) for k in case.keywords if k.arg and k.arg != "testcase_name"]
             if any(k.arg is None for k in case.keywords):
