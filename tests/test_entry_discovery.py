@@ -326,3 +326,30 @@ def test_{t}(n):
     analysis = analyze(body, "k.py")
     notes = [d.message for d in diagnostics(analysis) if d.severity == Severity.INFORMATION]
     assert notes and all(m.startswith("checked ") and m.endswith("left out the others") for m in notes)
+
+
+def test_a_parameter_object_keeps_what_its_init_sets() -> None:
+    """A test parameter built by a class of the user's (`[Helper(False), Helper(True)]`, as JAX's
+    race-detection tests pass a `WarpSpecializeHelper`): each case's object has the attributes its
+    `__init__` set, as in CPython (they were unknown: the parameters are evaluated quietly, and a
+    quiet evaluation's own objects were not changed exactly)."""
+    source = textwrap.dedent('''
+        import pytest
+
+        class Helper:
+            def __init__(self, ws):
+                self.ws = ws
+
+            def count(self, n):
+                if n > 4:
+                    raise ValueError(n)
+                return 1 if self.ws else n
+
+        @pytest.mark.parametrize("h", [Helper(False), Helper(True)])
+        def test_h(h):
+            threads = h.count(2)
+    ''')
+    analysis = analyze(source, "/tmp/test_param_object.py")
+    line = next(i for i, t in enumerate(source.splitlines()) if "threads = " in t)
+    [record] = [r for span, r in analysis.records.items() if span.line == line and r.name == "threads"]
+    assert sorted(str(v) for v in record.values) == ["Const(value=1)", "Const(value=2)"]

@@ -107,6 +107,9 @@ class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixi
         self.certain = True
         self.uncertain_born = 0  # when `certain` became false (see uncertain())
         self.silent = 0
+        # When the outermost `quiet()` began on a certain path (None: not so): what it makes
+        # from there on is its own, changed exactly (interpret/mutation.made_on_this_path)
+        self.quiet_born: int | None = None
         self.steps = 0
         self.step_limit = MAX_STEPS  # Budget past it (interpret/incomplete.py sets it per piece)
         if cancel is None:

@@ -301,15 +301,22 @@ class _Uncertain:
 
 
 class _Quiet:
-    """`RecordsMixin.quiet`, as `_Uncertain` is made."""
+    """`RecordsMixin.quiet`, as `_Uncertain` is made. The outermost one entered on a certain path
+    (a test case's arguments, an entry point's) notes when it began: the objects made from there
+    on exist on that path, and are changed exactly there (`mutation.made_on_this_path`)."""
 
-    __slots__ = ("interp",)
+    __slots__ = ("interp", "saved")
 
     def __init__(self, interp: Any) -> None:
         self.interp = interp
 
     def __enter__(self) -> None:
-        self.interp.silent += 1
+        interp = self.interp
+        self.saved = interp.quiet_born
+        if not interp.silent:
+            interp.quiet_born = next_born() if interp.certain else None
+        interp.silent += 1
 
     def __exit__(self, *exc: object) -> None:
         self.interp.silent -= 1
+        self.interp.quiet_born = self.saved

@@ -73,8 +73,10 @@ def made_on_this_path(interp: "Interpreter", born: int) -> bool:
     now began (an unknown branch taken, a `return` that may have run, a loop iteration that
     may have been left): it exists only on the paths that reach here, so a change to it is
     exact although the path is uncertain. (On a certain path, every object is.)"""
-    if interp.silent or born == 0:
+    if born == 0:
         return False
+    if interp.silent and not (interp.certain and interp.quiet_born is not None and born >= interp.quiet_born):
+        return False  # (a silent pass' own objects, made on a certain path, are as a run's)
     if not interp.certain and born < interp.uncertain_born:
         return False
     if any(f.maybe_returned and born < f.uncertain_born for f in interp.stack):
