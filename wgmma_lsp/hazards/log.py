@@ -81,6 +81,8 @@ class KernelLog:
     # id of a `lax.axis_index(name)` call's syntax node -> (the node, its value, name): the call
     # written inside `pl.when(lax.axis_index("wg") == k)` itself (models/hazard_ops._thread_of)
     axis_calls: dict[int, tuple[Any, Value, str]] = field(default_factory=dict)
+    # id of `<an axis_values value> == k` -> (that comparison's value, the axis name, k)
+    axis_compares: dict[int, tuple[Value, str, int]] = field(default_factory=dict)
     unroll: tuple[int, int] | None = None  # the loop being unrolled: (its StepInt's loop, steps)
     step_masks: list[tuple[bool, ...]] = field(default_factory=list)  # `pl.when` on a step condition
     scratch: set = field(default_factory=set)  # the allocation spans of the kernel's scratch

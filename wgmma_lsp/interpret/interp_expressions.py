@@ -50,8 +50,8 @@ from wgmma_lsp.interpret.values import (
 from wgmma_lsp.models import broadcasting, containers, jax_api
 from wgmma_lsp.models.arrays import array_binop, array_compare
 from wgmma_lsp.models.python import BUILTINS
-from wgmma_lsp.models.registry import (API_ATTRIBUTES, ATTRIBUTE_SITES, ATTRIBUTES, COMPUTED_CONSTANTS, CONSTANTS,
-                                      GETITEM, SETITEM)
+from wgmma_lsp.models.registry import (API_ATTRIBUTES, ATTRIBUTE_SITES, ATTRIBUTES, COMPARE_SITES, COMPUTED_CONSTANTS,
+                                      CONSTANTS, GETITEM, SETITEM)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
 if TYPE_CHECKING:
@@ -496,7 +496,10 @@ class ExpressionsMixin:
                 if e is not None:
                     return Const(e if isinstance(op, ast.Eq) else not e)
                 return UNKNOWN
-        return loop_steps.compare(op, left, right, array_compare(self, op, left, right))
+        result = loop_steps.compare(op, left, right, array_compare(self, op, left, right))
+        for site in COMPARE_SITES:
+            site(self, op, left, right, result)
+        return result
 
     def eval_IfExp(self, n: ast.IfExp, env: Env) -> Value:
         t = self.truth(self.eval(n.test, env))

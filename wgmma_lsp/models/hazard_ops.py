@@ -31,12 +31,12 @@ from wgmma_lsp.interpret.loop_steps import StepInt
 from wgmma_lsp.interpret.values import UNKNOWN, AllocSpec, ArrayVal, Const, RefVal, TupleVal, Value, Wrapped, as_int
 from wgmma_lsp.models import array_elementwise, blackwell, pallas, pipelines, refs, tma  # noqa: F401  (first: wrapped here)
 from wgmma_lsp.models.arrays import INT32
-from wgmma_lsp.models.registry import GETITEM, MODELS, SETITEM, model
+from wgmma_lsp.models.registry import COMPARE_SITES, GETITEM, MODELS, SETITEM, model
 from wgmma_lsp.models.wait_counts import count_rejected
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
 if TYPE_CHECKING:
-    from typing import Callable
+    from typing import Any, Callable
 
 
 def _smem(ref: Value) -> bool:
@@ -468,7 +468,29 @@ def _thread_of(call: Call) -> int | None:
             made = log.axis_calls.get(id(side))
             if made is not None and made[0] is side and made[2] == log.thread_name:
                 return k.value
+    # The condition's value: a comparison `_axis_compare` saw (`pl.when(helper.axis_index("t") == 0)`,
+    # the axis index made in a function of the user's)
+    cond = call.get(0, "condition")
+    compared = log.axis_compares.get(id(cond))
+    if compared is not None and compared[0] is cond and compared[1] == log.thread_name \
+            and 0 <= compared[2] < log.threads:
+        return compared[2]
     return None
+
+
+def _axis_compare(interp: Any, op: ast.cmpop, left: Value, right: Value, result: Value) -> None:
+    """`lax.axis_index(name) == k` (either way round, k a Python int), wherever the axis index
+    was made: the comparison's value is remembered (a fresh object: not a shared one)."""
+    if not isinstance(op, ast.Eq) or isinstance(result, Const) or result is UNKNOWN:
+        return
+    log = H.current(interp)
+    if log is None or not log.axis_values:
+        return
+    for axis, k in ((left, right), (right, left)):
+        made = log.axis_values.get(id(axis))
+        if made is not None and made[0] is axis and isinstance(k, Const) and type(k.value) is int:
+            log.axis_compares[id(result)] = (result, made[1], k.value)
+            return
 
 
 def _pl_when_thread(call: Call) -> Value:
@@ -545,6 +567,8 @@ def install() -> None:
         _core_map_model, _core_map_apply
     _kernel_launch("plgpu.kernel()")
     _kernel_launch("pl.pallas_call()")
+    if _axis_compare not in COMPARE_SITES:
+        COMPARE_SITES.append(_axis_compare)
     _barrier_model = MODELS["plgpu.Barrier"]
     MODELS["plgpu.Barrier"] = _barrier_alloc
     _wrap("plgpu.copy_gmem_to_smem", after=_copy_in)

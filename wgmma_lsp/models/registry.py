@@ -34,6 +34,10 @@ COMPUTED_CONSTANTS: dict[str, Callable[[], "Value | None"]] = {}
 # fn(interp, the object's name, attribute) giving `obj.<attribute>` in the analysed environment
 # (None: not known there)
 API_ATTRIBUTES: dict[str, Callable[[Any, str, str], "Value | None"]] = {}
+# fn(interp, op, left, right, result), told of every comparison of values that are not plain
+# constants, after it is made: a model that follows where a value goes (the race analysis'
+# `pl.when(lax.axis_index("wg") == 0)`: models/hazard_ops.py)
+COMPARE_SITES: list[Callable[..., None]] = []
 # a Wrapped value's kind ("wrapped:interpret_mode_forced") -> fn(value) giving the context manager
 # the body of a `with value:` block runs in (the state a JAX context manager sets for its block)
 SCOPES: dict[str, Callable[[Value], "AbstractContextManager[None]"]] = {}
