@@ -100,6 +100,7 @@ def _force_for_good(call: Call) -> Value:
     if not call.interp.certain and state != forced_interpret.current():
         state = None  # (either state, from here on)
     forced_interpret.set_for_good(state)
+    call.interp.not_replayable()  # (a replay of a call around it would not set it again)
     return Const(None)
 
 
