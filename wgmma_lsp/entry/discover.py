@@ -7,6 +7,18 @@
 - absl tests (`parameterized.TestCase` / `absltest.TestCase` methods named `test*`), once per
   `@parameterized.parameters(...)`, `named_parameters(...)` or `product(...)` case.
 
+A test class is a module-level class named `Test*`, one a base of which is written `...TestCase`,
+or a subclass of a test class of the module, however deep (JAX's own tests: `class
+PallasTest(jtu.JaxTestCase, metaclass=...)` with helpers, `class PallasCallTest(PallasTest, ...)`
+with the tests, `class PallasCallWGTest(PallasCallTest, lowering_semantics=...)` with none of its
+own). Each test class runs the test methods it has, its own and those its module-defined bases
+give it by Python's method resolution order (C3 over the bases the module defines; a base
+defined elsewhere gives none the analysis knows): a test one class inherits from another runs
+once in each, as the test runner runs it, each its own site named by the class
+(`PallasCallWGTest.test_x()`, `inherited`). A class is a unittest `TestCase` (`unittest`: its
+tests run with an instance, `entry/test_contexts.run_case`) when one of its bases, or of its
+module-defined bases', is written `...TestCase`.
+
 Parameter values stay syntax (`ast.expr`): the interpreter evaluates them in the module's
 namespace. Each site lists at most `max_cases` parameter sets and says how many it dropped.
 """
@@ -15,7 +27,7 @@ from __future__ import annotations
 
 import ast
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 MAX_CASES = 16
 
@@ -39,21 +51,105 @@ class EntrySite:
     method: bool = False  # a test method (bound to an unknown `self`)
     cases: tuple[ParamSet, ...] = (ParamSet(),)
     dropped: int = 0  # parameter sets left out by the budget
+    # A test method's class (the one the test runs in), its statement, and whether it is a
+    # unittest `TestCase` (run with an instance) or inherits the method from another class.
+    cls: str | None = None
+    class_node: ast.ClassDef | None = field(default=None, compare=False)
+    unittest: bool = False
+    inherited: bool = False
 
 
 def discover(tree: ast.Module, max_cases: int = MAX_CASES) -> list[EntrySite]:
-    """The entry sites of a module, in source order."""
+    """The entry sites of a module, in source order (a class's inherited tests after its own)."""
     out: list[EntrySite] = []
+    classes: dict[str, _ClassInfo] = {}  # the module's classes by name, as bound so far
     for stmt in tree.body:
         if isinstance(stmt, ast.If) and is_main_test(stmt.test):
             out.append(EntrySite("main-block", "the __main__ block", stmt.lineno - 1, stmt))
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name.startswith("test"):
             out.append(_test_site(stmt, False, max_cases))
-        elif isinstance(stmt, ast.ClassDef) and _is_test_class(stmt):
-            for item in stmt.body:
-                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name.startswith("test"):
-                    out.append(_test_site(item, True, max_cases, stmt.name))
+        elif isinstance(stmt, ast.ClassDef):
+            info = _class_info(stmt, classes)
+            classes[stmt.name] = info
+            if not info.test:
+                continue
+            for _, fn in _test_methods(info):
+                site = _test_site(fn, True, max_cases, stmt.name)
+                out.append(replace(site, cls=stmt.name, class_node=stmt, unittest=info.unittest,
+                                   inherited=fn not in stmt.body))
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.Import, ast.ImportFrom)):
+            for name in _bound_names(stmt):  # (a class name bound to something else)
+                classes.pop(name, None)
     return out
+
+
+@dataclass(frozen=True, eq=False)  # (compared by identity: one per class statement)
+class _ClassInfo:
+    """A module-level class as discovery sees it: its statement, its bases the module defines
+    (as bound where the class statement runs), and what it is."""
+
+    node: ast.ClassDef
+    bases: tuple[_ClassInfo, ...]
+    test: bool  # a test class: its tests run
+    unittest: bool  # a unittest TestCase
+
+
+def _class_info(node: ast.ClassDef, classes: dict[str, _ClassInfo]) -> _ClassInfo:
+    own = tuple(classes[b.id] for b in node.bases if isinstance(b, ast.Name) and b.id in classes)
+    written = any(ast.unparse(b).endswith("TestCase") for b in node.bases)
+    unittest = written or any(b.unittest for b in own)
+    test = node.name.startswith("Test") or written or any(b.test for b in own)
+    return _ClassInfo(node, own, test, unittest)
+
+
+def _mro(info: _ClassInfo) -> list[_ClassInfo]:
+    """The class and its module-defined bases in Python's method resolution order (C3; where
+    there is none, CPython raises a TypeError: this order, unchecked)."""
+    seqs = [_mro(b) for b in info.bases] + [list(info.bases)]
+    out = [info]
+    while True:
+        seqs = [q for q in seqs if q]
+        if not seqs:
+            return out
+        head = next((q[0] for q in seqs if not any(q[0] in t[1:] for t in seqs)), None)
+        if head is None:
+            for q in seqs:
+                out.extend(c for c in q if c not in out)
+            return out
+        out.append(head)
+        seqs = [t[1:] if t[0] is head else t for t in seqs]
+
+
+def _test_methods(info: _ClassInfo) -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """The test methods a class has: its own, in order, then those it inherits (each name from
+    the first class of its MRO that binds it, a method or not)."""
+    seen: set[str] = set()
+    out: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = []
+    for c in _mro(info):
+        for item in c.node.body:
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                names = [item.name]
+            elif isinstance(item, (ast.Assign, ast.AnnAssign, ast.ClassDef)):
+                names = list(_bound_names(item))
+            else:
+                continue
+            for name in names:
+                if name in seen:
+                    continue
+                seen.add(name)
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and name.startswith("test"):
+                    out.append((name, item))
+    return out
+
+
+def _bound_names(stmt: ast.stmt) -> list[str]:
+    """The names a statement binds at its own level (assignment targets, a class, imports)."""
+    if isinstance(stmt, ast.ClassDef):
+        return [stmt.name]
+    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        return [(a.asname or a.name).split(".")[0] for a in stmt.names]
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]  # type: ignore[attr-defined]
+    return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
 
 
 def is_main_test(test: ast.expr) -> bool:
@@ -64,16 +160,6 @@ def is_main_test(test: ast.expr) -> bool:
     names = [s for s in sides if isinstance(s, ast.Name) and s.id == "__name__"]
     consts = [s for s in sides if isinstance(s, ast.Constant) and s.value == "__main__"]
     return len(names) == 1 and len(consts) == 1
-
-
-def _is_test_class(node: ast.ClassDef) -> bool:
-    if node.name.startswith("Test"):
-        return True
-    for base in node.bases:
-        text = ast.unparse(base)
-        if text.endswith("TestCase"):
-            return True
-    return False
 
 
 def _test_site(fn: ast.FunctionDef | ast.AsyncFunctionDef, method: bool, max_cases: int,

@@ -345,27 +345,37 @@ def _method(interp: Interpreter, cls: ClassVal, node: ast.FunctionDef | ast.Asyn
     return FuncVal(node, closure, node.name, defaults, kw_defaults)
 
 
-def run_case(interp: Interpreter, case: TestCase, cls: ClassVal, method: FuncVal,
-             configs: list[Value]) -> None:
-    """The test case: its class instantiated, `setUp`, the method with the case's arguments;
-    op calls dispatched to `_fwd` with each of `configs` (op_dispatch.py)."""
-    from wgmma_lsp.entry.op_dispatch import ProgramHooks
+def run_case(interp: Interpreter, context: Context, method_name: str, params: ParamSet, cls: Value,
+             method: FuncVal, configs: list[Value] | None = None,
+             no_instance: Callable[[list[Value], dict[str, Value]], None] | None = None) -> None:
+    """A test case as unittest runs it, in `context`: its class instantiated (`cls(method_name)`),
+    `setUp`, the method with the case's arguments (`params`, read in the method's scope, where
+    its decorators were). With `configs`, a library's op calls are dispatched to `_fwd` with
+    each of them (op_dispatch.py: a package's tests of a kernel module). Where the instance
+    cannot be made (a class the interpreter cannot instantiate), `no_instance(args, kwargs)`
+    runs instead, in the same context (the document's own tests: the method with an unknown
+    `self`), or nothing."""
     from wgmma_lsp.interpret.call import Call
     from wgmma_lsp.interpret.classes import instance_attr
     from wgmma_lsp.interpret.followon import Untraced, plain_test
-    from wgmma_lsp.interpret.values import Const, FuncVal, InstanceVal
+    from wgmma_lsp.interpret.values import UNKNOWN, ClassVal, Const, FuncVal, InstanceVal
 
     env = method.closure
-    hooks = ProgramHooks(interp, configs)
     previous = interp.program_hooks
-    interp.program_hooks = hooks
+    if configs is not None:
+        from wgmma_lsp.entry.op_dispatch import ProgramHooks
+
+        interp.program_hooks = ProgramHooks(interp, configs)
     try:
-        with interp.in_context(case.context()), Untraced(interp, plain_test(method.node)):  # (run by pytest)
-            inst = interp.instantiate(cls, Call(interp, None, [Const(case.method)], {}, [None], {}, env))
+        with interp.in_context(context), Untraced(interp, plain_test(method.node)):  # (run by pytest)
+            inst = interp.instantiate(cls, Call(interp, None, [Const(method_name)], {}, [None], {}, env)) \
+                if isinstance(cls, ClassVal) else UNKNOWN
             with interp.quiet():
-                args = [interp.eval(a, env) for a in case.case.args]
-                kwargs = {k: interp.eval(v, env) for k, v in case.case.kwargs}
+                args = [interp.eval(a, env) for a in params.args]
+                kwargs = {k: interp.eval(v, env) for k, v in params.kwargs}
             if not isinstance(inst, InstanceVal):
+                if no_instance is not None:
+                    no_instance(args, kwargs)
                 return
             setup = instance_attr(interp, inst, "setUp")
             if isinstance(setup, FuncVal):
@@ -429,7 +439,8 @@ def run_test_contexts(interp: Interpreter, run_piece: Callable[[str, Callable[[]
             break
         start = interp.steps
         run_piece(case.context().origin,
-                  lambda case=case, cls=cls, method=method: run_case(interp, case, cls, method, configs))
+                  lambda case=case, cls=cls, method=method: run_case(interp, case.context(), case.method,
+                                                                     case.case, cls, method, configs))
         interp.sweep_steps += max(0, interp.steps - start)
         done += 1
     if done < len(cases):
@@ -454,7 +465,8 @@ class UnrunCase:
     configs: list[Value]
 
     def run(self, interp: Interpreter) -> None:
-        run_case(interp, self.case, self.cls, self.method, self.configs)
+        run_case(interp, self.case.context(), self.case.method, self.case.case, self.cls, self.method,
+                 self.configs)
 
     def words(self) -> set[str]:
         """The words of the identifiers, keywords and strings the test method and its

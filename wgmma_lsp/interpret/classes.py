@@ -316,10 +316,15 @@ def super_attr(interp: Interpreter, sup: SuperVal, attr: str) -> Value:
         return bind(m, obj)
     if attr == "__init__" and not opaque_bases(cls):
         return _OBJECT_INIT  # object.__init__: takes nothing, does nothing
+    if attr == "__new__" and isinstance(obj, ClassVal) and interp.making_classes:
+        return TYPE_NEW  # a metaclass's `super().__new__(mcs, ...)`: interpret/metaclasses.py
     return UNKNOWN
 
 
 _OBJECT_INIT = ApiVal("wgmma_lsp.object_init")
+#: `type.__new__` reached from a metaclass's `__new__` while a class statement runs it
+#: (interpret/metaclasses.type_new, registered in models/classes.py).
+TYPE_NEW = ApiVal("wgmma_lsp.type_new")
 
 
 def annotated_class(node: ast.expr, env: Any) -> ClassVal | None:

@@ -16,14 +16,14 @@ from wgmma_lsp.analysis_types import Analysis
 from wgmma_lsp.entry.config_contexts import ConfigContext, config_contexts, providers
 from wgmma_lsp.entry.context import Context, contexts_note
 from wgmma_lsp.entry.discover import discover
-from wgmma_lsp.entry.test_contexts import run_package_tests
+from wgmma_lsp.entry.test_contexts import run_case, run_package_tests
 from wgmma_lsp.interpret.ast_walk import CHILDLESS, push_children
 from wgmma_lsp.interpret import axis_env, followon, forced_interpret
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.kernel_reach import kernels_of
 from wgmma_lsp.interpret.incomplete import Pieces, record, strict
 from wgmma_lsp.interpret.interp import CURRENT_CANCEL, Budget, Cancelled, Interpreter, _informative, is_driver
-from wgmma_lsp.interpret.values import (UNKNOWN, Const, FuncVal, Opaque, ShapeDtypeVal, TupleVal, Value,
+from wgmma_lsp.interpret.values import (UNKNOWN, ClassVal, Const, FuncVal, Opaque, ShapeDtypeVal, TupleVal, Value,
                                         next_born)
 from wgmma_lsp.lazy_re import LazyPattern
 from wgmma_lsp.rules.base import Related
@@ -183,30 +183,59 @@ def run_discovered(interp: Interpreter, pieces: Pieces) -> None:
 
 
 def _run_test(interp: Interpreter, site: Any, func: FuncVal, span: Span) -> None:
-    """A test function, each of its parameter sets in its own context."""
+    """A test function, each of its parameter sets in its own context. A method of a unittest
+    `TestCase` runs as its runner runs it (entry/test_contexts.run_case: the class instantiated,
+    `setUp`, the method with the instance), or, where the interpreter cannot make the instance,
+    with an unknown `self`, as a plain class's test method and a pytest function run here."""
+    cls = _test_class(interp, site) if site.unittest else None
     done = 0
     for case in site.cases:
-        # Parameter sets share the sweeps' step budget; each test's first set always runs.
-        if done and interp.sweep_steps >= interp.sweep_budget:
+        # Parameter sets share the sweeps' step budget; each test's first set always runs (a
+        # test a class inherits runs in it within the budget only: its first run is the
+        # defining class's).
+        if (done or site.inherited) and interp.sweep_steps >= interp.sweep_budget:
             break
         start = interp.steps
-        env = interp.module_env
-        with interp.quiet():
-            args = [interp.eval(a, env) for a in case.args]
-            kwargs = {k: interp.eval(v, env) for k, v in case.kwargs}
-        if site.method:
-            args.insert(0, Opaque("self"))
         ctx = Context(site.name, site.line, tuple(case.label), span=span)
-        with interp.in_context(ctx), followon.Untraced(interp, followon.plain_test(func.node)):
-            interp.call_user(func, Call(interp, None, args, kwargs, [None] * len(args), {}, env))
+        if cls is not None:
+            run_case(interp, ctx, func.name, case, cls, func,
+                     no_instance=lambda args, kwargs: _call_test(interp, site, func, args, kwargs))
+        else:
+            env = interp.module_env
+            with interp.quiet():
+                args = [interp.eval(a, env) for a in case.args]
+                kwargs = {k: interp.eval(v, env) for k, v in case.kwargs}
+            with interp.in_context(ctx):
+                _call_test(interp, site, func, args, kwargs)
         interp.sweep_steps += interp.steps - start
         done += 1
     total = len(site.cases) + site.dropped
     if done < total:
-        msg = (f"checked {done} of {total} parameter sets of this test; the analysis budget "
-               f"left out the others")
+        if site.inherited:
+            msg = (f"checked {done} of {total} parameter sets of this test as {site.cls} inherits "
+                   f"it; the analysis budget left out the others")
+        else:
+            msg = (f"checked {done} of {total} parameter sets of this test; the analysis budget "
+                   f"left out the others")
         log.info("line %d: %s", site.line + 1, msg)
         interp.notes.append((span, msg))
+
+
+def _call_test(interp: Interpreter, site: Any, func: FuncVal, args: list[Value],
+               kwargs: dict[str, Value]) -> None:
+    """The test function called with the case's arguments (a method: with an unknown `self`),
+    in the context entered."""
+    if site.method:
+        args = [Opaque("self"), *args]
+    with followon.Untraced(interp, followon.plain_test(func.node)):
+        interp.call_user(func, Call(interp, None, args, kwargs, [None] * len(args), {}, interp.module_env))
+
+
+def _test_class(interp: Interpreter, site: Any) -> Value:
+    """The class a test method runs in, as the module made it; unknown when the name is bound to
+    something else (a class decorator the analysis does not follow made it unknown, say)."""
+    cls = interp.module_env.vars.get(site.cls, UNKNOWN)
+    return cls if isinstance(cls, ClassVal) and cls.node is site.class_node else UNKNOWN
 
 
 def run_drivers_of_a_broken_main_block(interp: Interpreter, pieces: Pieces) -> None:

@@ -201,6 +201,9 @@ class Interpreter(RecordsMixin, CallsMixin, StatementsMixin, LoopsMixin, TryMixi
         # reading each config a provider returns (entry/op_dispatch.py), not their join.
         self.return_log: dict[int, list] | None = None
         self.raised_out = False  # the user function call that just ended raised on every path
+        # The class statements whose metaclass of the user's runs (interpret/metaclasses.py),
+        # innermost last: the class each body made, and the (name, bases, namespace) given.
+        self.making_classes: list[tuple[Any, list[Any]]] = []
         self.sweep_start = 0
         # Steps all configuration sweeps together may spend (interpret/sweep_budget.py): the
         # first case of a sweep always runs; the budget keeps the speed target.

@@ -9,7 +9,8 @@ from wgmma_lsp import observed
 from wgmma_lsp.analysis_types import ValueRecord
 from wgmma_lsp.interpret import dims as D
 from wgmma_lsp.interpret import (
-    classes, generators, incomplete, mutation, operators, path_equalities, resolve, silent_memo,
+    classes, generators, incomplete, metaclasses, mutation, operators, path_equalities, resolve,
+    silent_memo,
 )
 from wgmma_lsp.interpret.classes import instance_attr
 from wgmma_lsp.interpret.block_exits import _expects_error, raises_to_skip
@@ -422,8 +423,8 @@ class StatementsMixin:
         """A class as CPython builds it: its bases, its body run in a scope of its own, then
         what its decorators and bases make of it (interpret/classes.py)."""
         bases = tuple(classes.base_value(self, b, env) for b in s.bases)
-        for kw in s.keywords:
-            self.eval(kw.value, env)
+        keywords = {kw.arg: self.eval(kw.value, env) for kw in s.keywords if kw.arg}
+        spread = any(kw.arg is None for kw in s.keywords)  # `**options`: not followed
         cls_env = Env(env)
         cls_env.class_scope = True
         is_dc = frozen = validated = False
@@ -479,6 +480,10 @@ class StatementsMixin:
         if absl_parameterized.is_parameterized_testcase(classes.mro(cls), lambda c: c.bases):
             absl_parameterized.expand(cls.methods)
         value: Value = cls
+        meta = metaclasses.metaclass_of(bases, keywords.get("metaclass"))
+        if meta is not None:  # the user's metaclass makes the class (interpret/metaclasses.py)
+            others_kw = {k: v for k, v in keywords.items() if k != "metaclass"}
+            value = UNKNOWN if spread else metaclasses.make(self, meta, cls, dict(cls_env.vars), others_kw, s)
         for d, dec in reversed(others):  # innermost first, as CPython applies them
             value = self.apply_decorator(d, value, dec)
         env.vars[s.name] = value

@@ -480,6 +480,9 @@ class ClassVal(Value):
     pytree_data: tuple[str, ...] | None = None
     pytree_meta: tuple[str, ...] | None = None
     born: int = field(default_factory=next_born, repr=False)  # when its class statement ran
+    # Its metaclass when it is a class of the user's (interpret/metaclasses.py): what its
+    # subclasses' statements call.
+    meta: Value | None = field(default=None, repr=False)
 
     def describe(self) -> str:
         return f"class {self.name}"

@@ -5,7 +5,7 @@ no value depends on them), typing constructs that return what they are given."""
 
 from __future__ import annotations
 
-from wgmma_lsp.interpret import classes, instance_checks, mutation
+from wgmma_lsp.interpret import classes, instance_checks, metaclasses, mutation
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import UNKNOWN, Const, InstanceVal, Value, Wrapped
 from wgmma_lsp.models.registry import model
@@ -14,6 +14,12 @@ from wgmma_lsp.models.registry import model
 @model("builtins.super")
 def _super(call: Call) -> Value:
     return classes.super_of(call.interp, call)  # type: ignore[arg-type]
+
+
+@model("wgmma_lsp.type_new")
+def _type_new(call: Call) -> Value:
+    """`type.__new__(mcs, name, bases, namespace)` from a metaclass's `__new__`: the class."""
+    return metaclasses.type_new(call.interp, call)
 
 
 @model("wgmma_lsp.object_init")
