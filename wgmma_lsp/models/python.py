@@ -607,4 +607,16 @@ def _replace(call: Call) -> Value:
         kept = dict(getattr(obj, "overrides", ()))
         kept.update(call.kwargs)
         return OpaqueReplaced(obj.name, tuple(kept.items()))
+    if isinstance(obj, Wrapped) and obj.api in REPLACEABLE and "?" not in obj.kwargs and call.complete \
+            and len(call.args) == 1:
+        # A JAX dataclass the model made from its keywords (`plgpu.CompilerParams(...)`): made
+        # anew by its __init__ from the fields given, those replaced (JAX's tests' `self.kernel`
+        # helper sets the class's `lowering_semantics` so). Its defaults stay defaults.
+        kwargs = {**obj.kwargs, **call.kwargs}
+        return MODELS[obj.api](Call(call.interp, call.node, [], kwargs, [], {}, call.env))
     return UNKNOWN
+
+
+#: JAX classes whose models keep the keywords they were made with (all of them, or "?"):
+#: `dataclasses.replace` makes them anew from those.
+REPLACEABLE = frozenset({"plgpu.CompilerParams"})
