@@ -4,8 +4,10 @@ Each `# wgmma-lsp: trace f(specs)` entry point of the file is traced; the verdic
 exception message and the line of the file that JAX's traceback blames (its last frame in the
 file), or a clean trace. The entry points the program makes itself run as Python would run them
 (found by the analyzer's own discovery, `wgmma_lsp.entry.discover`): the `if __name__ ==
-"__main__":` block is executed in the module's namespace, and each pytest test function is
-called once per parameter set of its `@pytest.mark.parametrize` decorators; whatever JAX calls
+"__main__":` block is executed in the module's namespace, each pytest test function is
+called once per parameter set of its `@pytest.mark.parametrize` decorators, and each test method
+of a unittest `TestCase` class once per class that has it and per parameter set, with an
+instance of the class, after its `setUp` (`_run_test_method`); whatever JAX calls
 they make (`jax.make_jaxpr(f)(...)`, `jax.jit(f).trace(...)`, `jax.eval_shape(...)`) is what runs.
 """
 
@@ -139,7 +141,31 @@ def run_program_entries(path: Path, module, source: str) -> list[Verdict]:
                 label = site.name + "".join(f" {k}={v}" for k, v in case.label)
                 run(label, lambda fn=fn, case=case: fn(*[value(a) for a in case.args],
                                                         **{k: value(v) for k, v in case.kwargs}))
+        elif site.kind == "test" and site.unittest:
+            for i, case in enumerate(site.cases):
+                label = site.name + "".join(f" {k}={v}" for k, v in case.label)
+                run(label, lambda site=site, i=i: _run_test_method(ns[site.cls], site.node.name, i))
     return out
+
+
+def _run_test_method(cls, name: str, index: int) -> None:
+    """A unittest test method as its runner runs it on an H100: `cls(name)`, `setUp`, the method.
+    The method is the one absl's `parameterized` made for the `index`-th case (`test_x0`, ...)
+    when the plain name is gone. A `setUp` that skips (off the GPU: the machine running this)
+    is taken to pass, as on the GPU the test is for."""
+    import unittest
+
+    if not hasattr(cls, name):
+        name = f"{name}{index}"
+    test = cls(name)
+    try:
+        test.setUp()
+    except unittest.SkipTest:
+        pass
+    try:
+        getattr(test, name)()
+    finally:
+        test.doCleanups()
 
 
 def jax_message(e: BaseException) -> str:

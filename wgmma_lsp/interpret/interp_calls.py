@@ -411,7 +411,15 @@ class CallsMixin:
     def caller_name(self) -> str:
         frame = next((f for f in reversed(self.stack) if f.func is not None), None)
         if frame is not None and frame.func is not None:
-            return f"{frame.func.name}()"
+            name = f"{frame.func.name}()"
+            if self.ctx is not None and self.ctx.origin.endswith(f".{name}") and frame.env is not None:
+                # A test method its runner runs, in its class's context: named by that class.
+                node = frame.func.node
+                params = [] if isinstance(node, ast.Lambda) else node.args.posonlyargs + node.args.args
+                owner = getattr(frame.env.vars.get(params[0].arg) if params else None, "cls", None)
+                if owner is not None and self.ctx.origin == f"{owner.name}.{name}":
+                    return self.ctx.origin
+            return name
         return self.ctx.origin if self.ctx is not None else "module code"  # the entry's own code
 
     def call_context(self, func: FuncVal, call: Call) -> Context | None:
