@@ -32,6 +32,9 @@ library's own dispatch are followed by what they mean, not by their code (`op_di
   (`kernel_module.flash_attention_kernel`, `sm90.Config` while `sm90` is the module being
   analysed) is the analysed module's own. The context is the op run on this module's GPU.
 
+`run_case` is also how the document's own unittest test methods run (interpret/driver.py,
+`_run_test`: JAX's own test modules, `self.kernel(...)` helpers and all), without the op dispatch.
+
 The cases share the sweeps' step budget (the first always runs); those left out are said in a
 WG903 note, as for configs. What the tests do not reach stays as before (config contexts, then
 nothing known).
