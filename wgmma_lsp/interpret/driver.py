@@ -16,7 +16,7 @@ from wgmma_lsp.analysis_types import Analysis
 from wgmma_lsp.entry.config_contexts import ConfigContext, config_contexts, providers
 from wgmma_lsp.entry.context import Context, contexts_note
 from wgmma_lsp.entry.discover import discover
-from wgmma_lsp.entry.test_contexts import run_case, run_package_tests
+from wgmma_lsp.entry.test_contexts import run_case, run_package_tests, uses_mosaic_gpu
 from wgmma_lsp.interpret.ast_walk import CHILDLESS, push_children
 from wgmma_lsp.interpret import axis_env, followon, forced_interpret
 from wgmma_lsp.interpret.call import Call
@@ -186,8 +186,11 @@ def _run_test(interp: Interpreter, site: Any, func: FuncVal, span: Span) -> None
     """A test function, each of its parameter sets in its own context. A method of a unittest
     `TestCase` runs as its runner runs it (entry/test_contexts.run_case: the class instantiated,
     `setUp`, the method with the instance), or, where the interpreter cannot make the instance,
-    with an unknown `self`, as a plain class's test method and a pytest function run here."""
-    cls = _test_class(interp, site) if site.unittest else None
+    with an unknown `self`, as a plain class's test method and a pytest function run here. Only
+    in a document that binds Mosaic GPU's API (`uses_mosaic_gpu`, as for the package's tests):
+    elsewhere — Pallas TPU tests, tokamax's other backends' — the instance's `setUp` and helpers
+    reach no Mosaic GPU rule, and running them cost the whole-tokamax `check` 14% more CPU."""
+    cls = _test_class(interp, site) if site.unittest and uses_mosaic_gpu(interp) else None
     done = 0
     for case in site.cases:
         # Parameter sets share the sweeps' step budget; each test's first set always runs (a
