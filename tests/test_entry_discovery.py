@@ -353,3 +353,21 @@ def test_a_parameter_object_keeps_what_its_init_sets() -> None:
     line = next(i for i, t in enumerate(source.splitlines()) if "threads = " in t)
     [record] = [r for span, r in analysis.records.items() if span.line == line and r.name == "threads"]
     assert sorted(str(v) for v in record.values) == ["Const(value=1)", "Const(value=2)"]
+
+
+def test_parameter_sets_past_the_listing_limit_are_said_as_such() -> None:
+    """With every listed set checked (`--sweeps all`), the rest were never listed: the note says
+    the per-test limit, not the budget."""
+    from wgmma_lsp.entry.discover import MAX_CASES
+    from wgmma_lsp.interpret.sweep_budget import sweep_mode
+
+    source = textwrap.dedent('''
+        import pytest
+        @pytest.mark.parametrize("a", [1, 2, 3, 4, 5])
+        @pytest.mark.parametrize("b", [1, 2, 3, 4, 5])
+        def test_many(a, b):
+            assert a + b > 0
+    ''')
+    with sweep_mode("all"):
+        notes = [msg for _, msg in analyze(source, "/tmp/test_many_sets.py").notes]
+    assert notes == [f"checked {MAX_CASES} of 25 parameter sets of this test; at most {MAX_CASES} are checked per test"]

@@ -276,8 +276,8 @@ def kernels_summary(summary: str, results: Sequence[FileResult]) -> str:
     without = sum(r.without_shapes for r in results)
     cut = sum(r.budget_cut for r in results)
     if cut:  # --sweeps budget, or test parameter sets past the cap: not every case was checked
-        what = (f"{cut} sweep{'s' if cut != 1 else ''} checked in part: the analysis budget left "
-                f"combinations out (WG903; `--sweeps all` checks every combination of a loop)")
+        what = (f"{cut} sweep{'s' if cut != 1 else ''} checked in part: combinations were left out "
+                f"(WG903 says why; `--sweeps all` checks every combination of a loop)")
         if summary == "All checks passed!":
             summary = f"No errors found, but {what}."
         elif summary.endswith("."):
