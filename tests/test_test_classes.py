@@ -160,3 +160,32 @@ def test_a_metaclass_the_analysis_cannot_follow_leaves_the_attribute_unknown(tmp
     path = tmp_path / "meta.py"
     path.write_text(METACLASS.format(make="super().__new__(mcs, name, bases, dict(ns))"))
     assert [f for f in _findings(path.read_text(), str(path)) if f.rule.code == "WG084"] == []
+
+
+def test_inherited_tests_left_out_are_said_once_per_class(monkeypatch) -> None:
+    """A subclass's inherited runs the budget leaves out: one WG903 note at the subclass, with
+    the counts of every test it inherits (not one per test, at the base's methods)."""
+    from wgmma_lsp.interpret import sweep_budget
+
+    monkeypatch.setattr(sweep_budget, "STEPS_PER_LINE", 0)  # only each test's own first set runs
+    monkeypatch.setattr(sweep_budget, "MIN_STEPS", 1)
+    source = textwrap.dedent('''
+        from absl.testing import absltest, parameterized
+        from jax.experimental.pallas import mosaic_gpu as plgpu
+
+        class BaseTest(parameterized.TestCase):
+            @parameterized.parameters(1, 2, 3)
+            def test_a(self, n):
+                self.assertGreater(n, 0)
+
+            def test_b(self):
+                self.assertTrue(plgpu is not None)
+
+        class OtherTest(BaseTest):
+            pass
+    ''')
+    notes = [(span.line, msg) for span, msg in analyze(source, "/tmp/inherits_test.py").notes]
+    other = next(i for i, t in enumerate(source.splitlines()) if t.startswith("class OtherTest"))
+    assert (other, "checked 0 of 4 parameter sets of the 2 tests OtherTest inherits; the analysis budget "
+            "left out the others") in notes
+    assert not any("inherits it" in msg for _, msg in notes)

@@ -164,8 +164,14 @@ def _run_entry_point(interp: Interpreter, node: ast.Call, text: str, line: int) 
 
 
 def run_discovered(interp: Interpreter, pieces: Pieces) -> None:
-    """`__main__` blocks and test functions, each parameter set its own context."""
+    """`__main__` blocks and test functions, each parameter set its own context. The tests a
+    class inherits that the budget left out are said once per class, at the class."""
+    inherited: dict[int, list] = {}  # id(class statement) -> [the statement, sets checked, sets in all, tests]
     for site in discover(interp.tree):
+        if site.kind == "test" and site.inherited and site.class_node is not None:
+            counts = inherited.setdefault(id(site.class_node), [site.class_node, 0, 0, 0])
+            counts[2] += len(site.cases) + site.dropped
+            counts[3] += 1
         span = _line_span(interp, site.line)
         if site.kind == "main-block":
             assert isinstance(site.node, ast.If)
@@ -179,10 +185,17 @@ def run_discovered(interp: Interpreter, pieces: Pieces) -> None:
         if func is None:
             continue
         pieces.run(span, f"`{site.name}`",
-                   lambda site=site, func=func, span=span: _run_test(interp, site, func, span))
+                   lambda site=site, func=func, span=span: _run_test(interp, site, func, span, inherited))
+    for node, done, total, tests in inherited.values():
+        if done < total:
+            msg = (f"checked {done} of {total} parameter sets of the {tests} test{'s' if tests != 1 else ''} "
+                   f"{node.name} inherits; the analysis budget left out the others")
+            log.info("line %d: %s", node.lineno, msg)
+            interp.notes.append((_line_span(interp, node.lineno - 1), msg))
 
 
-def _run_test(interp: Interpreter, site: Any, func: FuncVal, span: Span) -> None:
+def _run_test(interp: Interpreter, site: Any, func: FuncVal, span: Span,
+              inherited: dict[int, list] | None = None) -> None:
     """A test function, each of its parameter sets in its own context. A method of a unittest
     `TestCase` runs as its runner runs it (entry/test_contexts.run_case: the class instantiated,
     `setUp`, the method with the instance), or, where the interpreter cannot make the instance,
@@ -213,6 +226,9 @@ def _run_test(interp: Interpreter, site: Any, func: FuncVal, span: Span) -> None
         interp.sweep_steps += interp.steps - start
         done += 1
     total = len(site.cases) + site.dropped
+    if site.inherited and inherited is not None and site.class_node is not None:
+        inherited[id(site.class_node)][1] += done  # (said once for the class: run_discovered)
+        return
     if done < total:
         # (every set listed ran: the rest were never listed — `discover` lists at most MAX_CASES
         # per test, in every sweep mode — not left out by the budget)
