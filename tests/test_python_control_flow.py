@@ -156,3 +156,17 @@ c2 = Config(persistent="static", mode="b")
 c3 = dataclasses.replace(c1, block_q=128)
 A = (c1.persistent, c2.persistent, c2.mode, c3.persistent, c3.block_q)
 """, "A")
+
+
+def test_type_checking_is_false_when_the_code_runs() -> None:
+    """`typing.TYPE_CHECKING` is False when the code runs: the `else:` of `if TYPE_CHECKING:` is
+    what runs (JAX's own tests rebind `plgpu` there), as in CPython."""
+    agree("""
+import typing
+from typing import TYPE_CHECKING
+if TYPE_CHECKING:
+    MODE = "checking"
+else:
+    MODE = "running"
+FLAG = typing.TYPE_CHECKING
+""", "MODE", "FLAG")

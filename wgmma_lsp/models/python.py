@@ -132,6 +132,9 @@ def _gcd(call: Call) -> Value:
 
 for _name in ("e", "pi", "inf", "tau", "nan"):
     CONSTANTS[f"math.{_name}"] = Const(getattr(math, _name))
+# False when the code runs (only a type checker takes it as true): `if TYPE_CHECKING:` blocks are
+# not run, their `else:` is, as in CPython
+CONSTANTS["typing.TYPE_CHECKING"] = CONSTANTS["typing_extensions.TYPE_CHECKING"] = Const(False)
 
 
 @model("builtins.range")
