@@ -166,12 +166,14 @@ def _run_entry_point(interp: Interpreter, node: ast.Call, text: str, line: int) 
 def run_discovered(interp: Interpreter, pieces: Pieces) -> None:
     """`__main__` blocks and test functions, each parameter set its own context. The tests a
     class inherits that the budget left out are said once per class, at the class."""
-    inherited: dict[int, list] = {}  # id(class statement) -> [the statement, sets checked, sets in all, tests]
+    # id(class statement) -> [the statement, sets checked, sets in all, tests, sets listed]
+    inherited: dict[int, list] = {}
     for site in discover(interp.tree):
         if site.kind == "test" and site.inherited and site.class_node is not None:
-            counts = inherited.setdefault(id(site.class_node), [site.class_node, 0, 0, 0])
+            counts = inherited.setdefault(id(site.class_node), [site.class_node, 0, 0, 0, 0])
             counts[2] += len(site.cases) + site.dropped
             counts[3] += 1
+            counts[4] += len(site.cases)
         span = _line_span(interp, site.line)
         if site.kind == "main-block":
             assert isinstance(site.node, ast.If)
@@ -186,10 +188,12 @@ def run_discovered(interp: Interpreter, pieces: Pieces) -> None:
             continue
         pieces.run(span, f"`{site.name}`",
                    lambda site=site, func=func, span=span: _run_test(interp, site, func, span, inherited))
-    for node, done, total, tests in inherited.values():
+    for node, done, total, tests, listed in inherited.values():
         if done < total:
+            why = " and ".join(w for w, cut in (("the analysis budget", done < listed),
+                                                (f"the limit of {MAX_CASES} per test", listed < total)) if cut)
             msg = (f"checked {done} of {total} parameter sets of the {tests} test{'s' if tests != 1 else ''} "
-                   f"{node.name} inherits; the analysis budget left out the others")
+                   f"{node.name} inherits; {why} left out the others")
             log.info("line %d: %s", node.lineno, msg)
             interp.notes.append((_line_span(interp, node.lineno - 1), msg))
 
