@@ -78,9 +78,6 @@ class KernelLog:
     thread_name: str | None = None  # the kernel's thread axis
     thread_role: int | None = None  # inside `pl.when(lax.axis_index(thread_name) == k)`: k
     axis_values: dict[int, tuple[Value, str]] = field(default_factory=dict)  # id -> (lax.axis_index(name), name)
-    # id of a `lax.axis_index(name)` call's syntax node -> (the node, its value, name): the call
-    # written inside `pl.when(lax.axis_index("wg") == k)` itself (models/hazard_ops._thread_of)
-    axis_calls: dict[int, tuple[Any, Value, str]] = field(default_factory=dict)
     # id of `<an axis_values value> == k` -> (that comparison's value, the axis name, k)
     axis_compares: dict[int, tuple[Value, str, int]] = field(default_factory=dict)
     unroll: tuple[int, int] | None = None  # the loop being unrolled: (its StepInt's loop, steps)

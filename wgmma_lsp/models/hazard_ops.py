@@ -441,35 +441,17 @@ def _axis_index(call: Call) -> Value:
     name = call.get(0, "axis_name")
     if log is not None and isinstance(name, Const) and isinstance(name.value, str):
         log.axis_values[id(result)] = (result, name.value)
-        if call.node is not None:
-            log.axis_calls[id(call.node)] = (call.node, result, name.value)
     return result
 
 
 def _thread_of(call: Call) -> int | None:
-    """`pl.when(wg == k)` (or `k == wg`) where `wg = lax.axis_index(<the kernel's thread axis>)`,
-    or `pl.when(lax.axis_index(<the axis>) == k)` itself, and k a Python int below num_threads:
-    the thread that runs the body."""
+    """`pl.when(<the thread index> == k)` (either way round), k a Python int below num_threads:
+    the thread that runs the body. The thread index is `lax.axis_index(<the kernel's thread
+    axis>)` wherever it was made — bound to a name (`wg == 0`), written in the condition, returned
+    by a function of the user's: the condition's value is a comparison `_axis_compare` saw."""
     log = H.current(call.interp)
-    node = call.node.args[0] if isinstance(call.node, ast.Call) and len(call.node.args) == 1 else None
-    if log is None or log.thread_name is None or not isinstance(node, ast.Compare) \
-            or len(node.ops) != 1 or not isinstance(node.ops[0], ast.Eq) or call.env is None:
+    if log is None or log.thread_name is None:
         return None
-    sides = [node.left, node.comparators[0]]
-    for side, k in (sides, sides[::-1]):
-        if not (isinstance(k, ast.Constant) and type(k.value) is int and 0 <= k.value < log.threads):
-            continue
-        if isinstance(side, ast.Name):
-            v = call.env.lookup(side.id)
-            axis = log.axis_values.get(id(v)) if v is not None else None
-            if axis is not None and axis[0] is v and axis[1] == log.thread_name:
-                return k.value
-        elif isinstance(side, ast.Call):  # (the call's model ran on this very node, in this kernel)
-            made = log.axis_calls.get(id(side))
-            if made is not None and made[0] is side and made[2] == log.thread_name:
-                return k.value
-    # The condition's value: a comparison `_axis_compare` saw (`pl.when(helper.axis_index("t") == 0)`,
-    # the axis index made in a function of the user's)
     cond = call.get(0, "condition")
     compared = log.axis_compares.get(id(cond))
     if compared is not None and compared[0] is cond and compared[1] == log.thread_name \
