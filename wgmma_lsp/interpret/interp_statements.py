@@ -21,7 +21,7 @@ from wgmma_lsp.interpret.interp_base import MAX_RECORD_VALUES, _value_kind
 from wgmma_lsp.interpret.interp_loops import _LoopExits
 from wgmma_lsp.interpret.machine_guards import assume_machine_guard
 from wgmma_lsp.models import absl_parameterized, containers, jax_imports
-from wgmma_lsp.models.registry import SCOPES
+from wgmma_lsp.models.registry import WITH_STATES
 from wgmma_lsp.interpret.values import (
     UNKNOWN,
     ApiVal,
@@ -344,25 +344,31 @@ class StatementsMixin:
         return None
 
     def exec_With(self, s: ast.With, env: Env) -> None:
-        scopes = []
+        states = []
         for item in s.items:
             v = self.eval(item.context_expr, env)
-            if isinstance(v, Wrapped) and (scope := SCOPES.get(_value_kind(v))) is not None:
-                scopes.append(scope(v))  # (a state JAX sets for the block: forced interpret mode)
+            if isinstance(v, Wrapped) and (state := WITH_STATES.get(_value_kind(v))) is not None:
+                states.append(state(v))  # (a state JAX sets for the block: forced interpret mode)
             if item.optional_vars is not None:
                 self.assign(item.optional_vars, self.entered_value(v, item.context_expr), env, None)
+        if not states:
+            self._with_body(s, env)
+            return
         with contextlib.ExitStack() as stack:
-            for cm in scopes:
+            for cm in states:
                 stack.enter_context(cm)
-            if any(_expects_error(item.context_expr) for item in s.items):
-                # `with pytest.raises(...)` / `self.assertRaises(...)`: the error is the test's point.
-                self.expecting_error += 1
-                try:
-                    self.exec_block(s.body, env)
-                finally:
-                    self.expecting_error -= 1
-                return
-            self.exec_block(s.body, env)
+            self._with_body(s, env)
+
+    def _with_body(self, s: ast.With, env: Env) -> None:
+        if any(_expects_error(item.context_expr) for item in s.items):
+            # `with pytest.raises(...)` / `self.assertRaises(...)`: the error is the test's point.
+            self.expecting_error += 1
+            try:
+                self.exec_block(s.body, env)
+            finally:
+                self.expecting_error -= 1
+            return
+        self.exec_block(s.body, env)
 
     exec_AsyncWith = exec_With
 

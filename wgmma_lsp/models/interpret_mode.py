@@ -22,7 +22,7 @@ from __future__ import annotations
 from wgmma_lsp.interpret import forced_interpret
 from wgmma_lsp.interpret.call import Call
 from wgmma_lsp.interpret.values import Const, Value, Wrapped
-from wgmma_lsp.models.registry import method, model, scope
+from wgmma_lsp.models.registry import method, model, with_state
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (CONTRIBUTING.md, Speed)
 if TYPE_CHECKING:
@@ -85,7 +85,7 @@ def _enter(v: Value, call: Call) -> Value:
     return Const(None)
 
 
-@scope(f"wrapped:{FORCED}")
+@with_state(f"wrapped:{FORCED}")
 def _block(v: Value) -> AbstractContextManager[None]:
     """The `with` block's state: forced, or not known (parameters not known)."""
     state = v.func.value if isinstance(v, Wrapped) and isinstance(v.func, Const) else None

@@ -40,7 +40,7 @@ API_ATTRIBUTES: dict[str, Callable[[Any, str, str], "Value | None"]] = {}
 COMPARE_SITES: list[Callable[..., None]] = []
 # a Wrapped value's kind ("wrapped:interpret_mode_forced") -> fn(value) giving the context manager
 # the body of a `with value:` block runs in (the state a JAX context manager sets for its block)
-SCOPES: dict[str, Callable[[Value], "AbstractContextManager[None]"]] = {}
+WITH_STATES: dict[str, Callable[[Value], "AbstractContextManager[None]"]] = {}
 
 
 def model(*names: str) -> Callable[[Callable[..., Value]], Callable[..., Value]]:
@@ -59,11 +59,11 @@ def method(*names: str) -> Callable[[Callable[..., Value]], Callable[..., Value]
     return deco
 
 
-def scope(*names: str) -> Callable[[Callable[[Value], "AbstractContextManager[None]"]],
+def with_state(*names: str) -> Callable[[Callable[[Value], "AbstractContextManager[None]"]],
                                    Callable[[Value], "AbstractContextManager[None]"]]:
     def deco(fn: Callable[[Value], "AbstractContextManager[None]"]) -> Callable[[Value], "AbstractContextManager[None]"]:
         for n in names:
-            SCOPES[n] = fn
+            WITH_STATES[n] = fn
         return fn
     return deco
 
