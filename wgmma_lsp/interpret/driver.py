@@ -199,7 +199,7 @@ def run_discovered(interp: Interpreter, pieces: Pieces) -> None:
 
 
 def _run_test(interp: Interpreter, site: Any, func: FuncVal, span: Span,
-              inherited: dict[int, list] | None = None) -> None:
+              inherited: dict[int, list]) -> None:
     """A test function, each of its parameter sets in its own context. A method of a unittest
     `TestCase` runs as its runner runs it (entry/test_contexts.run_case: the class instantiated,
     `setUp`, the method with the instance), or, where the interpreter cannot make the instance,
@@ -225,12 +225,12 @@ def _run_test(interp: Interpreter, site: Any, func: FuncVal, span: Span,
             with interp.quiet():
                 args = [interp.eval(a, env) for a in case.args]
                 kwargs = {k: interp.eval(v, env) for k, v in case.kwargs}
-            with interp.in_context(ctx):
+            with interp.in_context(ctx), followon.Untraced(interp, followon.plain_test(func.node)):
                 _call_test(interp, site, func, args, kwargs)
         interp.sweep_steps += interp.steps - start
         done += 1
     total = len(site.cases) + site.dropped
-    if site.inherited and inherited is not None and site.class_node is not None:
+    if site.inherited and site.class_node is not None:
         inherited[id(site.class_node)][1] += done  # (said once for the class: run_discovered)
         return
     if done < total:
@@ -238,10 +238,7 @@ def _run_test(interp: Interpreter, site: Any, func: FuncVal, span: Span,
         # per test, in every sweep mode — not left out by the budget)
         why = "the analysis budget left out the others" if done < len(site.cases) else \
             f"at most {MAX_CASES} are checked per test"
-        if site.inherited:
-            msg = f"checked {done} of {total} parameter sets of this test as {site.cls} inherits it; {why}"
-        else:
-            msg = f"checked {done} of {total} parameter sets of this test; {why}"
+        msg = f"checked {done} of {total} parameter sets of this test; {why}"
         log.info("line %d: %s", site.line + 1, msg)
         interp.notes.append((span, msg))
 
@@ -249,11 +246,10 @@ def _run_test(interp: Interpreter, site: Any, func: FuncVal, span: Span,
 def _call_test(interp: Interpreter, site: Any, func: FuncVal, args: list[Value],
                kwargs: dict[str, Value]) -> None:
     """The test function called with the case's arguments (a method: with an unknown `self`),
-    in the context entered."""
+    in the context entered, as untraced code (`run_case` and `_run_test` enter both)."""
     if site.method:
         args = [Opaque("self"), *args]
-    with followon.Untraced(interp, followon.plain_test(func.node)):
-        interp.call_user(func, Call(interp, None, args, kwargs, [None] * len(args), {}, interp.module_env))
+    interp.call_user(func, Call(interp, None, args, kwargs, [None] * len(args), {}, interp.module_env))
 
 
 def _test_class(interp: Interpreter, site: Any) -> Value:
