@@ -168,6 +168,7 @@ def run_discovered(interp: Interpreter, pieces: Pieces) -> None:
     class inherits that the budget left out are said once per class, at the class."""
     # id(class statement) -> [the statement, sets checked, sets in all, tests, sets listed]
     inherited: dict[int, list] = {}
+    instances = uses_mosaic_gpu(interp)  # (whether unittest tests run with their instance: _run_test)
     for site in discover(interp.tree):
         if site.kind == "test" and site.inherited and site.class_node is not None:
             counts = inherited.setdefault(id(site.class_node), [site.class_node, 0, 0, 0, 0])
@@ -187,7 +188,8 @@ def run_discovered(interp: Interpreter, pieces: Pieces) -> None:
         if func is None:
             continue
         pieces.run(span, f"`{site.name}`",
-                   lambda site=site, func=func, span=span: _run_test(interp, site, func, span, inherited))
+                   lambda site=site, func=func, span=span: _run_test(interp, site, func, span, inherited,
+                                                                       instances))
     for node, done, total, tests, listed in inherited.values():
         if done < total:
             why = " and ".join(w for w, cut in (("the analysis budget", done < listed),
@@ -199,15 +201,15 @@ def run_discovered(interp: Interpreter, pieces: Pieces) -> None:
 
 
 def _run_test(interp: Interpreter, site: Any, func: FuncVal, span: Span,
-              inherited: dict[int, list]) -> None:
+              inherited: dict[int, list], instances: bool) -> None:
     """A test function, each of its parameter sets in its own context. A method of a unittest
     `TestCase` runs as its runner runs it (entry/test_contexts.run_case: the class instantiated,
     `setUp`, the method with the instance), or, where the interpreter cannot make the instance,
     with an unknown `self`, as a plain class's test method and a pytest function run here. Only
-    in a document that binds Mosaic GPU's API (`uses_mosaic_gpu`, as for the package's tests):
-    elsewhere — Pallas TPU tests, tokamax's other backends' — the instance's `setUp` and helpers
+    in a document that binds Mosaic GPU's API (`instances`: `uses_mosaic_gpu`, as for the
+    package's tests): elsewhere — Pallas TPU tests, tokamax's other backends' — the instance's `setUp` and helpers
     reach no Mosaic GPU rule, and running them cost the whole-tokamax `check` 14% more CPU."""
-    cls = _test_class(interp, site) if site.unittest and uses_mosaic_gpu(interp) else None
+    cls = _test_class(interp, site) if site.unittest and instances else None
     done = 0
     for case in site.cases:
         # Parameter sets share the sweeps' step budget; each test's first set always runs (a
